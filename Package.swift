@@ -1,0 +1,37 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Minimum Apple versions follow from `Synchronization.Mutex`/`Atomic` (macOS 15, iOS 18, tvOS 18,
+// watchOS 11, visionOS 2), which the bus uses for its lock-free fast path.
+let package = Package(
+    name: "FlaskReactor",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "FluxBus", targets: ["FluxBus"]),
+        .library(name: "Archive", targets: ["Archive"]),
+        .library(name: "Substances", targets: ["Substances"]),
+        .library(name: "Reactors", targets: ["Reactors"]),
+        .library(name: "FlaskAPI", targets: ["FlaskAPI"]),
+        .executable(name: "FlaskBenchmarks", targets: ["FlaskBenchmarks"]),
+    ],
+    targets: [
+        .target(name: "FluxBus"),
+        .target(name: "Archive"),
+        .target(name: "Substances", dependencies: ["FluxBus", "Archive"]),
+        .target(name: "Reactors", dependencies: ["FluxBus", "Substances"]),
+        .target(name: "FlaskAPI", dependencies: ["FluxBus", "Archive", "Substances", "Reactors"]),
+        .executableTarget(name: "FlaskBenchmarks", dependencies: ["FlaskAPI"], path: "Benchmarks/FlaskBenchmarks"),
+        .testTarget(name: "FluxBusTests", dependencies: ["FluxBus"]),
+        .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
+        .testTarget(name: "SubstancesTests", dependencies: ["Substances"]),
+        .testTarget(name: "ReactorsTests", dependencies: ["Reactors"]),
+        .testTarget(name: "FlaskAPITests", dependencies: ["FlaskAPI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

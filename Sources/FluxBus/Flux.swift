@@ -1,0 +1,304 @@
+import Dispatch
+import Synchronization
+
+/// The single serial bus of Flask: every mix, chain reaction and bus task is a work item run in
+/// FIFO order, one at a time, on the bus's own serial executor.
+///
+/// There are two lanes:
+/// - the **main lane** runs items in the order they were enqueued; it pauses while any
+///   ``FluxLock`` is held;
+/// - the **exclusive lane** runs even while the main lane is paused, ahead of the main lane. It
+///   carries exclusive mixes (``lock(withMixer:payload:autorelease:)``) and bookkeeping tasks
+///   (``performExclusive(_:)``), such as registering observers.
+///
+/// Enqueueing is safe from any thread and never blocks on the work: the caller appends to a buffer
+/// under a short mutex and returns. The executor swaps out the whole pending batch and runs it
+/// outside the mutex, so a busy bus keeps draining without a queue hop per item. Work enqueued from
+/// inside a running item is queued behind it; the bus is never re-entered.
+///
+/// ```swift
+/// let bus = Flux(label: "my.bus")
+/// let owner = Owner()
+/// bus.observe("refresh", owner: owner) { owner, event in
+///     owner.refresh(with: event.payload)
+/// }
+/// bus.dispatch("refresh", payload: ["page": 2])
+/// ```
+public final class Flux: Sendable {
+    /// The shared bus that substances and reactors use unless given another.
+    public static let shared = Flux(label: "flask.flux.shared")
+
+    /// The label of the bus's executor queue.
+    public let label: String
+
+    private let executor: DispatchQueue
+    private let queue = Mutex(FluxQueue())
+    /// Bumped whenever something must interrupt a running main-lane batch: a lock taken,
+    /// exclusive work enqueued, a purge. Read once per item while draining.
+    private let interrupts = Atomic<UInt64>(0)
+    private let drainingThread = Atomic<UInt>(0)
+    private let observerSerial = Atomic<UInt64>(0)
+    private let diagnosticsHandler: Mutex<@Sendable (FluxDiagnostic) -> Void>
+    // Only touched on the bus (while draining), never concurrently: see FluxObserverRegistry.
+    private let registry = FluxObserverRegistry()
+
+    /// Creates an independent bus, for isolation and tests.
+    public init(label: String = "flask.flux") {
+        self.label = label
+        self.executor = DispatchQueue(label: label, qos: .userInitiated)
+        self.diagnosticsHandler = Mutex(Flux.defaultDiagnostics)
+    }
+
+    // MARK: Dispatch
+
+    /// Enqueues a named mixer on the main lane; its observers are called when it runs.
+    ///
+    /// - Parameters:
+    ///   - mixer: the name observers registered with ``observe(_:owner:_:)``.
+    ///   - payload: handed to every observer.
+    /// - Complexity: O(1) amortized; never waits for the bus.
+    public func dispatch(_ mixer: FluxMixerName, payload: FluxPayload? = nil) {
+        enqueue(.mixer(mixer, payload, nil))
+    }
+
+    /// Enqueues a task on the main lane (the seed's `performInFluxQueue`).
+    public func perform(_ task: @escaping @Sendable () -> Void) {
+        enqueue(.task(task))
+    }
+
+    /// Enqueues a task on the exclusive lane: it runs before any main-lane item that has not
+    /// started, even while locks are held.
+    public func performExclusive(_ task: @escaping @Sendable () -> Void) {
+        enqueueExclusive(.task(task))
+    }
+
+    /// Suspends until every main-lane item enqueued before this call has run or been purged (so
+    /// it also waits for the locks that pause the main lane).
+    public func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            enqueue(.resume(continuation))
+        }
+    }
+
+    /// Whether the calling code runs on this bus, inside a work item.
+    public var isCurrent: Bool {
+        drainingThread.load(ordering: .relaxed) == currentThreadIdentity()
+    }
+
+    // MARK: Observers
+
+    /// Observes a named mixer for as long as `owner` lives.
+    ///
+    /// The registration takes effect before any item that has not started yet. The handler runs on
+    /// the bus, once per dispatch of the mixer, with the owner; observers of one mixer run in
+    /// registration order.
+    ///
+    /// - Returns: a registration to cancel early; it need not be kept.
+    @discardableResult
+    public func observe<Owner: AnyObject & Sendable>(
+        _ mixer: FluxMixerName,
+        owner: Owner,
+        _ handler: @escaping @Sendable (Owner, FluxEvent) -> Void
+    ) -> FluxObservation {
+        let id = observerSerial.add(1, ordering: .relaxed).newValue
+        let entry = FluxObserverRegistry.Entry(id: id, owner: owner) { owner, event in
+            handler(unsafeDowncast(owner, to: Owner.self), event)
+        }
+        let registry = self.registry
+        performExclusive { registry.add(entry, for: mixer) }
+        return FluxObservation(id: id, mixer: mixer, bus: self)
+    }
+
+    func removeObserver(id: UInt64, mixer: FluxMixerName) {
+        let registry = self.registry
+        performExclusive { registry.remove(id: id, for: mixer) }
+    }
+
+    /// The number of live observers of a mixer, counted on the bus.
+    public func observerCount(of mixer: FluxMixerName) async -> Int {
+        let registry = self.registry
+        return await withCheckedContinuation { continuation in
+            performExclusive { continuation.resume(returning: registry.count(for: mixer)) }
+        }
+    }
+
+    // MARK: Locks
+
+    /// Pauses the main lane until the returned lock is released.
+    ///
+    /// Locks stack: the main lane resumes when every lock is released. A lock taken inside a
+    /// running item holds back the next item.
+    public func lock() -> FluxLock {
+        takeLock(mixer: nil, autorelease: false)
+    }
+
+    /// Pauses the main lane and runs `mixer` on the exclusive lane: an *exclusive mix*.
+    ///
+    /// The lock travels with the mixer's ``FluxEvent`` so that the receiver can release it when
+    /// its (possibly asynchronous) work is done: the seed's "async flux".
+    ///
+    /// - Parameters:
+    ///   - autorelease: when `true`, the lock is released as soon as the mixer has run if no
+    ///     receiver took responsibility for it (see ``FluxLock``); a mix that changes nothing
+    ///     therefore never wedges the bus.
+    public func lock(withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, autorelease: Bool = true) -> FluxLock {
+        let lock = takeLock(mixer: mixer, autorelease: autorelease)
+        enqueueExclusive(.mixer(mixer, payload, lock))
+        return lock
+    }
+
+    /// Releases every open lock (reason ``FluxLock/Release/removeAll``).
+    public func removeLocks() {
+        for lock in openLocks { lock.release(.removeAll) }
+    }
+
+    /// The locks currently held, oldest first, for diagnosis.
+    public var openLocks: [FluxLock] {
+        queue.withLock { $0.locks.values.sorted { $0.serial < $1.serial } }
+    }
+
+    private func takeLock(mixer: FluxMixerName?, autorelease: Bool) -> FluxLock {
+        let lock = queue.withLock { q in
+            q.lastLockSerial += 1
+            let lock = FluxLock(bus: self, serial: q.lastLockSerial, mixer: mixer, autorelease: autorelease)
+            q.locks[lock.serial] = lock
+            return lock
+        }
+        interrupts.add(1, ordering: .releasing)
+        return lock
+    }
+
+    func lockReleased(_ lock: FluxLock) {
+        let start = queue.withLock { q in
+            q.locks[lock.serial] = nil
+            return q.claimDrain()
+        }
+        if start { scheduleDrain() }
+    }
+
+    // MARK: Purge
+
+    /// Drops every queued item that has not started, on both lanes. The locks of dropped exclusive
+    /// mixes are released (reason ``FluxLock/Release/purged``); other locks stay held.
+    ///
+    /// Waiters of ``flush()`` among the dropped items are resumed.
+    ///
+    /// - Returns: the number of work items dropped (flush waiters not counted).
+    @discardableResult
+    public func purge() -> Int {
+        var dropped: [FluxItem] = queue.withLock { q in
+            q.purgeEpoch += 1
+            var dropped = q.main
+            dropped.append(contentsOf: q.exclusive)
+            q.main.removeAll()
+            q.exclusive.removeAll()
+            return dropped
+        }
+        interrupts.add(1, ordering: .releasing)
+        let count = dropped.count { if case .resume = $0 { false } else { true } }
+        drop(&dropped)
+        return count
+    }
+
+    /// Settles dropped items: their exclusive locks are released, flush waiters resumed.
+    private func drop(_ items: inout [FluxItem]) {
+        for item in items {
+            switch item {
+            case .mixer(_, _, let lock?): lock.release(.purged)
+            case .resume(let continuation): continuation.resume()
+            case .mixer, .task: break
+            }
+        }
+        items.removeAll()
+    }
+
+    // MARK: Diagnostics
+
+    /// The handler of misuse and bad-input reports for this bus and everything that uses it.
+    ///
+    /// The default prints in debug builds and is silent in release builds. Replace it to log or to
+    /// assert in tests; it may be called from any thread.
+    public var diagnostics: @Sendable (FluxDiagnostic) -> Void {
+        get { diagnosticsHandler.withLock { $0 } }
+        set { diagnosticsHandler.withLock { $0 = newValue } }
+    }
+
+    /// The default diagnostics handler: prints in debug builds, silent in release builds.
+    public static let defaultDiagnostics: @Sendable (FluxDiagnostic) -> Void = { diagnostic in
+        #if DEBUG
+        print(diagnostic)
+        #endif
+    }
+
+    /// Reports a diagnostic through ``diagnostics``.
+    public func report(_ code: FluxDiagnostic.Code, _ message: String) {
+        let handler = diagnosticsHandler.withLock { $0 }
+        handler(FluxDiagnostic(code, message))
+    }
+
+    // MARK: Draining
+
+    private func enqueue(_ item: FluxItem) {
+        let start = queue.withLock { q in
+            q.main.append(item)
+            return q.claimDrain()
+        }
+        if start { scheduleDrain() }
+    }
+
+    private func enqueueExclusive(_ item: FluxItem) {
+        let start = queue.withLock { q in
+            q.exclusive.append(item)
+            return q.claimDrain()
+        }
+        interrupts.add(1, ordering: .releasing)
+        if start { scheduleDrain() }
+    }
+
+    private func scheduleDrain() {
+        executor.async { self.drain() }
+    }
+
+    private func drain() {
+        drainingThread.store(currentThreadIdentity(), ordering: .relaxed)
+        defer { drainingThread.store(0, ordering: .relaxed) }
+        var batch: [FluxItem] = []
+        while let (lane, epoch) = queue.withLock({ $0.takeBatch(into: &batch) }) {
+            let seen = interrupts.load(ordering: .acquiring)
+            var index = 0
+            let count = batch.count
+            while index < count {
+                run(batch[index])
+                index += 1
+                if index < count, interrupts.load(ordering: .acquiring) != seen {
+                    var rest = Array(batch[index...])
+                    let purged = queue.withLock { q in
+                        guard q.purgeEpoch == epoch else { return true }
+                        switch lane {
+                        case .main: q.main.insert(contentsOf: rest, at: 0)
+                        case .exclusive: q.exclusive.insert(contentsOf: rest, at: 0)
+                        }
+                        return false
+                    }
+                    if purged { drop(&rest) }
+                    break
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private func run(_ item: FluxItem) {
+        switch item {
+        case .task(let task):
+            task()
+        case .resume(let continuation):
+            continuation.resume()
+        case .mixer(let mixer, let payload, let lock):
+            registry.deliver(FluxEvent(mixer: mixer, payload: payload, lock: lock))
+            if let lock, lock.autorelease, !lock.wasHandedOver {
+                lock.release(.autorelease)
+            }
+        }
+    }
+}

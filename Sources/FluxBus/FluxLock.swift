@@ -1,0 +1,107 @@
+import Synchronization
+
+/// A pause of a ``Flux`` bus's main lane.
+///
+/// While any lock is held, no item of the main lane starts; the exclusive lane still runs. Locks
+/// stack: the main lane resumes only when every lock is released.
+///
+/// ```swift
+/// let lock = bus.lock()
+/// // ... the main lane is paused ...
+/// lock.release()
+/// ```
+///
+/// `release()` is idempotent. ``onRelease`` is called exactly once, with the reason of the release.
+public final class FluxLock: Sendable, CustomStringConvertible {
+    /// Why a lock was released.
+    public enum Release: Sendable, Equatable {
+        /// ``release()`` was called.
+        case explicit
+        /// An exclusive mix produced nothing for anyone to release (see `autorelease`).
+        case autorelease
+        /// ``Flux/removeLocks()`` released every lock.
+        case removeAll
+        /// ``Flux/purge()`` dropped the exclusive mix this lock came with.
+        case purged
+    }
+
+    /// The mixer dispatched together with this lock, for an exclusive mix.
+    public let mixer: FluxMixerName?
+    /// Whether an exclusive mix that produced no reaction releases this lock by itself.
+    public let autorelease: Bool
+    /// A number unique to this lock within its bus, in creation order.
+    public let serial: UInt64
+    /// When the lock was taken (`ContinuousClock`).
+    public let takenAt: ContinuousClock.Instant
+
+    private let state = Mutex(LockState())
+    private let handedOver = Atomic<Bool>(false)
+    private let bus: Flux
+
+    private struct LockState {
+        var release: Release?
+        var onRelease: (@Sendable (Release) -> Void)?
+    }
+
+    init(bus: Flux, serial: UInt64, mixer: FluxMixerName?, autorelease: Bool) {
+        self.bus = bus
+        self.serial = serial
+        self.mixer = mixer
+        self.autorelease = autorelease
+        self.takenAt = .now
+    }
+
+    /// Called once when the lock is released, on the releasing thread, with the reason.
+    /// Set after the lock was already released, it is called at once.
+    public var onRelease: (@Sendable (Release) -> Void)? {
+        get { state.withLock { $0.onRelease } }
+        set {
+            let alreadyReleased: Release? = state.withLock { s in
+                if let release = s.release { return release }
+                s.onRelease = newValue
+                return nil
+            }
+            if let alreadyReleased { newValue?(alreadyReleased) }
+        }
+    }
+
+    /// Whether the lock has been released.
+    public var isReleased: Bool { state.withLock { $0.release != nil } }
+
+    /// Releases the lock. Releasing it again has no effect (and is reported when both were explicit).
+    public func release() {
+        release(.explicit)
+    }
+
+    /// Releases with a reason; returns whether this call did release it.
+    @discardableResult
+    package func release(_ reason: Release) -> Bool {
+        let (callback, previous): ((@Sendable (Release) -> Void)?, Release?) = state.withLock { s in
+            if let previous = s.release { return (nil, previous) }
+            s.release = reason
+            defer { s.onRelease = nil }
+            return (s.onRelease, nil)
+        }
+        if let previous {
+            if previous == .explicit && reason == .explicit {
+                bus.report(.lockReleasedTwice, "lock #\(serial)\(mixerSuffix) was released twice; the second release was ignored")
+            }
+            return false
+        }
+        bus.lockReleased(self)
+        callback?(reason)
+        return true
+    }
+
+    /// Marks that the lock was handed to someone who is now responsible for releasing it
+    /// (a reaction's `onLock`), so `autorelease` does not release it.
+    package func handOver() {
+        handedOver.store(true, ordering: .relaxed)
+    }
+
+    package var wasHandedOver: Bool { handedOver.load(ordering: .relaxed) }
+
+    private var mixerSuffix: String { mixer.map { " (mixer \($0))" } ?? "" }
+
+    public var description: String { "FluxLock #\(serial)\(mixerSuffix)" }
+}

@@ -1,0 +1,86 @@
+/// The observers of named mixers. Confined to the bus: it is read while draining and changed only
+/// by exclusive-lane tasks, so it needs no lock on the dispatch path.
+///
+/// `@unchecked Sendable`: the bus hands it to its own tasks only; every access happens on the bus's
+/// serial executor, one item at a time, so there is never a concurrent access.
+final class FluxObserverRegistry: @unchecked Sendable {
+    /// `@unchecked Sendable`: built on the caller's thread, then moved to the bus, which alone reads
+    /// the weak owner.
+    struct Entry: @unchecked Sendable {
+        let id: UInt64
+        weak var owner: AnyObject?
+        let handler: @Sendable (AnyObject, FluxEvent) -> Void
+    }
+
+    final class Observers {
+        var entries: [Entry] = []
+    }
+
+    private var byName: [FluxMixerName: Observers] = [:]
+    // A one-entry cache: bursts of the same mixer skip hashing the name.
+    private var lastName: FluxMixerName?
+    private var lastObservers: Observers?
+
+    func add(_ entry: Entry, for name: FluxMixerName) {
+        if let observers = byName[name] {
+            observers.entries.append(entry)
+        } else {
+            let observers = Observers()
+            observers.entries.append(entry)
+            byName[name] = observers
+            lastName = nil
+            lastObservers = nil
+        }
+    }
+
+    func remove(id: UInt64, for name: FluxMixerName) {
+        guard let observers = byName[name] else { return }
+        observers.entries.removeAll { $0.id == id }
+        if observers.entries.isEmpty {
+            byName[name] = nil
+            lastName = nil
+            lastObservers = nil
+        }
+    }
+
+    /// Calls every live observer of the event's mixer, in registration order, and forgets
+    /// observers whose owner has gone. Returns how many observers were called.
+    @discardableResult
+    func deliver(_ event: FluxEvent) -> Int {
+        let observers: Observers
+        if let lastName, let lastObservers, lastName == event.mixer {
+            observers = lastObservers
+        } else {
+            guard let found = byName[event.mixer] else { return 0 }
+            lastName = event.mixer
+            lastObservers = found
+            observers = found
+        }
+        var called = 0
+        var sawGone = false
+        // Handlers never change the registry synchronously (changes are exclusive-lane tasks),
+        // so iterating the live array is safe.
+        for entry in observers.entries {
+            if let owner = entry.owner {
+                entry.handler(owner, event)
+                called += 1
+            } else {
+                sawGone = true
+            }
+        }
+        if sawGone {
+            observers.entries.removeAll { $0.owner == nil }
+            if observers.entries.isEmpty {
+                byName[event.mixer] = nil
+                self.lastName = nil
+                self.lastObservers = nil
+            }
+        }
+        return called
+    }
+
+    /// The number of live observers of a mixer.
+    func count(for name: FluxMixerName) -> Int {
+        byName[name]?.entries.reduce(0) { $0 + ($1.owner == nil ? 0 : 1) } ?? 0
+    }
+}

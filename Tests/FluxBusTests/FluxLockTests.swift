@@ -1,0 +1,195 @@
+import Dispatch
+import FluxBus
+import Testing
+
+@Suite("Flux: locks, exclusive dispatch, purge, diagnostics")
+struct FluxLockTests {
+    @Test("a lock pauses the main lane; stacked locks resume it only when all are released")
+    func stackedLocks() async {
+        let bus = Flux()
+        let ran = Recorder<String>()
+        let first = bus.lock()
+        let second = bus.lock()
+        bus.perform { ran.append("item") }
+        await bus.settleExclusive()
+        #expect(ran.all.isEmpty)
+        first.release()
+        await bus.settleExclusive()
+        #expect(ran.all.isEmpty)
+        #expect(bus.openLocks.map(\.serial) == [second.serial])
+        second.release()
+        await bus.flush()
+        #expect(ran.all == ["item"])
+        #expect(bus.openLocks.isEmpty)
+    }
+
+    @Test("release is idempotent, onRelease is called once with the reason, a double release is reported")
+    func releaseOnce() async {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { reports.append($0.code) }
+        let reasons = Recorder<FluxLock.Release>()
+        let lock = bus.lock()
+        lock.onRelease = { reasons.append($0) }
+        lock.release()
+        lock.release()
+        #expect(reasons.all == [.explicit])
+        #expect(reports.all == [.lockReleasedTwice])
+        #expect(lock.isReleased)
+        // Set after the release, onRelease is called at once.
+        let late = Recorder<FluxLock.Release>()
+        lock.onRelease = { late.append($0) }
+        #expect(late.all == [.explicit])
+    }
+
+    @Test("locks taken and released from other threads")
+    func crossThreadLocks() async {
+        let bus = Flux()
+        let ran = Recorder<Int>()
+        let locks = Recorder<FluxLock>()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in locks.append(bus.lock()) }
+        bus.perform { ran.append(1) }
+        await bus.settleExclusive()
+        #expect(ran.count == 0)
+        DispatchQueue.concurrentPerform(iterations: 8) { index in locks.all[index].release() }
+        await bus.flush()
+        #expect(ran.count == 1)
+    }
+
+    @Test("a lock taken inside a running item holds back the next item")
+    func lockInsideItem() async {
+        let bus = Flux()
+        let ran = Recorder<String>()
+        let taken = Recorder<FluxLock>()
+        await withCheckedContinuation { (firstRan: CheckedContinuation<Void, Never>) in
+            bus.perform {
+                taken.append(bus.lock())
+                ran.append("first")
+                firstRan.resume()
+            }
+            bus.perform { ran.append("second") }
+        }
+        await bus.settleExclusive()
+        #expect(ran.all == ["first"])
+        taken.all.first?.release()
+        await bus.flush()
+        #expect(ran.all == ["first", "second"])
+    }
+
+    @Test("an exclusive mix runs while the main lane is paused and carries its lock")
+    func exclusiveLane() async {
+        let bus = Flux()
+        let owner = Owner()
+        let seen = Recorder<String>()
+        let handed = Recorder<FluxLock>()
+        bus.observe("async", owner: owner) { _, event in
+            seen.append("exclusive")
+            if let lock = event.lock {
+                lock.handOver()
+                handed.append(lock)
+            }
+        }
+        let userLock = bus.lock()
+        bus.perform { seen.append("main") }
+        let lock = bus.lock(withMixer: "async", payload: ["id": 7])
+        await bus.settleExclusive()
+        #expect(seen.all == ["exclusive"])
+        #expect(handed.all.first === lock)
+        #expect(!lock.isReleased)
+        userLock.release()
+        await bus.settleExclusive()
+        #expect(seen.all == ["exclusive"])
+        lock.release()
+        await bus.flush()
+        #expect(seen.all == ["exclusive", "main"])
+    }
+
+    @Test("two exclusive mixes and a queued item complete in order")
+    func exclusiveOrder() async {
+        let bus = Flux()
+        let owner = Owner()
+        let seen = Recorder<String>()
+        bus.observe("a", owner: owner) { _, event in seen.append("a"); event.lock?.handOver() }
+        bus.observe("b", owner: owner) { _, event in seen.append("b"); event.lock?.handOver() }
+        let lockA = bus.lock(withMixer: "a")
+        let lockB = bus.lock(withMixer: "b")
+        bus.perform { seen.append("queued") }
+        await bus.settleExclusive()
+        #expect(seen.all == ["a", "b"])
+        lockA.release()
+        lockB.release()
+        await bus.flush()
+        #expect(seen.all == ["a", "b", "queued"])
+    }
+
+    @Test("autorelease releases a lock nobody took responsibility for")
+    func autorelease() async {
+        let bus = Flux()
+        let lock = bus.lock(withMixer: "nobody-listens")
+        let reasons = Recorder<FluxLock.Release>()
+        lock.onRelease = { reasons.append($0) }
+        bus.perform {}
+        await bus.flush()
+        #expect(lock.isReleased)
+        #expect(reasons.all == [.autorelease])
+        let kept = bus.lock(withMixer: "nobody-listens", autorelease: false)
+        await bus.settleExclusive()
+        #expect(!kept.isReleased)
+        bus.removeLocks()
+        #expect(kept.isReleased)
+    }
+
+    @Test("removeLocks releases every lock and the bus goes on")
+    func removeLocks() async {
+        let bus = Flux()
+        let ran = Recorder<Int>()
+        let locks = (0..<3).map { _ in bus.lock() }
+        let reasons = Recorder<FluxLock.Release>()
+        for lock in locks { lock.onRelease = { reasons.append($0) } }
+        bus.perform { ran.append(1) }
+        #expect(bus.openLocks.count == 3)
+        bus.removeLocks()
+        await bus.flush()
+        #expect(ran.count == 1)
+        #expect(reasons.all == [.removeAll, .removeAll, .removeAll])
+        // A user's own release afterwards is harmless and not reported as misuse.
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        locks[0].release()
+        #expect(reports.count == 0)
+    }
+
+    @Test("purge drops queued items that have not started and releases their exclusive locks")
+    func purge() async {
+        let bus = Flux()
+        let ran = Recorder<Int>()
+        let started = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        // Hold the bus inside a running item so that everything below is queued, not started.
+        bus.perform { started.signal(); gate.wait() }
+        started.wait()
+        for n in 0..<10 { bus.perform { ran.append(n) } }
+        let exclusiveLock = bus.lock(withMixer: "m", autorelease: false)
+        let reasons = Recorder<FluxLock.Release>()
+        exclusiveLock.onRelease = { reasons.append($0) }
+        #expect(bus.purge() == 11)
+        gate.signal()
+        bus.perform { ran.append(99) }
+        await bus.flush()
+        #expect(ran.all == [99])
+        #expect(reasons.all == [.purged])
+        #expect(bus.openLocks.isEmpty)
+    }
+
+    @Test("purge from inside a running item drops the rest of the running batch")
+    func purgeInsideBatch() async {
+        let bus = Flux()
+        let ran = Recorder<Int>()
+        let lock = bus.lock()
+        bus.perform { ran.append(0); bus.purge() }
+        for n in 1..<10 { bus.perform { ran.append(n) } }
+        lock.release()
+        await bus.flush()
+        #expect(ran.all == [0])
+    }
+}

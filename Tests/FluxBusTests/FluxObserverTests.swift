@@ -1,0 +1,59 @@
+import FluxBus
+import Testing
+
+enum AuthMixers {}
+enum ShopMixers {}
+
+@Suite("Flux: observers of named mixers")
+struct FluxObserverTests {
+    @Test("an observer is forgotten when its owner is freed, and the owner is not retained")
+    func ownerDisposal() async {
+        let bus = Flux()
+        let seen = Recorder<Int>()
+        weak var weakOwner: Owner?
+        do {
+            let owner = Owner()
+            weakOwner = owner
+            bus.observe("ping", owner: owner) { _, _ in seen.append(1) }
+            bus.dispatch("ping")
+            await bus.flush()
+        }
+        #expect(weakOwner == nil)
+        bus.dispatch("ping")
+        await bus.flush()
+        #expect(seen.count == 1)
+        #expect(await bus.observerCount(of: "ping") == 0)
+    }
+
+    @Test("cancel stops an observation before the next item")
+    func cancel() async {
+        let bus = Flux()
+        let owner = Owner()
+        let seen = Recorder<Int>()
+        let observation = bus.observe("ping", owner: owner) { _, _ in seen.append(1) }
+        bus.dispatch("ping")
+        await bus.flush()
+        // Hold the main lane so both steps below are queued before either runs.
+        let lock = bus.lock()
+        bus.dispatch("ping")
+        observation.cancel()
+        lock.release()
+        await bus.flush()
+        // The cancel runs on the exclusive lane, ahead of the dispatch queued before it.
+        #expect(seen.count == 1)
+    }
+
+    @Test("observers of one mixer run in registration order; names are scoped by domain")
+    func orderAndDomains() async {
+        let bus = Flux()
+        let owner = Owner()
+        let seen = Recorder<String>()
+        bus.observe(FluxMixerName("login", domain: AuthMixers.self), owner: owner) { _, _ in seen.append("auth1") }
+        bus.observe(FluxMixerName("login", domain: AuthMixers.self), owner: owner) { _, _ in seen.append("auth2") }
+        bus.observe(FluxMixerName("login", domain: ShopMixers.self), owner: owner) { _, _ in seen.append("shop") }
+        bus.dispatch(FluxMixerName("login", domain: AuthMixers.self))
+        await bus.flush()
+        #expect(seen.all == ["auth1", "auth2"])
+        #expect(FluxMixerName("login", domain: AuthMixers.self).description == "AuthMixers.login")
+    }
+}

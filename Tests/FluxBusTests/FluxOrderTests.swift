@@ -1,0 +1,77 @@
+import Dispatch
+import FluxBus
+import Testing
+
+@Suite("Flux: FIFO order and re-entrancy")
+struct FluxOrderTests {
+    @Test("mixers run in enqueue order and observers get name and payload")
+    func fifoSingleProducer() async {
+        let bus = Flux()
+        let owner = Owner()
+        let seen = Recorder<Int>()
+        bus.observe("tick", owner: owner) { _, event in
+            #expect(event.mixer == "tick")
+            seen.append(event.payload?["n"] as? Int ?? -1)
+        }
+        for n in 0..<1_000 { bus.dispatch("tick", payload: ["n": n]) }
+        await bus.flush()
+        #expect(seen.all == Array(0..<1_000))
+    }
+
+    @Test("8 threads enqueueing at once: every item runs once, per-producer order holds")
+    func fifoEightProducers() async {
+        let bus = Flux()
+        let seen = Recorder<(Int, Int)>()
+        let producers = 8
+        let perProducer = 5_000
+        DispatchQueue.concurrentPerform(iterations: producers) { producer in
+            for n in 0..<perProducer {
+                bus.perform { seen.append((producer, n)) }
+            }
+        }
+        await bus.flush()
+        let all = seen.all
+        #expect(all.count == producers * perProducer)
+        for producer in 0..<producers {
+            let mine = all.filter { $0.0 == producer }.map(\.1)
+            #expect(mine == Array(0..<perProducer))
+        }
+    }
+
+    @Test("work dispatched from a running item is queued behind it, never re-entrant")
+    func noReentrancy() async {
+        let bus = Flux()
+        let log = Recorder<String>()
+        bus.perform {
+            log.append("outer begins")
+            bus.perform { log.append("inner") }
+            log.append("outer ends")
+        }
+        bus.perform { log.append("next") }
+        await bus.flush()
+        #expect(log.all == ["outer begins", "outer ends", "next", "inner"])
+    }
+
+    @Test("isCurrent is true only inside a work item")
+    func isCurrent() async {
+        let bus = Flux()
+        let inside = Recorder<Bool>()
+        #expect(!bus.isCurrent)
+        bus.perform { inside.append(bus.isCurrent) }
+        await bus.flush()
+        #expect(inside.all == [true])
+    }
+
+    @Test("independent buses do not share observers")
+    func independentBuses() async {
+        let a = Flux()
+        let b = Flux()
+        let owner = Owner()
+        let seen = Recorder<String>()
+        a.observe("x", owner: owner) { _, _ in seen.append("a") }
+        b.dispatch("x")
+        await b.flush()
+        await a.flush()
+        #expect(seen.all.isEmpty)
+    }
+}
