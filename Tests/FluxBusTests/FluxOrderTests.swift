@@ -42,12 +42,15 @@ struct FluxOrderTests {
     func noReentrancy() async {
         let bus = Flux()
         let log = Recorder<String>()
+        // Queue both items before either runs.
+        let lock = bus.lock()
         bus.perform {
             log.append("outer begins")
             bus.perform { log.append("inner") }
             log.append("outer ends")
         }
         bus.perform { log.append("next") }
+        lock.release()
         await bus.flush()
         #expect(log.all == ["outer begins", "outer ends", "next", "inner"])
     }
