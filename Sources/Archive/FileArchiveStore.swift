@@ -1,0 +1,92 @@
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Stores each archive in its own file in a directory the app chooses.
+///
+/// Writes are atomic: the bytes go to a temporary file in the same directory, which is flushed to
+/// disk (`fsync`) and then renamed over the old file, so a crash leaves either the previous archive
+/// or the new one, never a torn file. Files are created readable and writable by the owner only
+/// (mode 0600), in a directory with mode 0700.
+public struct FileArchiveStore: ArchiveStore {
+    /// The directory holding the archives.
+    public let directory: URL
+
+    /// - Parameter directory: created (with mode 0700) if missing.
+    public init(directory: URL) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// The file that holds `key`. Keys are escaped so that any string is a safe file name.
+    public func fileURL(forKey key: String) -> URL {
+        var name = ""
+        for scalar in key.unicodeScalars {
+            if CharacterSet.alphanumerics.contains(scalar) || scalar == "." || scalar == "-" || scalar == "_" {
+                name.unicodeScalars.append(scalar)
+            } else {
+                name += String(format: "%%%02X", scalar.value)
+            }
+        }
+        if name.hasPrefix(".") { name = "%2E" + name.dropFirst() }
+        return directory.appendingPathComponent(name + ".json")
+    }
+
+    public func data(forKey key: String) throws -> Data? {
+        let url = fileURL(forKey: key)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try Data(contentsOf: url)
+    }
+
+    public func set(_ data: Data, forKey key: String) throws {
+        let url = fileURL(forKey: key)
+        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw POSIXError(errno: errno) }
+        var ok = false
+        defer {
+            if !ok { unlink(temporary.path) }
+        }
+        do {
+            defer { close(fd) }
+            try data.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw POSIXError(errno: errno)
+                    }
+                    offset += written
+                }
+            }
+            guard fsync(fd) == 0 else { throw POSIXError(errno: errno) }
+        }
+        guard rename(temporary.path, url.path) == 0 else { throw POSIXError(errno: errno) }
+        ok = true
+        // Make the rename itself durable.
+        let directoryFD = open(directory.path, O_RDONLY)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    public func removeData(forKey key: String) throws {
+        let url = fileURL(forKey: key)
+        if unlink(url.path) != 0 && errno != ENOENT { throw POSIXError(errno: errno) }
+    }
+}
+
+extension POSIXError {
+    init(errno code: Int32) {
+        self.init(POSIXErrorCode(rawValue: code) ?? .EIO)
+    }
+}

@@ -1,0 +1,36 @@
+import FluxBus
+
+/// What every substance is, whatever its state type: for reactors, reactions and chains.
+public protocol AnySubstance: AnyObject, Sendable {
+    /// The substance's name: the one given at creation, or a unique generated one.
+    func name() -> String
+    /// The bus the substance mixes on.
+    var bus: Flux { get }
+    /// The state type's name, for diagnostics.
+    var stateTypeName: String { get }
+
+    /// Registers a receiver of this substance's commits. Takes effect before any work item that
+    /// has not started yet; the substance holds the observer weakly.
+    func bind(_ observer: any SubstanceObserver)
+    /// Removes a receiver registered with ``bind(_:)``.
+    func unbind(_ observer: any SubstanceObserver)
+
+    /// Whether `key` names something in the state (for diagnostics of `reaction.on(key)`).
+    func isValid(key: String) -> Bool
+
+    /// Opens a transaction (on the bus): `prop` becomes a working copy of the committed state.
+    func beginTransaction()
+    /// Commits the working copy: publishes it as `state` and returns the changes, nil if none
+    /// (or none computed, when nobody observes).
+    func commitTransaction() -> SubstanceChanges?
+    /// Discards the working copy: the state stays exactly as it was.
+    func abortTransaction()
+    /// Delivers a commit's changes to the bound observers, on the bus.
+    func deliver(_ changes: SubstanceChanges, lock: FluxLock?)
+}
+
+/// A receiver of a substance's commits: reactors implement it.
+public protocol SubstanceObserver: AnyObject, Sendable {
+    /// Called on the bus after a commit that changed something, before the next work item.
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?)
+}

@@ -1,0 +1,25 @@
+// The one file that uses the standard library's reflection SPI. Everything it cannot describe
+// falls back to the Codable path of the reduction (see ReductionPlan).
+@_spi(Reflection) import Swift
+
+/// A stored property of a struct: its name, byte offset and type.
+struct StoredField {
+    let name: String
+    let offset: Int
+    let type: any Any.Type
+    let isStruct: Bool
+}
+
+enum FieldLayout {
+    /// The stored properties of `type` in declaration order, or nil when the runtime cannot
+    /// describe them (then the caller uses the Codable path).
+    static func storedFields(of type: any Any.Type) -> [StoredField]? {
+        var fields: [StoredField] = []
+        let described = _forEachField(of: type, options: []) { name, offset, fieldType, kind in
+            fields.append(
+                StoredField(name: String(cString: name), offset: offset, type: fieldType, isStruct: kind == .struct))
+            return true
+        }
+        return described ? fields : nil
+    }
+}

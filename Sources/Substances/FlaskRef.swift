@@ -1,0 +1,58 @@
+/// A state property that holds an object and changes when the *object identity* changes.
+///
+/// ```swift
+/// struct UIState: State {
+///     var controller = FlaskRef<AnyObject>(nil)
+/// }
+/// ```
+///
+/// Objects are not serialisable: a `FlaskRef` is archived as `nil` and restored empty.
+///
+/// `@unchecked Sendable`: Flask only compares the reference's identity and never touches the
+/// object; the object itself is yours to use only where it is safe to use it.
+public final class FlaskRef<Object: AnyObject>: Codable, @unchecked Sendable, CustomStringConvertible {
+    /// The referenced object.
+    public let object: Object?
+
+    public init(_ object: Object?) {
+        self.object = object
+    }
+
+    public required init(from decoder: any Decoder) throws {
+        self.object = nil
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encodeNil()
+    }
+
+    public var description: String {
+        object.map { "FlaskRef(\(ObjectIdentifier($0)))" } ?? "FlaskRef(nil)"
+    }
+}
+
+/// A value that stands for the object it references: compared by that object's identity (not the
+/// wrapper's), flattened to `.ref`. ``FlaskRef`` and optionals of it.
+protocol ObjectReferencing {
+    var referencedObject: AnyObject? { get }
+}
+
+extension FlaskRef: ObjectReferencing {
+    var referencedObject: AnyObject? { object }
+}
+
+extension Optional: ObjectReferencing where Wrapped: ObjectReferencing {
+    var referencedObject: AnyObject? { self?.referencedObject }
+}
+
+extension ObjectReferencing {
+    var flatValue: FlatValue { referencedObject.map(FlatValue.ref) ?? .null }
+}
+
+#if canImport(Foundation)
+import Foundation
+
+/// A ``FlaskRef`` to an `NSObject`, as the seed names it.
+public typealias FlaskNSRef = FlaskRef<NSObject>
+#endif

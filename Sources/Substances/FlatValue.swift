@@ -1,0 +1,88 @@
+/// A Codable value flattened to a tree of plain values: what the change reduction compares when it
+/// cannot compare a property's memory, and what ``FlaskDictRef`` stores.
+///
+/// `@unchecked Sendable`: the one reference it can hold (`ref`, from a ``FlaskRef``) is only ever
+/// compared by identity and handed back to the user as it was given.
+enum FlatValue: Equatable, @unchecked Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+    case string(String)
+    case ref(AnyObject)
+    case keyed([String: FlatValue])
+    case unkeyed([FlatValue])
+
+    static func == (lhs: FlatValue, rhs: FlatValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.int(let a), .int(let b)): a == b
+        case (.uint(let a), .uint(let b)): a == b
+        case (.int(let a), .uint(let b)), (.uint(let b), .int(let a)): a >= 0 && UInt64(a) == b
+        case (.double(let a), .double(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.ref(let a), .ref(let b)): a === b
+        case (.keyed(let a), .keyed(let b)): a == b
+        case (.unkeyed(let a), .unkeyed(let b)): a == b
+        default: false
+        }
+    }
+
+    /// The value as a user reads it from a change: `Int`, `Double`, `Bool`, `String`, the object,
+    /// `[String: Any]`, `[Any]`, or nil.
+    var anyValue: Any? {
+        switch self {
+        case .null: nil
+        case .bool(let value): value
+        case .int(let value): Int(exactly: value) ?? value
+        case .uint(let value): UInt(exactly: value) ?? value
+        case .double(let value): value
+        case .string(let value): value
+        case .ref(let object): object
+        case .keyed(let dictionary): dictionary.compactMapValues { $0.anyValue }
+        case .unkeyed(let array): array.map { $0.anyValue as Any }
+        }
+    }
+
+    /// The child at a dotted path below this value, if any.
+    func child(at path: ArraySlice<Substring>) -> FlatValue? {
+        guard let first = path.first else { return self }
+        guard case .keyed(let dictionary) = self, let next = dictionary[String(first)] else { return nil }
+        return next.child(at: path.dropFirst())
+    }
+
+    /// Appends to `changes` every dotted key below `prefix` whose value differs between `old` and
+    /// `new`, parents included; `_`-prefixed keys are skipped. A key present on one side only
+    /// changes from or to nil.
+    static func diff(
+        _ old: FlatValue?,
+        _ new: FlatValue?,
+        prefix: String,
+        into changes: inout [(key: String, old: FlatValue?, new: FlatValue?)]
+    ) -> Bool {
+        if let old, let new, old == new { return false }
+        var oldChildren: [String: FlatValue] = [:]
+        var newChildren: [String: FlatValue] = [:]
+        if case .keyed(let dictionary)? = old { oldChildren = dictionary }
+        if case .keyed(let dictionary)? = new { newChildren = dictionary }
+        if old == nil && new == nil { return false }
+        var childChanged = false
+        if !oldChildren.isEmpty || !newChildren.isEmpty {
+            let keys = Set(oldChildren.keys).union(newChildren.keys).sorted()
+            for key in keys where !key.hasPrefix("_") {
+                let path = prefix.isEmpty ? key : prefix + "." + key
+                if diff(oldChildren[key], newChildren[key], prefix: path, into: &changes) {
+                    childChanged = true
+                }
+            }
+        }
+        let bothKeyed: Bool
+        if case .keyed? = old, case .keyed? = new { bothKeyed = true } else { bothKeyed = false }
+        // Two dictionaries that differ only in `_` keys have not changed.
+        if bothKeyed && !childChanged { return false }
+        if !prefix.isEmpty { changes.append((prefix, old, new)) }
+        return true
+    }
+}

@@ -1,0 +1,97 @@
+/// How to find the changes between two values of one state type, worked out once per type.
+///
+/// The **layout path** locates every stored property's offset once, then compares old and new state
+/// property by property: identical bits mean no change, and only where bits differ does it ask
+/// `==` (or the Codable flattening, for dictionaries and values that are not `Equatable`). Old and
+/// new values are read only when a reaction asks for them. Nested structs are descended into, so
+/// `info.nest.foo` is a key of its own and `info` changes when anything below it changes.
+///
+/// The **Codable path** flattens both states through their `encode(to:)` and compares the trees. It
+/// serves what the layout path cannot: a type the runtime cannot describe, or whose coding keys
+/// differ from its property names (custom `CodingKeys`). A nested struct with custom coding keys
+/// falls back alone, as one expandable property.
+///
+/// `@unchecked Sendable`: immutable after `init`; its closures capture only types.
+final class ReductionPlan: @unchecked Sendable {
+    struct Entry {
+        let key: String
+        let offset: Int
+        let traits: ValueTraits
+        /// Index of the enclosing struct's entry, or -1.
+        let parent: Int
+        /// Whether this entry is a nested struct whose properties follow it.
+        let isGroup: Bool
+    }
+
+    let stateType: any Any.Type
+    private(set) var entries: [Entry] = []
+    /// Indices of the entries that are compared (every entry but groups).
+    private(set) var leaves: [Int] = []
+    private(set) var keyIndex: [String: Int] = [:]
+    /// Keys under which any dotted sub-key is valid (dictionaries, expandable values).
+    private(set) var openPrefixes: [String] = []
+    /// True when the whole state goes through the Codable path.
+    let usesCodablePath: Bool
+    /// Per leaf, in `leaves` order: the hot data of the comparison loop, kept apart from the
+    /// closures so the loop touches no reference counts.
+    private(set) var leafOffsets: [Int] = []
+    private(set) var leafSizes: [Int] = []
+    private(set) var leafParents: [Int32] = []
+
+    init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
+        stateType = type
+        let tree = FlatEncoder.flatten(S())
+        if !forceCodablePath, let fields = FieldLayout.storedFields(of: S.self), ReductionPlan.shape(fields, matches: tree) {
+            usesCodablePath = false
+            add(fields, base: 0, prefix: "", parent: -1, tree: tree)
+        } else {
+            usesCodablePath = true
+        }
+        for leaf in leaves {
+            leafOffsets.append(entries[leaf].offset)
+            leafSizes.append(entries[leaf].traits.size)
+            leafParents.append(Int32(entries[leaf].parent))
+        }
+    }
+
+    private func add(_ fields: [StoredField], base: Int, prefix: String, parent: Int, tree: FlatValue) {
+        for field in fields where !field.name.hasPrefix("_") && !field.name.contains("$") {
+            let key = prefix + field.name
+            let index = entries.count
+            let subtree = tree.child(at: [Substring(field.name)])
+            let traits = ValueTraits.of(field.type)
+            if field.isStruct, let subtree, case .keyed = subtree, !(field.type is any KeyedByContent.Type),
+                let nested = FieldLayout.storedFields(of: field.type), ReductionPlan.shape(nested, matches: subtree)
+            {
+                entries.append(Entry(key: key, offset: base + field.offset, traits: traits, parent: parent, isGroup: true))
+                keyIndex[key] = index
+                add(nested, base: base + field.offset, prefix: key + ".", parent: index, tree: subtree)
+            } else {
+                entries.append(Entry(key: key, offset: base + field.offset, traits: traits, parent: parent, isGroup: false))
+                keyIndex[key] = index
+                leaves.append(index)
+                if case .expand = traits.comparison { openPrefixes.append(key + ".") }
+            }
+        }
+    }
+
+    /// Whether a struct's coding keys are its property names (so offsets and keys agree).
+    private static func shape(_ fields: [StoredField], matches tree: FlatValue) -> Bool {
+        guard case .keyed(let encoded) = tree else { return false }
+        var names: [String: StoredField] = [:]
+        for field in fields { names[field.name] = field }
+        for key in encoded.keys where names[key] == nil { return false }
+        for field in fields where encoded[field.name] == nil {
+            // Synthesized encoding skips nil optionals; anything else missing means custom keys.
+            if !(field.type is any OptionalProtocol.Type) && !field.name.contains("$") { return false }
+        }
+        return true
+    }
+
+    /// Whether `key` names something in this state (a property, a nested property, or a sub-key
+    /// of a dictionary-like property).
+    func isValid(key: String) -> Bool {
+        if usesCodablePath || keyIndex[key] != nil { return true }
+        return openPrefixes.contains { key.hasPrefix($0) }
+    }
+}

@@ -1,0 +1,52 @@
+import Archive
+import FluxBus
+import Foundation
+
+extension Substance {
+    /// Writes the committed state to the archive now, whatever ``shouldArchive`` says.
+    ///
+    /// Runs after every mix queued before it (it is a bus item) and stores on the archiver's queue,
+    /// so it never blocks the caller.
+    public func archiveNow() {
+        bus.perform { [self] in
+            let value = committedState
+            let key = archiveKey()
+            let store = archiver()
+            store.scheduleWrite(key: key, after: 0, encode: { try JSONEncoder().encode(value) }, onFailure: report)
+        }
+    }
+
+    /// Deletes the archived state and any write pending for it.
+    public func purgeArchive() {
+        let key = archiveKey()
+        do {
+            try archiver().remove(key: key)
+        } catch {
+            report(ArchiveProblem(key: key, kind: .storeFailed(operation: "delete"), reason: "\(error)"))
+        }
+    }
+
+    /// Restores the archived state at creation: what can be read is restored, the rest takes its
+    /// defaults, and problems are reported.
+    func restoreArchive() {
+        let restoration = archiver().restore(S.self, key: archiveKey(), defaultValue: S())
+        for problem in restoration.problems { report(problem) }
+        if restoration.found { setInitialState(restoration.value) }
+    }
+
+    /// Called on the bus after every commit: schedules the debounced archive write.
+    func didCommit(_ value: S) {
+        guard !archiveDisabled() else { return }
+        let delay = archiveDelay()
+        archiver().scheduleWrite(
+            key: archiveKey(), after: delay, encode: { try JSONEncoder().encode(value) }, onFailure: report)
+    }
+
+    @Sendable private func report(_ problem: ArchiveProblem) {
+        let code: FluxDiagnostic.Code = switch problem.kind {
+        case .storeFailed: .archiveWriteFailed
+        case .unreadable, .partiallyRestored: .archiveUnreadable
+        }
+        bus.report(code, "\(name()): \(problem)")
+    }
+}

@@ -1,0 +1,233 @@
+import Archive
+import FluxBus
+import Synchronization
+
+/// A store of one ``State`` value, mixed through the bus: the seed's "Redux style" store.
+///
+/// ```swift
+/// class Feed: Substance<FeedState> {}
+/// let feed = Feed()
+/// let settings = Substance<SettingsState>(name: "settings", archive: true)
+/// ```
+///
+/// - `state` is the committed value: safe to read from any thread, a consistent snapshot.
+/// - `prop` is the working copy inside a transaction (a mixer or a chain step), on the bus.
+///
+/// Every instance has its own identity: two instances never see each other's changes, named or
+/// not. A substance is freed when nothing references it; its mixers and bindings go with it.
+///
+/// `@unchecked Sendable`: the committed state is behind a mutex; everything else that changes
+/// (the working copy, the bound observers, the captured state) is touched only on the bus, whose
+/// items run one at a time; the archive flag is atomic.
+open class Substance<S: State>: AnySubstance, @unchecked Sendable {
+    public let bus: Flux
+    let plan: ReductionPlan
+    private let committed: Mutex<S>
+    private let givenName: String?
+    private let serial: UInt64
+    private let archiveFlag: Atomic<Bool>
+
+    // Bus-confined: only read and written by work items on `bus`.
+    @exclusivity(unchecked) private var working: S
+    @exclusivity(unchecked) private var previous: S
+    @exclusivity(unchecked) private var inTransaction = false
+    @exclusivity(unchecked) private var observers: [WeakObserver] = []
+    @exclusivity(unchecked) var captured: S?
+
+    private struct WeakObserver {
+        weak var observer: (any SubstanceObserver)?
+        let id: ObjectIdentifier
+    }
+
+    /// Creates a substance.
+    ///
+    /// - Parameters:
+    ///   - name: a unique name, required to archive; unnamed substances get a unique generated name.
+    ///   - archive: restore the archived state now and archive changes from now on.
+    ///   - bus: the bus to mix on; the shared one unless you isolate (tests, tools).
+    public init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
+        let initial = S()
+        self.bus = bus
+        self.plan = ReductionPlan.cached(for: S.self)
+        self.committed = Mutex(initial)
+        self.givenName = name
+        self.serial = substanceSerial.add(1, ordering: .relaxed).newValue
+        self.archiveFlag = Atomic(archive)
+        self.working = initial
+        self.previous = initial
+        if archive { restoreArchive() }
+    }
+
+    /// Creates an unnamed substance on the shared bus.
+    public required convenience init() {
+        self.init(name: nil, archive: false, bus: .shared)
+    }
+
+    /// The committed state: safe from any thread, a consistent snapshot.
+    public var state: S {
+        if bus.isCurrent, inTransaction {
+            bus.report(
+                .stateInsideTransaction,
+                "\(name()): `state` read inside a transaction shows the committed value; use `prop` for the working copy")
+        }
+        return committed.withLock { $0 }
+    }
+
+    /// The working copy, inside a mixer or a chain step. Outside a transaction it reads the
+    /// committed state, writes are discarded, and both are reported.
+    public var prop: S {
+        get {
+            if bus.isCurrent, inTransaction { return working }
+            reportPropMisuse()
+            return committed.withLock { $0 }
+        }
+        _modify {
+            if bus.isCurrent, inTransaction {
+                yield &working
+            } else {
+                reportPropMisuse()
+                var discarded = committed.withLock { $0 }
+                yield &discarded
+            }
+        }
+    }
+
+    private func reportPropMisuse() {
+        bus.report(
+            .propOutsideTransaction,
+            "\(name()): `prop` used outside a transaction; writes are discarded. Mix it in a mixer or a chain step")
+    }
+
+    // MARK: Naming
+
+    /// The substance's name: the one given at creation, or `<State>#<n>`, unique per instance.
+    open func name() -> String {
+        givenName ?? "\(S.self)#\(serial)"
+    }
+
+    public var stateTypeName: String { "\(S.self)" }
+
+    public func isValid(key: String) -> Bool { plan.isValid(key: key) }
+
+    // MARK: Binding
+
+    public func bind(_ observer: any SubstanceObserver) {
+        let box = WeakObserver(observer: observer, id: ObjectIdentifier(observer))
+        bus.performExclusive { [self] in
+            if !observers.contains(where: { $0.id == box.id && $0.observer != nil }) {
+                observers.append(box)
+            }
+        }
+    }
+
+    public func unbind(_ observer: any SubstanceObserver) {
+        let id = ObjectIdentifier(observer)
+        bus.performExclusive { [self] in observers.removeAll { $0.id == id || $0.observer == nil } }
+    }
+
+    /// The number of live observers, counted on the bus (for tests and diagnostics).
+    public func observerCount() async -> Int {
+        await withCheckedContinuation { continuation in
+            bus.performExclusive { [self] in
+                continuation.resume(returning: observers.count { $0.observer != nil })
+            }
+        }
+    }
+
+    // MARK: Transactions (on the bus)
+
+    public func beginTransaction() {
+        guard !inTransaction else { return }
+        working = previous
+        inTransaction = true
+    }
+
+    public func commitTransaction() -> SubstanceChanges? {
+        guard inTransaction else { return nil }
+        inTransaction = false
+        let old = previous
+        previous = working
+        let new = working
+        committed.withLock { $0 = new }
+        didCommit(new)
+        guard !observers.isEmpty else { return nil }
+        return StateReducer.reduce(old, new, plan: plan, substance: self)
+    }
+
+    public func abortTransaction() {
+        guard inTransaction else { return }
+        inTransaction = false
+        working = previous
+    }
+
+    public func deliver(_ changes: SubstanceChanges, lock: FluxLock?) {
+        var sawGone = false
+        for box in observers {
+            if let observer = box.observer {
+                observer.substance(self, didCommit: changes, lock: lock)
+            } else {
+                sawGone = true
+            }
+        }
+        if sawGone { observers.removeAll { $0.observer == nil } }
+    }
+
+    /// The committed state as the bus sees it (on the bus only).
+    var committedState: S { previous }
+
+    /// Sets the state during initialization, before anything can observe it.
+    func setInitialState(_ value: S) {
+        committed.withLock { $0 = value }
+        working = value
+        previous = value
+    }
+
+    /// Replaces the committed state in one transaction, as a bus item; observers react to the
+    /// difference. Used by rollback and restore.
+    func replaceState(with value: S, lock: FluxLock? = nil) {
+        beginTransaction()
+        working = value
+        if let changes = commitTransaction() { deliver(changes, lock: lock) }
+    }
+
+    // MARK: Archive hooks (overridable; see Substance+Archive.swift)
+
+    /// The key space of the archive key (`"1"` by default).
+    open func archiveKeySpace() -> String { "1" }
+
+    /// The archive key (`"Fx.<keySpace>.<name>"` by default).
+    open func archiveKey() -> String { "Fx.\(archiveKeySpace()).\(name())" }
+
+    /// Seconds of quiet after the last change before the state is written (2 by default).
+    open func archiveDelay() -> Double { 2.0 }
+
+    /// Whether archiving is off (by default, when ``shouldArchive`` is false).
+    open func archiveDisabled() -> Bool { !shouldArchive }
+
+    /// The archiver to write with (``Archiver/shared`` by default: the app's default store).
+    open func archiver() -> Archiver { .shared }
+
+    /// Whether changes are archived. Set at creation by `archive:`; may be changed at any time.
+    public var shouldArchive: Bool {
+        get { archiveFlag.load(ordering: .relaxed) }
+        set { archiveFlag.store(newValue, ordering: .relaxed) }
+    }
+}
+
+private let substanceSerial = Atomic<UInt64>(0)
+
+extension ReductionPlan {
+    private static let cache = Mutex<[ObjectIdentifier: ReductionPlan]>([:])
+
+    /// The plan of a state type, made on first use.
+    static func cached<S: State>(for type: S.Type) -> ReductionPlan {
+        let id = ObjectIdentifier(type)
+        if let plan = cache.withLock({ $0[id] }) { return plan }
+        let plan = ReductionPlan(for: type)
+        return cache.withLock { cache in
+            if let existing = cache[id] { return existing }
+            cache[id] = plan
+            return plan
+        }
+    }
+}

@@ -1,0 +1,105 @@
+/// The keys one commit changed in one substance, with their old and new values.
+///
+/// Made once per commit and shared by every reactor bound to the substance. Values are read only
+/// when asked for.
+///
+/// `@unchecked Sendable`: immutable once built; it holds the two state snapshots, which are
+/// `Sendable` values.
+public class SubstanceChanges: @unchecked Sendable {
+    /// The substance that changed.
+    public let substance: any AnySubstance
+
+    init(substance: any AnySubstance) {
+        self.substance = substance
+    }
+
+    /// The changed keys, parents included (`info` and `info.counter`).
+    public var keys: [String] { (0..<count).map(key(at:)) }
+
+    /// Whether `key` changed.
+    public func contains(_ key: String) -> Bool { slot(of: key) != nil }
+
+    /// The change of `key`, if it changed.
+    public func change(_ key: String) -> SubstanceChange? {
+        slot(of: key).map { SubstanceChange(changes: self, slot: $0) }
+    }
+
+    /// Every change, in the order of the state's properties.
+    public var all: [SubstanceChange] { (0..<count).map { SubstanceChange(changes: self, slot: $0) } }
+
+    /// The number of changed keys.
+    public var count: Int { 0 }
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { count == 0 }
+
+    func key(at slot: Int) -> String { "" }
+    func slot(of key: String) -> Int? { nil }
+    func oldValue(at slot: Int) -> Any? { nil }
+    func newValue(at slot: Int) -> Any? { nil }
+}
+
+/// The changes of a commit of a `Substance<S>`, with both snapshots for typed access.
+final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
+    let old: S
+    let new: S
+    let plan: ReductionPlan
+    /// Changed plan entries (layout path).
+    let entries: [Int32]
+    /// Changed keys found by flattening (Codable path and expandable properties).
+    let flat: [(key: String, old: FlatValue?, new: FlatValue?)]
+
+    init(
+        substance: any AnySubstance, old: S, new: S, plan: ReductionPlan, entries: [Int32],
+        flat: [(key: String, old: FlatValue?, new: FlatValue?)]
+    ) {
+        self.old = old
+        self.new = new
+        self.plan = plan
+        self.entries = entries
+        self.flat = flat
+        super.init(substance: substance)
+    }
+
+    override var count: Int { entries.count + flat.count }
+
+    override func key(at slot: Int) -> String {
+        slot < entries.count ? plan.entries[Int(entries[slot])].key : flat[slot - entries.count].key
+    }
+
+    override func slot(of key: String) -> Int? {
+        let entries = self.entries
+        let planEntries = plan.entries
+        for index in entries.indices where planEntries[Int(entries[index])].key == key {
+            return index
+        }
+        for index in flat.indices where flat[index].key == key {
+            return entries.count + index
+        }
+        return nil
+    }
+
+    override func oldValue(at slot: Int) -> Any? { value(at: slot, in: old, flat: flat[safe: slot - entries.count]?.old) }
+    override func newValue(at slot: Int) -> Any? { value(at: slot, in: new, flat: flat[safe: slot - entries.count]?.new) }
+
+    private func value(at slot: Int, in state: S, flat: FlatValue??) -> Any? {
+        if slot < entries.count {
+            let entry = plan.entries[Int(entries[slot])]
+            var state = state
+            return withUnsafeBytes(of: &state) { unwrap(entry.traits.read($0.baseAddress! + entry.offset)) }
+        }
+        return flat??.anyValue
+    }
+}
+
+/// Turns an `Any` holding an `Optional` into the wrapped value or nil.
+func unwrap(_ value: Any) -> Any? {
+    if let optional = value as? any OptionalProtocol { return optional.wrapped.flatMap(unwrap) }
+    return value
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? {
+        indices.contains(index) ? self[index] : nil
+    }
+}

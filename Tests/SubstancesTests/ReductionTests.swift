@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+
+@testable import Substances
+
+struct Leaf: Codable, Equatable { var leaf = 0; var sibling = "s"; var _hidden = 0 }
+struct Middle: Codable, Equatable { var c = Leaf(); var flag = false }
+struct Outer: Codable, Equatable { var b = Middle(); var note = "n" }
+struct NestedState: State { var a = Outer(); var top = 1; var _internal = "x" }
+
+struct ValueState: State {
+    var counter = 0
+    var text = ""
+    var ratio = 0.5
+    var maybe: Int?
+    var list: [Int] = []
+    var object = FlaskRef<NSObject>(nil)
+    var info: FlaskDictRef?
+    var map: [String: Int] = [:]
+}
+
+struct RenamedKeys: State {
+    var alpha = 0
+    var beta = ""
+    enum CodingKeys: String, CodingKey { case alpha = "a", beta = "b" }
+}
+
+@Suite("Change reduction")
+struct ReductionTests {
+    @Test("top-level properties: only the changed ones", arguments: [false, true])
+    func topLevel(codablePath: Bool) {
+        var new = ValueState()
+        new.counter = 1
+        new.ratio = 0.75
+        #expect(changedKeys(ValueState(), new, codablePath: codablePath) == ["counter", "ratio"])
+        #expect(changedKeys(ValueState(), ValueState(), codablePath: codablePath).isEmpty)
+    }
+
+    @Test("equal values in different storage are not a change")
+    func equalStrings() {
+        var old = ValueState()
+        old.text = String(repeating: "a", count: 40)
+        var new = ValueState()
+        new.text = String(repeating: "a", count: 39) + "a"
+        #expect(changedKeys(old, new).isEmpty)
+    }
+
+    @Test("three-level nested struct: dotted keys, parents included, `_` ignored at every depth", arguments: [false, true])
+    func nested(codablePath: Bool) {
+        var new = NestedState()
+        new.a.b.c.leaf = 5
+        #expect(changedKeys(NestedState(), new, codablePath: codablePath) == ["a", "a.b", "a.b.c", "a.b.c.leaf"])
+        var hidden = NestedState()
+        hidden.a.b.c._hidden = 9
+        hidden._internal = "changed"
+        #expect(changedKeys(NestedState(), hidden, codablePath: codablePath).isEmpty)
+    }
+
+    @Test("old and new values, typed and untyped")
+    func values() throws {
+        var new = NestedState()
+        new.a.b.c.leaf = 5
+        let result = try #require(changes(NestedState(), new))
+        let leaf = try #require(result.change("a.b.c.leaf"))
+        #expect(leaf.oldValue() == 0)
+        #expect(leaf.newValue() == 5)
+        let parent = try #require(result.change("a.b"))
+        let middle: Middle? = parent.newValue()
+        #expect(middle?.c.leaf == 5)
+        #expect(leaf.newValue() as Any? as? Int == 5)
+    }
+
+    @Test("optionals: nil to value and value to nil", arguments: [false, true])
+    func optionals(codablePath: Bool) throws {
+        var some = ValueState()
+        some.maybe = 3
+        #expect(changedKeys(ValueState(), some, codablePath: codablePath) == ["maybe"])
+        #expect(changedKeys(some, ValueState(), codablePath: codablePath) == ["maybe"])
+        let back = try #require(changes(some, ValueState()))
+        #expect(back.change("maybe")?.newValue() as Int? == nil)
+        #expect(back.change("maybe")?.oldValue() as Int? == 3)
+    }
+
+    @Test("arrays compare by value")
+    func arrays() {
+        var one = ValueState()
+        one.list = [1, 2]
+        var same = ValueState()
+        same.list = [1, 2]
+        #expect(changedKeys(one, same).isEmpty)
+        same.list.append(3)
+        #expect(changedKeys(one, same) == ["list"])
+    }
+
+    @Test("FlaskRef: nil vs object, object vs object, same object", arguments: [false, true])
+    func objects(codablePath: Bool) {
+        let first = NSObject()
+        var withFirst = ValueState()
+        withFirst.object = FlaskRef(first)
+        var withSecond = ValueState()
+        withSecond.object = FlaskRef(NSObject())
+        var firstAgain = ValueState()
+        firstAgain.object = FlaskRef(first)
+        #expect(changedKeys(ValueState(), withFirst, codablePath: codablePath) == ["object"])
+        #expect(changedKeys(withFirst, withSecond, codablePath: codablePath) == ["object"])
+        #expect(changedKeys(withFirst, firstAgain, codablePath: codablePath).isEmpty)
+    }
+
+    @Test("FlaskDictRef: nested keys, removed keys change to nil, explicit nil, nil vs empty", arguments: [false, true])
+    func dictionaries(codablePath: Bool) throws {
+        var first = ValueState()
+        first.info = FlaskDictRef(["foo": "bar", "nest": ["data": "some", "gone": 1]] as NSDictionary)
+        #expect(
+            changedKeys(ValueState(), first, codablePath: codablePath)
+                == ["info", "info.foo", "info.nest", "info.nest.data", "info.nest.gone"])
+        var second = ValueState()
+        second.info = FlaskDictRef(["foo": "bar", "nest": ["data": "more", "nothing": FlaskNull()]])
+        let result = try #require(changes(first, second, codablePath: codablePath))
+        #expect(result.keys.sorted() == ["info", "info.nest", "info.nest.data", "info.nest.gone", "info.nest.nothing"])
+        #expect(result.change("info.nest.gone")?.newValue() == nil)
+        #expect(result.change("info.nest.gone")?.oldValue() as Int? == 1)
+        #expect(result.change("info.nest.data")?.newValue() as String? == "more")
+        var empty = ValueState()
+        empty.info = FlaskDictRef([String: Any]())
+        #expect(changedKeys(ValueState(), empty, codablePath: codablePath) == ["info"])
+        // The same contents in a new wrapper is no change.
+        var same = ValueState()
+        same.info = FlaskDictRef(["foo": "bar", "nest": ["data": "some", "gone": 1]])
+        #expect(changedKeys(first, same, codablePath: codablePath).isEmpty)
+    }
+
+    @Test("Swift dictionaries report their keys too")
+    func swiftDictionaries() {
+        var old = ValueState()
+        old.map = ["a": 1, "b": 2]
+        var new = ValueState()
+        new.map = ["a": 1, "c": 3]
+        #expect(changedKeys(old, new) == ["map", "map.b", "map.c"])
+    }
+
+    @Test("custom CodingKeys use the Codable path and its keys")
+    func customCodingKeys() {
+        #expect(ReductionPlan(for: RenamedKeys.self).usesCodablePath)
+        #expect(!ReductionPlan(for: ValueState.self).usesCodablePath)
+        var new = RenamedKeys()
+        new.alpha = 1
+        #expect(changedKeys(RenamedKeys(), new) == ["a"])
+    }
+
+    @Test("key validity: properties, nested properties, dictionary sub-keys")
+    func validity() {
+        let plan = ReductionPlan(for: NestedState.self)
+        #expect(plan.isValid(key: "a.b.c.leaf"))
+        #expect(plan.isValid(key: "top"))
+        #expect(!plan.isValid(key: "a.b.nope"))
+        #expect(!plan.isValid(key: "no.such.key"))
+        let values = ReductionPlan(for: ValueState.self)
+        #expect(values.isValid(key: "info.anything.below"))
+    }
+
+    @Test("the public reduction of flattened states")
+    func publicReduction() {
+        let keys = StateReducer.reduce(
+            ["a": 1, "n": ["x": 1, "y": 2] as [String: any Sendable], "_i": 1],
+            ["a": 1, "n": ["x": 2] as [String: any Sendable], "_i": 2])
+        #expect(keys == ["n", "n.x", "n.y"])
+    }
+
+    @Test("layout and Codable paths agree on random mutations")
+    func pathsAgree() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            var old = ValueState()
+            var new = ValueState()
+            for state in [0, 1] {
+                var value = ValueState()
+                if Bool.random(using: &generator) { value.counter = Int.random(in: 0...2, using: &generator) }
+                if Bool.random(using: &generator) { value.text = ["", "a", "b"].randomElement(using: &generator)! }
+                if Bool.random(using: &generator) { value.maybe = Int.random(in: 0...1, using: &generator) }
+                if Bool.random(using: &generator) { value.list = [Int.random(in: 0...1, using: &generator)] }
+                if Bool.random(using: &generator) {
+                    value.info = FlaskDictRef(["k": Int.random(in: 0...1, using: &generator), "n": ["m": "v"]])
+                }
+                if Bool.random(using: &generator) { value.map = ["x": Int.random(in: 0...1, using: &generator)] }
+                if state == 0 { old = value } else { new = value }
+            }
+            #expect(changedKeys(old, new) == changedKeys(old, new, codablePath: true))
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import FluxBus
+import Foundation
+@testable import Substances
+
+/// Records every commit a substance delivers.
+final class ChangeLog: SubstanceObserver {
+    struct Entry: Sendable {
+        let substance: String
+        let keys: [String]
+        let changes: [String: SubstanceChange]
+    }
+
+    let entries = Recorder<Entry>()
+
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        var byKey: [String: SubstanceChange] = [:]
+        for change in changes.all { byKey[change.key()] = change }
+        entries.append(Entry(substance: substance.name(), keys: changes.keys.sorted(), changes: byKey))
+    }
+
+    var keys: [[String]] { entries.all.map(\.keys) }
+}
+
+extension Substance {
+    /// Runs `body` as one committed transaction on the bus and waits for it.
+    func mixAndWait(_ body: @escaping @Sendable (Substance<S>) -> Void) async {
+        bus.perform { [self] in
+            beginTransaction()
+            body(self)
+            if let changes = commitTransaction() { deliver(changes, lock: nil) }
+        }
+        await bus.flush()
+    }
+}
+
+/// Reduces two states with a plan (layout path or forced Codable path) and returns changed keys.
+func changedKeys<S: State>(_ old: S, _ new: S, codablePath: Bool = false) -> [String] {
+    let plan = ReductionPlan(for: S.self, forceCodablePath: codablePath)
+    let substance = Substance<S>(bus: Flux())
+    return StateReducer.reduce(old, new, plan: plan, substance: substance)?.keys.sorted() ?? []
+}
+
+func changes<S: State>(_ old: S, _ new: S, codablePath: Bool = false) -> SubstanceChanges? {
+    let plan = ReductionPlan(for: S.self, forceCodablePath: codablePath)
+    let substance = Substance<S>(bus: Flux())
+    return StateReducer.reduce(old, new, plan: plan, substance: substance)
+}
