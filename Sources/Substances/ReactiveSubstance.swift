@@ -20,36 +20,73 @@ import Synchronization
 /// away with the substance. A mixer runs on the bus as one transaction: `react()` commits it and
 /// reactors see the changes; `abort()` leaves the state exactly as it was.
 ///
+/// Mixer bodies are never stored: at creation `defineMixers()` runs once to learn which mixers the
+/// substance defines, and when one is dispatched it runs again and executes the matching body. So
+/// a body may capture `self` without creating a reference cycle, and a substance nobody references
+/// is freed. Keep `defineMixers()` to `define(mix:)` calls.
+///
 /// `@unchecked Sendable`: inherits ``Substance``'s reasoning; the mixer table is behind a mutex and
-/// the transaction bookkeeping is touched only on the bus.
+/// the dispatch bookkeeping is touched only on the bus (or in `init`, before the bus can see it).
 open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTransaction, @unchecked Sendable {
-    /// A mixer: the payload of the dispatch, and `react`/`abort` to resolve the transaction.
-    public typealias Mixer = @Sendable (_ payload: FluxPayload?, _ react: MixerResolution, _ abort: MixerResolution) -> Void
+    /// A mixer body: the payload of the dispatch, and `react`/`abort` to resolve the transaction.
+    public typealias Mixer = (_ payload: FluxPayload?, _ react: MixerResolution, _ abort: MixerResolution) -> Void
 
-    private let definitions = Mutex<[String: FluxObservation]>([:])
+    private enum Phase {
+        case idle
+        case registering
+        case running(M, FluxEvent)
+    }
+
+    private let observations = Mutex<[M: FluxObservation]>([:])
+    @exclusivity(unchecked) private var phase = Phase.idle
     @exclusivity(unchecked) private var transactionSerial: UInt64 = 0
     @exclusivity(unchecked) private var resolution: Bool?
 
     public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
         super.init(name: name, archive: archive, bus: bus)
+        phase = .registering
         defineMixers()
+        phase = .idle
     }
 
-    /// Override to ``define(mix:_:)`` the mixers this substance reacts to. Called once, at creation.
+    /// Override to ``define(mix:_:)`` the mixers this substance reacts to.
     open func defineMixers() {}
 
-    /// Reacts to `mixer` with `body`. Defining the same mixer again replaces the earlier body.
-    public func define(mix mixer: M, _ body: @escaping Mixer) {
-        let name = FluxMixerName(mixer.mixerName, domain: M.self)
-        let observation = bus.observe(name, owner: self) { substance, event in
-            substance.run(body, event)
+    /// Reacts to `mixer` with `body`, run on the bus as one transaction.
+    ///
+    /// Call it only from ``defineMixers()``.
+    public func define(mix mixer: M, _ body: Mixer) {
+        switch phase {
+        case .registering:
+            register(mixer)
+        case .running(let current, let event):
+            if current == mixer { run(body, event) }
+        case .idle:
+            register(mixer)
+            bus.report(
+                .reactorMisuse,
+                "\(name()): define(mix: \(mixer)) called outside defineMixers(); its body will never run")
         }
-        let replaced = definitions.withLock { $0.updateValue(observation, forKey: mixer.mixerName) }
-        replaced?.cancel()
+    }
+
+    private func register(_ mixer: M) {
+        let name = FluxMixerName(mixer.mixerName, domain: M.self)
+        let isNew = observations.withLock { $0[mixer] == nil }
+        guard isNew else { return }
+        let observation = bus.observe(name, owner: self) { substance, event in
+            substance.dispatch(mixer, event)
+        }
+        observations.withLock { $0[mixer] = observation }
     }
 
     deinit {
-        for observation in definitions.withLock({ $0.values }) { observation.cancel() }
+        for observation in observations.withLock({ $0.values }) { observation.cancel() }
+    }
+
+    private func dispatch(_ mixer: M, _ event: FluxEvent) {
+        phase = .running(mixer, event)
+        defineMixers()
+        phase = .idle
     }
 
     private func run(_ body: Mixer, _ event: FluxEvent) {

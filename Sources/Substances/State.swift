@@ -39,7 +39,8 @@ extension StateProp where Self: RawRepresentable, RawValue == String {
 /// ```
 ///
 /// Mixer names are scoped by their enumeration, so two enumerations may share case names.
-public protocol SubstanceMixer: Sendable {
+/// Enumerations without associated values are `Hashable` without saying so.
+public protocol SubstanceMixer: Hashable, Sendable {
     /// The mixer's name within its enumeration.
     var mixerName: String { get }
 }

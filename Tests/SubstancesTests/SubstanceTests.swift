@@ -1,0 +1,234 @@
+import FluxBus
+import Foundation
+import Testing
+
+@testable import Substances
+
+struct CounterState: State {
+    enum prop: StateProp { case counter, text }
+    var counter = 0
+    var text = ""
+}
+
+enum CounterMixers: SubstanceMixer {
+    case increment, incrementTwice, abortAfterChange, forget, lateReact
+}
+
+final class CounterSubstance: ReactiveSubstance<CounterState, CounterMixers>, @unchecked Sendable {
+    let late = Recorder<MixerResolution>()
+
+    override func defineMixers() {
+        define(mix: .increment) { payload, react, abort in
+            self.prop.counter += (payload?["by"] as? Int) ?? 1
+            react()
+        }
+        define(mix: .abortAfterChange) { _, react, abort in
+            self.prop.counter = 999
+            self.prop.text = "dirty"
+            abort()
+        }
+        define(mix: .forget) { _, _, _ in
+            self.prop.counter = 500
+        }
+        define(mix: .lateReact) { _, react, _ in
+            self.late.append(react)
+        }
+    }
+}
+
+func mixerName(_ mixer: CounterMixers) -> FluxMixerName {
+    FluxMixerName(mixer.mixerName, domain: CounterMixers.self)
+}
+
+@Suite("Substances: transactions, mixers, identity")
+struct SubstanceTests {
+    @Test("StateProp and SubstanceMixer names: case names, or raw values")
+    func names() {
+        enum Raw: String, StateProp { case counter = "count" }
+        #expect(CounterState.prop.counter.key == "counter")
+        #expect(Raw.counter.key == "count")
+        #expect(CounterMixers.increment.mixerName == "increment")
+    }
+
+    @Test("react() commits: state changes and observers get the change with the payload applied")
+    func reactCommits() async {
+        let bus = Flux()
+        let substance = CounterSubstance(bus: bus)
+        let log = ChangeLog()
+        substance.bind(log)
+        bus.dispatch(mixerName(.increment), payload: ["by": 5])
+        await bus.flush()
+        #expect(substance.state.counter == 5)
+        #expect(log.keys == [["counter"]])
+        #expect(log.entries.all.first?.changes["counter"]?.newValue() == 5)
+    }
+
+    @Test("abort() restores every changed key exactly and nothing reacts")
+    func abortRestores() async {
+        let bus = Flux()
+        let substance = CounterSubstance(bus: bus)
+        let log = ChangeLog()
+        substance.bind(log)
+        bus.dispatch(mixerName(.increment))
+        bus.dispatch(mixerName(.abortAfterChange))
+        bus.dispatch(mixerName(.increment))
+        await bus.flush()
+        #expect(substance.state.counter == 2)
+        #expect(substance.state.text == "")
+        #expect(log.keys == [["counter"], ["counter"]])
+    }
+
+    @Test("a mixer that calls neither react nor abort is aborted and reported")
+    func unresolvedMixer() async {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { reports.append($0.code) }
+        let substance = CounterSubstance(bus: bus)
+        bus.dispatch(mixerName(.forget))
+        await bus.flush()
+        #expect(substance.state.counter == 0)
+        #expect(reports.all == [.mixerUnresolved])
+    }
+
+    @Test("react() after the mixer returned is ignored and reported")
+    func lateReact() async throws {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { reports.append($0.code) }
+        let substance = CounterSubstance(bus: bus)
+        bus.dispatch(mixerName(.lateReact))
+        await bus.flush()
+        let react = try #require(substance.late.all.first)
+        react()
+        bus.perform { react() }
+        await bus.flush()
+        #expect(reports.all == [.mixerUnresolved, .mixerResolvedLate, .mixerResolvedLate])
+    }
+
+    @Test("mixers are registered once per substance however many observers bind it")
+    func mixersOnce() async {
+        let bus = Flux()
+        let substance = CounterSubstance(bus: bus)
+        let logs = (0..<10).map { _ in ChangeLog() }
+        for log in logs { substance.bind(log) }
+        bus.dispatch(mixerName(.increment))
+        await bus.flush()
+        #expect(substance.state.counter == 1)
+        #expect(logs.allSatisfy { $0.keys == [["counter"]] })
+        #expect(await bus.observerCount(of: mixerName(.increment)) == 1)
+    }
+
+    @Test("two unnamed instances of one class stay apart")
+    func instancesApart() async {
+        let bus = Flux()
+        let first = Substance<CounterState>(bus: bus)
+        let second = Substance<CounterState>(bus: bus)
+        #expect(first.name() != second.name())
+        let firstLog = ChangeLog()
+        let secondLog = ChangeLog()
+        first.bind(firstLog)
+        second.bind(secondLog)
+        await first.mixAndWait { $0.prop.counter = 1 }
+        #expect(first.state.counter == 1)
+        #expect(second.state.counter == 0)
+        #expect(firstLog.keys == [["counter"]])
+        #expect(secondLog.keys.isEmpty)
+    }
+
+    @Test("a substance nobody references is freed, with its mixers")
+    func substanceFreed() async {
+        let bus = Flux()
+        weak var weakSubstance: CounterSubstance?
+        do {
+            let substance = CounterSubstance(bus: bus)
+            weakSubstance = substance
+            bus.dispatch(mixerName(.increment))
+            await bus.flush()
+            #expect(substance.state.counter == 1)
+        }
+        #expect(weakSubstance == nil)
+        bus.dispatch(mixerName(.increment))
+        await bus.flush()
+        #expect(await bus.observerCount(of: mixerName(.increment)) == 0)
+    }
+
+    @Test("prop outside a transaction is reported and its writes are discarded; state inside one is reported")
+    func propMisuse() async {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { reports.append($0.code) }
+        let substance = Substance<CounterState>(bus: bus)
+        substance.prop.counter = 7
+        #expect(substance.state.counter == 0)
+        await substance.mixAndWait { substance in
+            substance.prop.counter = substance.state.counter + 1
+        }
+        #expect(substance.state.counter == 1)
+        #expect(reports.all == [.propOutsideTransaction, .stateInsideTransaction])
+    }
+
+    @Test("state is a consistent snapshot from any thread")
+    func stateFromAnyThread() async {
+        let bus = Flux()
+        let substance = Substance<CounterState>(bus: bus)
+        for n in 1...200 {
+            bus.perform {
+                substance.beginTransaction()
+                substance.prop.counter = n
+                substance.prop.text = "\(n)"
+                _ = substance.commitTransaction()
+            }
+        }
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<500 {
+                let snapshot = substance.state
+                #expect(snapshot.text == (snapshot.counter == 0 ? "" : "\(snapshot.counter)"))
+            }
+        }
+        await bus.flush()
+        #expect(substance.state.counter == 200)
+    }
+
+    @Test("nothing is reduced when nobody observes")
+    func noObserversNoReduction() async {
+        let bus = Flux()
+        let substance = Substance<CounterState>(bus: bus)
+        let result = Recorder<Bool>()
+        bus.perform {
+            substance.beginTransaction()
+            substance.prop.counter = 1
+            result.append(substance.commitTransaction() == nil)
+        }
+        await bus.flush()
+        #expect(result.all == [true])
+    }
+
+    @Test("capture, rollback and commit of state")
+    func rollback() async {
+        let bus = Flux()
+        let substance = Substance<CounterState>(bus: bus)
+        let log = ChangeLog()
+        substance.bind(log)
+        await substance.mixAndWait { $0.prop.counter = 1 }
+        substance.captureState()
+        await substance.mixAndWait { $0.prop.counter = 2 }
+        let done = Recorder<Int>()
+        substance.rollbackState { done.append(substance.state.counter) }
+        await bus.flush()
+        #expect(substance.state.counter == 1)
+        #expect(done.all == [1])
+        #expect(log.keys.count == 3)
+        // A given state, then commit: rollback does nothing.
+        var given = CounterState()
+        given.counter = 42
+        substance.captureState(given)
+        substance.commitState()
+        substance.rollbackState()
+        await bus.flush()
+        #expect(substance.state.counter == 1)
+        substance.captureState(given)
+        substance.rollbackState()
+        await bus.flush()
+        #expect(substance.state.counter == 42)
+    }
+}
