@@ -1,0 +1,107 @@
+import Dispatch
+import FluxBus
+import Synchronization
+import Substances
+
+/// Receives the changes of the substances it is bound to, for as long as its owner lives.
+///
+/// ```swift
+/// let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+/// reactor.handler = { owner, reaction in
+///     reaction.on(AppState.prop.counter) { change in owner.show(change.newValue() as Int?) }
+/// }
+/// reactor.mix(substance) { $0.prop.counter = 10 }.react()
+/// ```
+///
+/// The owner is held weakly. When it goes away the reactor detaches itself at its next reaction,
+/// or at ``ReactorManager/purge()``, and is freed.
+///
+/// `@unchecked Sendable`: the handler is behind a mutex for callers, with a copy confined to the
+/// bus for delivery (updated by an exclusive-lane task); everything else is immutable or atomic.
+public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @unchecked Sendable {
+    /// A handler: the owner (alive) and the reaction.
+    public typealias Handler = @Sendable (Owner, FlaskReaction) -> Void
+
+    /// The owner, while it lives.
+    public private(set) weak var owner: Owner?
+    public let substances: [any AnySubstance]
+    /// Where the handler runs.
+    public let delivery: ReactionDelivery
+    let bus: Flux
+    let validator: KeyValidator
+    private weak var manager: ReactorManager?
+    private let handlerBox = Synchronization.Mutex<Handler?>(nil)
+    private let detached = Atomic<Bool>(false)
+    // Bus-confined copy of the handler, read on every delivery without a lock.
+    @exclusivity(unchecked) private var busHandler: Handler?
+
+    init(owner: Owner, substances: [any AnySubstance], delivery: ReactionDelivery, manager: ReactorManager?) {
+        self.owner = owner
+        self.substances = substances
+        self.delivery = delivery
+        self.bus = substances.first?.bus ?? .shared
+        self.validator = KeyValidator(bus: bus)
+        self.manager = manager
+        if substances.contains(where: { $0.bus !== bus }) {
+            bus.report(.reactorMisuse, "a reactor's substances mix on different buses; reactions follow each substance's bus")
+        }
+        for substance in substances { substance.bind(self) }
+    }
+
+    /// Creates a reactor without a manager (the manager's ``ReactorManager/reactor(attachedTo:mixing:delivery:)``
+    /// is the usual way).
+    public convenience init(owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus) {
+        self.init(owner: owner, substances: substances, delivery: delivery, manager: nil)
+    }
+
+    /// Called with every reaction. Set it right after creating the reactor: the change takes effect
+    /// before any work item that has not started yet.
+    public var handler: Handler? {
+        get { handlerBox.withLock { $0 } }
+        set {
+            handlerBox.withLock { $0 = newValue }
+            bus.performExclusive { [self] in busHandler = newValue }
+        }
+    }
+
+    public var anyOwner: AnyObject? { owner }
+    public var isDetached: Bool { detached.load(ordering: .relaxed) }
+
+    public func detach() {
+        guard detached.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        for substance in substances { substance.unbind(self) }
+        manager?.remove(self)
+    }
+
+    // MARK: Chains
+
+    /// Starts a chain reaction with a step that mixes `substance`.
+    public func mix<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        ChainReaction(bus: substance.bus).mix(substance, body)
+    }
+
+    /// Alias of ``mix(_:_:)``.
+    public func mixing<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    // MARK: Delivery (on the bus)
+
+    public func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        guard let owner else {
+            detach()
+            return
+        }
+        guard let handler = busHandler else { return }
+        let reaction = FlaskReaction(changes: changes, onLock: lock, validator: validator)
+        switch delivery {
+        case .bus:
+            handler(owner, reaction)
+        case .mainQueue:
+            // The owner is a main-thread object by the contract of `.mainQueue` delivery; it is only
+            // used on the main queue.
+            nonisolated(unsafe) let owner = owner
+            DispatchQueue.main.async { handler(owner, reaction) }
+        }
+    }
+}

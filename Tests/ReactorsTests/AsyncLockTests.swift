@@ -1,0 +1,96 @@
+import FluxBus
+import Reactors
+import Substances
+import Testing
+
+@Suite("Locks and async flux through reactors")
+struct AsyncLockTests {
+    @Test("an exclusive mix hands its lock to the reaction; the main lane waits for its release")
+    func onLock() async throws {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        let locks = Recorder<FluxLock>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.handler = { _, reaction in
+            reaction.on(AppState.prop.asyncResult) { _ in
+                if let lock = reaction.onLock { locks.append(lock) }
+            }
+        }
+        let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 42])
+        bus.dispatch(name(.increment))
+        await bus.settleExclusive()
+        #expect(substance.state.asyncResult == 42)
+        #expect(substance.state.counter == 0)
+        #expect(locks.all.first === lock)
+        #expect(!lock.isReleased)
+        // Release later, from another thread: the async flux.
+        let handed = try #require(locks.all.first)
+        await Task.detached { handed.release() }.value
+        await bus.flush()
+        #expect(substance.state.counter == 1)
+    }
+
+    @Test("with autorelease, an exclusive mix that changes nothing releases its lock")
+    func autoreleaseNoChange() async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.handler = { _, _ in }
+        let lock = bus.lock(withMixer: name(.nothing))
+        bus.dispatch(name(.increment))
+        await bus.flush()
+        #expect(lock.isReleased)
+        #expect(substance.state.counter == 1)
+    }
+
+    @Test("two exclusive mixes and a queued chain complete in order")
+    func exclusiveThenChain() async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        let order = Recorder<String>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.handler = { _, reaction in
+            reaction.on("asyncResult") { change in
+                order.append("exclusive \(change.newValue() as Int? ?? -1)")
+                reaction.onLock?.release()
+            }
+            reaction.on("text") { _ in order.append("chain") }
+        }
+        let gate = bus.lock()
+        reactor.mix(substance) { $0.prop.text = "chained" }.react()
+        _ = bus.lock(withMixer: name(.asyncAction), payload: ["value": 1])
+        _ = bus.lock(withMixer: name(.asyncAction), payload: ["value": 2])
+        gate.release()
+        await bus.flush()
+        #expect(order.all == ["exclusive 1", "exclusive 2", "chain"])
+    }
+
+    @Test("a lock taken in a handler holds back the next mix")
+    func lockInHandler() async throws {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        let taken = Recorder<FluxLock>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        await withCheckedContinuation { (lockTaken: CheckedContinuation<Void, Never>) in
+            reactor.handler = { _, reaction in
+                reaction.on("counter") { change in
+                    if change.newValue() == 1 {
+                        taken.append(bus.lock())
+                        lockTaken.resume()
+                    }
+                }
+            }
+            bus.dispatch(name(.increment))
+            bus.dispatch(name(.increment))
+        }
+        await bus.settleExclusive()
+        #expect(substance.state.counter == 1)
+        try #require(taken.all.first).release()
+        await bus.flush()
+        #expect(substance.state.counter == 2)
+    }
+}

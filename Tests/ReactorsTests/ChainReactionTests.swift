@@ -1,0 +1,91 @@
+import FluxBus
+import Reactors
+import Substances
+import Testing
+
+@Suite("Chain reactions")
+struct ChainReactionTests {
+    @Test("a chain over two substances commits both, then each reacts with its net change")
+    func reactBoth() async {
+        let bus = Flux()
+        let a = Substance<AppState>(bus: bus)
+        let b = Substance<AppState>(bus: bus)
+        let owner = TestOwner()
+        let seen = Recorder<String>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [a, b])
+        reactor.handler = { _, reaction in
+            // Both substances are committed before either reacts.
+            seen.append("\(reaction.keys.sorted()) a=\(a.state.counter) b=\(b.state.text)")
+        }
+        reactor
+            .mix(a) { $0.prop.counter = 10 }
+            .with(b) { $0.prop.text = "text" }
+            .and(a) { $0.prop.counter += 1 }
+            .andReact()
+        await bus.flush()
+        #expect(seen.all == ["[\"counter\"] a=11 b=text", "[\"text\"] a=11 b=text"])
+    }
+
+    @Test("a chain that aborts leaves both substances unchanged and nothing reacts")
+    func abortBoth() async {
+        let bus = Flux()
+        let a = Substance<AppState>(bus: bus)
+        let b = Substance<AppState>(bus: bus)
+        let owner = TestOwner()
+        let seen = Recorder<Int>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [a, b])
+        reactor.handler = { _, _ in seen.append(1) }
+        reactor.mixing(a) { $0.prop.counter = 10 }.mix(b) { $0.prop.counter = 20 }.andAbort()
+        await bus.flush()
+        #expect(a.state.counter == 0)
+        #expect(b.state.counter == 0)
+        #expect(seen.count == 0)
+    }
+
+    @Test("a dropped chain is aborted and reported, and the bus goes on")
+    func droppedChain() async {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { reports.append($0.code) }
+        let a = Substance<AppState>(bus: bus)
+        do {
+            _ = ChainReaction(bus: bus).mix(a) { $0.prop.counter = 5 }
+        }
+        ChainReaction(bus: bus).mix(a) { $0.prop.counter = 1 }.react()
+        await bus.flush()
+        #expect(a.state.counter == 1)
+        #expect(reports.all == [.chainUnresolved])
+    }
+
+    @Test("resolving twice is reported and ignored")
+    func resolvedTwice() async {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { reports.append($0.code) }
+        let a = Substance<AppState>(bus: bus)
+        let chain = ChainReaction(bus: bus).mix(a) { $0.prop.counter += 1 }
+        chain.react()
+        chain.react()
+        chain.mix(a) { $0.prop.counter += 1 }
+        await bus.flush()
+        #expect(a.state.counter == 1)
+        #expect(reports.all == [.chainResolvedTwice, .chainResolvedTwice])
+    }
+
+    @Test("nothing interleaves with a chain's steps")
+    func noInterleaving() async {
+        let bus = Flux()
+        let a = AppSubstance(bus: bus)
+        let seen = Recorder<Int>()
+        let owner = TestOwner()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [a])
+        reactor.handler = { _, reaction in reaction.on("counter") { seen.append($0.newValue() ?? -1) } }
+        for _ in 0..<50 {
+            bus.dispatch(name(.increment))
+            reactor.mix(a) { $0.prop.counter += 100 }.mix(a) { $0.prop.counter -= 99 }.react()
+        }
+        await bus.flush()
+        #expect(a.state.counter == 100)
+        #expect(seen.all == Array(1...100))
+    }
+}

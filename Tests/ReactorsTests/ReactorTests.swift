@@ -1,0 +1,169 @@
+import Dispatch
+import FluxBus
+import Reactors
+import Substances
+import Testing
+
+@Suite("Reactors: reactions, attachment and disposal")
+struct ReactorTests {
+    @Test("on(key) fires only for changed keys, with StateProp, strings, and typed key paths")
+    func onKeys() async {
+        let bus = Flux()
+        let manager = ReactorManager()
+        let substance = Substance<AppState>(bus: bus)
+        let owner = TestOwner()
+        let seen = Recorder<String>()
+        let reactor = manager.reactor(attachedTo: owner, mixing: [substance])
+        reactor.handler = { _, reaction in
+            reaction.on(AppState.prop.counter) { change in seen.append("counter \(change.newValue() as Int? ?? -1)") }
+            reaction.on(AppState.prop.text) { _ in seen.append("text") }
+            reaction.on("info.counter") { change in seen.append("info.counter \(change.oldValue() as Int? ?? -1)") }
+            reaction.on(\AppState.info.counter) { change in seen.append("typed \(change.oldValue)->\(change.newValue)") }
+            reaction.on(\AppState.info.label) { _ in seen.append("typed label") }
+        }
+        reactor.mix(substance) {
+            $0.prop.counter = 3
+            $0.prop.info.counter = 9
+        }.react()
+        await bus.flush()
+        #expect(Set(seen.all) == ["counter 3", "info.counter 0", "typed 0->9"])
+    }
+
+    @Test("a key the state does not have is reported with the key and the state type, no crash")
+    func unknownKey() async {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        let substance = Substance<AppState>(bus: bus)
+        let owner = TestOwner()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.handler = { _, reaction in
+            reaction.on("no.such.key") { _ in Issue.record("must not fire") }
+            reaction.on("counter") { _ in }
+        }
+        for _ in 0..<3 { reactor.mix(substance) { $0.prop.counter += 1 }.react() }
+        await bus.flush()
+        #expect(reports.all.map(\.code) == [.unknownKey, .unknownKey, .unknownKey])
+        #expect(reports.all.first?.message.contains("no.such.key") == true)
+        #expect(reports.all.first?.message.contains("AppState") == true)
+    }
+
+    @Test("a reactor bound to two substances tells them apart with at()")
+    func twoSubstances() async {
+        let bus = Flux()
+        let first = Substance<AppState>(bus: bus)
+        let second = Substance<AppState>(bus: bus)
+        let owner = TestOwner()
+        let seen = Recorder<String>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [first, second])
+        reactor.handler = { _, reaction in
+            reaction.at(first)?.on("counter") { _ in seen.append("first") }
+            reaction.at(second)?.on("counter") { _ in seen.append("second") }
+        }
+        reactor.mix(second) { $0.prop.counter = 1 }.react()
+        reactor.mix(first) { $0.prop.counter = 1 }.react()
+        await bus.flush()
+        #expect(seen.all == ["second", "first"])
+    }
+
+    @Test("the FlaskReactor protocol receives reactions in a method")
+    func flaskReactorProtocol() async {
+        final class Screen: FlaskReactor, Sendable {
+            let seen = Recorder<Int>()
+            func flaskReactions(reaction: FlaskReaction) {
+                reaction.on(AppState.prop.counter) { seen.append($0.newValue() ?? -1) }
+            }
+        }
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let screen = Screen()
+        let manager = ReactorManager()
+        manager.attachReactor(to: screen, mixing: [substance])
+        bus.dispatch(name(.increment))
+        bus.dispatch(name(.increment))
+        await bus.flush()
+        #expect(screen.seen.all == [1, 2])
+    }
+
+    @Test("an owner that goes away: its reactor detaches at the next reaction, or on purge, and is freed")
+    func ownerDisposal() async {
+        let bus = Flux()
+        let manager = ReactorManager()
+        let substance = AppSubstance(bus: bus)
+        weak var weakReactor: Reactor<TestOwner>?
+        weak var weakOwner: TestOwner?
+        do {
+            let owner = TestOwner()
+            weakOwner = owner
+            let reactor = manager.reactor(attachedTo: owner, mixing: [substance])
+            reactor.handler = { _, _ in }
+            weakReactor = reactor
+        }
+        #expect(weakOwner == nil)
+        #expect(manager.count == 1)
+        bus.dispatch(name(.increment))
+        await bus.flush()
+        #expect(manager.count == 0)
+        #expect(weakReactor == nil)
+        #expect(await substance.observerCount() == 0)
+
+        do {
+            let owner = TestOwner()
+            _ = manager.reactor(attachedTo: owner, mixing: [substance])
+        }
+        #expect(manager.count == 1)
+        #expect(manager.purge() == 1)
+        #expect(manager.reactors.isEmpty)
+    }
+
+    @Test("detach and reactors(of:) keep binding balanced")
+    func detachBalanced() async {
+        let bus = Flux()
+        let manager = ReactorManager()
+        let substance = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        _ = manager.reactor(attachedTo: owner, mixing: [substance])
+        _ = manager.reactor(attachedTo: owner, mixing: [substance])
+        #expect(manager.reactors(of: owner).count == 2)
+        #expect(await substance.observerCount() == 2)
+        #expect(manager.detach(from: owner) == 2)
+        #expect(await substance.observerCount() == 0)
+        #expect(manager.detach(from: owner) == 0)
+    }
+
+    @Test("dispatch from 8 threads: every reaction is delivered exactly once")
+    func eightThreads() async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        let seen = Recorder<Int>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.handler = { _, reaction in reaction.on("counter") { seen.append($0.newValue() ?? -1) } }
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<1_000 { bus.dispatch(name(.increment)) }
+        }
+        await bus.flush()
+        #expect(substance.state.counter == 8_000)
+        #expect(seen.all == Array(1...8_000))
+    }
+
+    @Test("main-queue delivery keeps the reactions in order")
+    func mainQueueDelivery() async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        let seen = Recorder<Int>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance], delivery: .mainQueue)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            reactor.handler = { _, reaction in
+                dispatchPrecondition(condition: .onQueue(.main))
+                reaction.on("counter") { change in
+                    seen.append(change.newValue() ?? -1)
+                    if seen.count == 100 { done.resume() }
+                }
+            }
+            for _ in 0..<100 { bus.dispatch(name(.increment)) }
+        }
+        #expect(seen.all == Array(1...100))
+    }
+}
