@@ -3,6 +3,8 @@ import FluxBus
 import Synchronization
 import Substances
 
+private let reactorSerial = Atomic<UInt64>(0)
+
 /// Receives the changes of the substances it is bound to, for as long as its owner lives.
 ///
 /// ```swift
@@ -29,6 +31,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     public let delivery: ReactionDelivery
     let bus: Flux
     let validator: KeyValidator
+    /// Creation order, unique per process.
+    package let serial = reactorSerial.add(1, ordering: .relaxed).newValue
     private weak var manager: ReactorManager?
     private let handlerBox = Synchronization.Mutex<Handler?>(nil)
     private let detached = Atomic<Bool>(false)

@@ -1,0 +1,69 @@
+// The names of Flask 1.1.8, kept so old code compiles and shows the new name as a fix-it.
+
+/// Flask 1.1.8's name for ``Reactor``.
+@available(*, deprecated, renamed: "Reactor")
+public typealias FlaskClass<Owner: AnyObject> = Reactor<Owner>
+
+/// Flask 1.1.8's name for ``ReactorManager``.
+@available(*, deprecated, renamed: "ReactorManager")
+public typealias FlaskManager = ReactorManager
+
+@available(*, deprecated, renamed: "Flask.substances(reactTo:payload:)")
+public func MixSubstances<M: SubstanceMixer>(with mixer: M, payload: FluxPayload? = nil) {
+    Flask.substances(reactTo: mixer, payload: payload)
+}
+
+@available(*, deprecated, renamed: "Flask.attachReactor(to:mixing:)")
+@discardableResult
+public func AttachFlaskReactor<Owner: FlaskReactor & SendableMetatype>(to owner: Owner, mixing substances: [any AnySubstance]) -> Reactor<Owner> {
+    Flask.attachReactor(to: owner, mixing: substances)
+}
+
+@available(*, deprecated, renamed: "Flask.detachReactor(from:)")
+public func DetachFlaskReactor(from owner: AnyObject) {
+    Flask.detachReactor(from: owner)
+}
+
+@available(*, deprecated, renamed: "Flask.newSubstance(definedBy:named:archive:)")
+public func NewSubstance<S: State>(definedBy type: S.Type, named name: String, archive: Bool = false) -> Substance<S> {
+    Flask.newSubstance(definedBy: type, named: name, archive: archive)
+}
+
+@available(*, deprecated, renamed: "Flask.newSubstance(definedBy:)")
+public func NewSubstance<S: State>(definedBy type: S.Type) -> Substance<S> {
+    Flask.newSubstance(definedBy: type)
+}
+
+extension Flask {
+    @available(*, deprecated, renamed: "reactor(attachedTo:mixing:)")
+    public static func instance<Owner: AnyObject>(attachedTo owner: Owner, mixing substance: any AnySubstance) -> Reactor<Owner> {
+        reactor(attachedTo: owner, mixing: substance)
+    }
+
+    @available(*, deprecated, renamed: "reactor(attachedTo:mixing:)")
+    public static func instance<Owner: AnyObject>(attachedTo owner: Owner, mixing substances: [any AnySubstance]) -> Reactor<Owner> {
+        reactor(attachedTo: owner, mixing: substances)
+    }
+}
+
+extension Reactor {
+    /// Flask 1.1.8's name for ``handler``: `flask.reactor = { owner, reaction in }`.
+    @available(*, deprecated, renamed: "handler")
+    public var reactor: Handler? {
+        get { handler }
+        set { handler = newValue }
+    }
+
+    @available(*, deprecated, renamed: "mixing(_:_:)")
+    public func toMix<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mixing(substance, body)
+    }
+}
+
+extension ChainReaction {
+    @available(*, deprecated, renamed: "mixing(_:_:)")
+    @discardableResult
+    public func toMix<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mixing(substance, body)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// The static facade of Flask: the high-level and low-level API of the seed, on the shared bus.
+///
+/// ```swift
+/// Flask.attachReactor(to: screen, mixing: [Subs.appReactive])
+/// Flask.substances(reactTo: EnvMixers.Login, payload: ["username": "foo"])
+/// Flask.getReactor(attachedTo: screen)
+///     .mixing(feed) { $0.prop.counter = 10 }
+///     .andReact()
+/// ```
+public enum Flask {
+    /// The shared bus every substance mixes on unless given another.
+    public static var bus: Flux { .shared }
+
+    /// The manager holding the attached reactors.
+    public static var reactorManager: ReactorManager { .shared }
+
+    /// An explicit nil inside a ``FlaskDictRef``.
+    public static let Nil = FlaskNull()
+    /// An explicit nil inside a ``FlaskDictRef`` (the seed's second spelling).
+    public static let Null = FlaskNull()
+
+    /// The handler of misuse and bad-input reports (the shared bus's). Prints in debug builds,
+    /// silent in release builds.
+    public static var diagnostics: @Sendable (FluxDiagnostic) -> Void {
+        get { bus.diagnostics }
+        set { bus.diagnostics = newValue }
+    }
+
+    // MARK: Reactors
+
+    /// Creates a reactor attached to `owner` and bound to `substances`; set its `handler`.
+    public static func reactor<Owner: AnyObject>(
+        attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus
+    ) -> Reactor<Owner> {
+        reactorManager.reactor(attachedTo: owner, mixing: substances, delivery: delivery)
+    }
+
+    /// Creates a reactor attached to `owner` and bound to one substance.
+    public static func reactor<Owner: AnyObject>(
+        attachedTo owner: Owner, mixing substance: any AnySubstance, delivery: ReactionDelivery = .bus
+    ) -> Reactor<Owner> {
+        reactor(attachedTo: owner, mixing: [substance], delivery: delivery)
+    }
+
+    /// Attaches a reactor to a ``FlaskReactor`` owner: its `flaskReactions(reaction:)` receives the
+    /// reactions.
+    @discardableResult
+    public static func attachReactor<Owner: FlaskReactor & SendableMetatype>(
+        to owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus
+    ) -> Reactor<Owner> {
+        reactorManager.attachReactor(to: owner, mixing: substances, delivery: delivery)
+    }
+
+    /// Detaches every reactor of `owner`. Detaching an owner that has none is reported.
+    public static func detachReactor(from owner: AnyObject) {
+        if reactorManager.detach(from: owner) == 0 {
+            bus.report(.reactorMisuse, "detachReactor(from: \(type(of: owner))): this owner has no reactor attached")
+        }
+    }
+
+    /// The reactor attached to `owner`.
+    ///
+    /// With none, this is reported and an unbound reactor is returned (its chains still mix); with
+    /// several, this is reported and the oldest is returned.
+    public static func getReactor<Owner: AnyObject>(attachedTo owner: Owner) -> Reactor<Owner> {
+        let mine = reactorManager.reactors(of: owner).compactMap { $0 as? Reactor<Owner> }
+        if mine.count > 1 {
+            bus.report(.reactorMisuse, "getReactor(attachedTo: \(Owner.self)): \(mine.count) reactors are attached; using one")
+        }
+        if let reactor = mine.min(by: { $0.serial < $1.serial }) { return reactor }
+        bus.report(.reactorMisuse, "getReactor(attachedTo: \(Owner.self)): no reactor is attached; returning an unbound one")
+        return Reactor(owner: owner, mixing: [])
+    }
+
+    /// Alias of ``getReactor(attachedTo:)`` (the seed lists both spellings).
+    public static func getReactor<Owner: AnyObject>(at owner: Owner) -> Reactor<Owner> {
+        getReactor(attachedTo: owner)
+    }
+
+    // MARK: Mixing
+
+    /// Dispatches a global mixer to every reactive substance that defines it.
+    public static func substances<M: SubstanceMixer>(reactTo mixer: M, payload: FluxPayload? = nil) {
+        bus.dispatch(mixerName(mixer), payload: payload)
+    }
+
+    /// Low-level spelling of ``substances(reactTo:payload:)``.
+    public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil) {
+        substances(reactTo: mixer, payload: payload)
+    }
+
+    /// The bus name of a mixer.
+    public static func mixerName<M: SubstanceMixer>(_ mixer: M) -> FluxMixerName {
+        FluxMixerName(mixer.mixerName, domain: M.self)
+    }
+
+    // MARK: Substances
+
+    /// Creates an unnamed substance of a state type.
+    public static func newSubstance<S: State>(definedBy type: S.Type) -> Substance<S> {
+        Substance<S>()
+    }
+
+    /// Creates a named substance, restoring its archive when `archive` is true.
+    public static func newSubstance<S: State>(definedBy type: S.Type, named name: String, archive: Bool = false) -> Substance<S> {
+        Substance<S>(name: name, archive: archive)
+    }
+
+    // MARK: Locks and the queue
+
+    /// Pauses the bus's main lane until the lock is released.
+    public static func lock() -> FluxLock { bus.lock() }
+
+    /// Pauses the main lane and dispatches `mixer` exclusively; the lock reaches the reactions as
+    /// `reaction.onLock` for them to release. With `autorelease`, a mix that gives no reaction
+    /// releases it by itself.
+    @discardableResult
+    public static func lock<M: SubstanceMixer>(withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true) -> FluxLock {
+        bus.lock(withMixer: mixerName(mixer), payload: payload, autorelease: autorelease)
+    }
+
+    /// Releases every lock.
+    public static func removeLocks() { bus.removeLocks() }
+
+    /// Drops every queued work item that has not started.
+    public static func purgeFluxQueue() { bus.purge() }
+
+    /// Detaches every reactor.
+    public static func purgeFlasks() { reactorManager.removeAll() }
+}
