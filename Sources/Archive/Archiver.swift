@@ -121,7 +121,10 @@ public final class Archiver: Sendable {
     }
 
     private func fire(_ key: String) {
-        enum Action { case rearm(DispatchTime), write(Pending) }
+        enum Action {
+            case rearm(DispatchTime)
+            case write(Pending)
+        }
         let action: Action? = pending.withLock { pending in
             guard let write = pending[key] else { return nil }
             if write.deadline > DispatchTime.now() { return .rearm(write.deadline) }
@@ -188,15 +191,16 @@ enum ArchiverRegistry {
         if installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
             atexit { ArchiverRegistry.flushAll() }
             #if canImport(Darwin)
-            let names = [
-                "UIApplicationDidEnterBackgroundNotification", "UIApplicationWillTerminateNotification",
-                "NSApplicationWillTerminateNotification",
-            ]
-            for name in names {
-                NotificationCenter.default.addObserver(forName: Notification.Name(name), object: nil, queue: nil) { _ in
-                    ArchiverRegistry.flushAll()
+                let names = [
+                    "UIApplicationDidEnterBackgroundNotification", "UIApplicationWillTerminateNotification",
+                    "NSApplicationWillTerminateNotification",
+                ]
+                for name in names {
+                    NotificationCenter.default.addObserver(forName: Notification.Name(name), object: nil, queue: nil) {
+                        _ in
+                        ArchiverRegistry.flushAll()
+                    }
                 }
-            }
             #endif
         }
     }

@@ -13,7 +13,8 @@ enum TolerantDecoding {
         var defaulted: [String] = []
         var merged = merge(defaults: defaults, archived: archived, path: "", defaulted: &defaulted)
         for _ in 0..<64 {
-            guard let mergedData = try? JSONSerialization.data(withJSONObject: merged, options: [.fragmentsAllowed]) else {
+            guard let mergedData = try? JSONSerialization.data(withJSONObject: merged, options: [.fragmentsAllowed])
+            else {
                 break
             }
             do {

@@ -15,7 +15,9 @@ public func MixSubstances<M: SubstanceMixer>(with mixer: M, payload: FluxPayload
 
 @available(*, deprecated, renamed: "Flask.attachReactor(to:mixing:)")
 @discardableResult
-public func AttachFlaskReactor<Owner: FlaskReactor & SendableMetatype>(to owner: Owner, mixing substances: [any AnySubstance]) -> Reactor<Owner> {
+public func AttachFlaskReactor<Owner: FlaskReactor & SendableMetatype>(
+    to owner: Owner, mixing substances: [any AnySubstance]
+) -> Reactor<Owner> {
     Flask.attachReactor(to: owner, mixing: substances)
 }
 
@@ -36,12 +38,16 @@ public func NewSubstance<S: State>(definedBy type: S.Type) -> Substance<S> {
 
 extension Flask {
     @available(*, deprecated, renamed: "reactor(attachedTo:mixing:)")
-    public static func instance<Owner: AnyObject>(attachedTo owner: Owner, mixing substance: any AnySubstance) -> Reactor<Owner> {
+    public static func instance<Owner: AnyObject>(attachedTo owner: Owner, mixing substance: any AnySubstance)
+        -> Reactor<Owner>
+    {
         reactor(attachedTo: owner, mixing: substance)
     }
 
     @available(*, deprecated, renamed: "reactor(attachedTo:mixing:)")
-    public static func instance<Owner: AnyObject>(attachedTo owner: Owner, mixing substances: [any AnySubstance]) -> Reactor<Owner> {
+    public static func instance<Owner: AnyObject>(attachedTo owner: Owner, mixing substances: [any AnySubstance])
+        -> Reactor<Owner>
+    {
         reactor(attachedTo: owner, mixing: substances)
     }
 }

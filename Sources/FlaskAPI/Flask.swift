@@ -67,10 +67,12 @@ public enum Flask {
     public static func getReactor<Owner: AnyObject>(attachedTo owner: Owner) -> Reactor<Owner> {
         let mine = reactorManager.reactors(of: owner).compactMap { $0 as? Reactor<Owner> }
         if mine.count > 1 {
-            bus.report(.reactorMisuse, "getReactor(attachedTo: \(Owner.self)): \(mine.count) reactors are attached; using one")
+            bus.report(
+                .reactorMisuse, "getReactor(attachedTo: \(Owner.self)): \(mine.count) reactors are attached; using one")
         }
         if let reactor = mine.min(by: { $0.serial < $1.serial }) { return reactor }
-        bus.report(.reactorMisuse, "getReactor(attachedTo: \(Owner.self)): no reactor is attached; returning an unbound one")
+        bus.report(
+            .reactorMisuse, "getReactor(attachedTo: \(Owner.self)): no reactor is attached; returning an unbound one")
         return Reactor(owner: owner, mixing: [])
     }
 
@@ -104,7 +106,9 @@ public enum Flask {
     }
 
     /// Creates a named substance, restoring its archive when `archive` is true.
-    public static func newSubstance<S: State>(definedBy type: S.Type, named name: String, archive: Bool = false) -> Substance<S> {
+    public static func newSubstance<S: State>(definedBy type: S.Type, named name: String, archive: Bool = false)
+        -> Substance<S>
+    {
         Substance<S>(name: name, archive: archive)
     }
 
@@ -117,7 +121,9 @@ public enum Flask {
     /// `reaction.onLock` for them to release. With `autorelease`, a mix that gives no reaction
     /// releases it by itself.
     @discardableResult
-    public static func lock<M: SubstanceMixer>(withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true) -> FluxLock {
+    public static func lock<M: SubstanceMixer>(
+        withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true
+    ) -> FluxLock {
         bus.lock(withMixer: mixerName(mixer), payload: payload, autorelease: autorelease)
     }
 

@@ -141,7 +141,8 @@ public final class Flux: Sendable {
     ///   - autorelease: when `true`, the lock is released as soon as the mixer has run if no
     ///     receiver took responsibility for it (see ``FluxLock``); a mix that changes nothing
     ///     therefore never wedges the bus.
-    public func lock(withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, autorelease: Bool = true) -> FluxLock {
+    public func lock(withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, autorelease: Bool = true) -> FluxLock
+    {
         let lock = takeLock(mixer: mixer, autorelease: autorelease)
         enqueueExclusive(.mixer(mixer, payload, lock))
         return lock
@@ -226,7 +227,7 @@ public final class Flux: Sendable {
     /// The default diagnostics handler: prints in debug builds, silent in release builds.
     public static let defaultDiagnostics: @Sendable (FluxDiagnostic) -> Void = { diagnostic in
         #if DEBUG
-        print(diagnostic)
+            print(diagnostic)
         #endif
     }
 

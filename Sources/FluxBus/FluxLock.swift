@@ -84,7 +84,9 @@ public final class FluxLock: Sendable, CustomStringConvertible {
         }
         if let previous {
             if previous == .explicit && reason == .explicit {
-                bus.report(.lockReleasedTwice, "lock #\(serial)\(mixerSuffix) was released twice; the second release was ignored")
+                bus.report(
+                    .lockReleasedTwice,
+                    "lock #\(serial)\(mixerSuffix) was released twice; the second release was ignored")
             }
             return false
         }

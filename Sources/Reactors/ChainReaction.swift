@@ -1,6 +1,6 @@
 import FluxBus
-import Synchronization
 import Substances
+import Synchronization
 
 /// Mixes one or several substances as one transaction.
 ///
@@ -37,7 +37,9 @@ public final class ChainReaction: Sendable {
     deinit {
         let (steps, phase) = state.withLock { ($0.steps.count, $0.phase) }
         if phase == .open && steps > 0 {
-            bus.report(.chainUnresolved, "a chain reaction of \(steps) step(s) was dropped without react() or abort(); it was aborted")
+            bus.report(
+                .chainUnresolved,
+                "a chain reaction of \(steps) step(s) was dropped without react() or abort(); it was aborted")
         }
     }
 
@@ -50,7 +52,9 @@ public final class ChainReaction: Sendable {
             chain.steps.append(Step(substance: substance, run: { body(substance) }))
             return true
         }
-        if !added { bus.report(.chainResolvedTwice, "mix(\(substance.name())) on a chain that is already resolved; ignored") }
+        if !added {
+            bus.report(.chainResolvedTwice, "mix(\(substance.name())) on a chain that is already resolved; ignored")
+        }
         return self
     }
 
@@ -75,7 +79,10 @@ public final class ChainReaction: Sendable {
     /// Commits the chain as one work item. `completion` runs on the bus after the reactions.
     public func react(completion: (@Sendable () -> Void)? = nil) {
         guard let steps = resolve(.reacted) else { return }
-        bus.perform { ChainReaction.run(steps, lock: nil); completion?() }
+        bus.perform {
+            ChainReaction.run(steps, lock: nil)
+            completion?()
+        }
     }
 
     /// Alias of ``react(completion:)``.
@@ -101,7 +108,9 @@ public final class ChainReaction: Sendable {
             defer { chain.steps.removeAll() }
             return chain.steps
         }
-        if steps == nil { bus.report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored") }
+        if steps == nil {
+            bus.report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
+        }
         return steps
     }
 

@@ -82,7 +82,8 @@ final class KeyValidator: @unchecked Sendable {
         } else {
             substance.bus.report(
                 .unknownKey,
-                "reaction.on(\"\(key)\"): \(substance.stateTypeName) has no key \"\(key)\" (substance \(substance.name()))")
+                "reaction.on(\"\(key)\"): \(substance.stateTypeName) has no key \"\(key)\" (substance \(substance.name()))"
+            )
         }
     }
 }

@@ -31,7 +31,9 @@ extension FlaskReactor {
     @available(*, deprecated, renamed: "flaskReactions(reaction:)")
     public func flaskReactor(reaction: FlaskReaction) {
         reaction.substance.bus.report(
-            .reactorMisuse, "\(Self.self) conforms to FlaskReactor but implements neither flaskReactions(reaction:) nor flaskReactor(reaction:)")
+            .reactorMisuse,
+            "\(Self.self) conforms to FlaskReactor but implements neither flaskReactions(reaction:) nor flaskReactor(reaction:)"
+        )
     }
 }
 

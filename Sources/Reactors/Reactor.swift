@@ -1,7 +1,7 @@
 import Dispatch
 import FluxBus
-import Synchronization
 import Substances
+import Synchronization
 
 private let reactorSerial = Atomic<UInt64>(0)
 
@@ -47,7 +47,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         self.validator = KeyValidator(bus: bus)
         self.manager = manager
         if substances.contains(where: { $0.bus !== bus }) {
-            bus.report(.reactorMisuse, "a reactor's substances mix on different buses; reactions follow each substance's bus")
+            bus.report(
+                .reactorMisuse, "a reactor's substances mix on different buses; reactions follow each substance's bus")
         }
         for substance in substances { substance.bind(self) }
     }

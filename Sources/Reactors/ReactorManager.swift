@@ -1,6 +1,6 @@
 import FluxBus
-import Synchronization
 import Substances
+import Synchronization
 
 /// Creates reactors attached to owners, finds and removes them, and disposes of those whose owner
 /// has gone.

@@ -72,7 +72,9 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
         init?(intValue: Int) { return nil }
     }
 
-    private static func encodeKeyed(_ values: [String: FlatValue], into container: inout KeyedEncodingContainer<AnyKey>) throws {
+    private static func encodeKeyed(_ values: [String: FlatValue], into container: inout KeyedEncodingContainer<AnyKey>)
+        throws
+    {
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
             let codingKey = AnyKey(key)
             switch value {

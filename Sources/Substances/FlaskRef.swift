@@ -51,8 +51,8 @@ extension ObjectReferencing {
 }
 
 #if canImport(Foundation)
-import Foundation
+    import Foundation
 
-/// A ``FlaskRef`` to an `NSObject`, as the seed names it.
-public typealias FlaskNSRef = FlaskRef<NSObject>
+    /// A ``FlaskRef`` to an `NSObject`, as the seed names it.
+    public typealias FlaskNSRef = FlaskRef<NSObject>
 #endif

@@ -108,18 +108,40 @@ struct FlatKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws { node.keyedChild(key.stringValue).set(.null) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.bool(value)) }
-    mutating func encode(_ value: String, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.string(value)) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.double(value)) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.double(Double(value))) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.int(Int64(value))) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.int(Int64(value))) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.int(Int64(value))) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.int(Int64(value))) }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.string(value))
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.double(value))
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.double(Double(value)))
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.int(Int64(value)))
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.int(Int64(value)))
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.int(Int64(value)))
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.int(Int64(value)))
+    }
     mutating func encode(_ value: Int64, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.int(value)) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.uint(UInt64(value))) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.uint(UInt64(value)))
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.uint(UInt64(value)))
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.uint(UInt64(value)))
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        node.keyedChild(key.stringValue).set(.uint(UInt64(value)))
+    }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { node.keyedChild(key.stringValue).set(.uint(value)) }
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
         try node.keyedChild(key.stringValue).encode(value, codingPath: codingPath + [key])
@@ -167,7 +189,9 @@ struct FlatUnkeyedContainer: UnkeyedEncodingContainer {
         try node.appendChild().encode(value, codingPath: codingPath)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let child = node.appendChild()
         child.makeKeyed()
         return KeyedEncodingContainer(FlatKeyedContainer<NestedKey>(node: child, codingPath: codingPath))

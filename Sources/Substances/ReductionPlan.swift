@@ -41,7 +41,9 @@ final class ReductionPlan: @unchecked Sendable {
     init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
         stateType = type
         let tree = FlatEncoder.flatten(S())
-        if !forceCodablePath, let fields = FieldLayout.storedFields(of: S.self), ReductionPlan.shape(fields, matches: tree) {
+        if !forceCodablePath, let fields = FieldLayout.storedFields(of: S.self),
+            ReductionPlan.shape(fields, matches: tree)
+        {
             usesCodablePath = false
             add(fields, base: 0, prefix: "", parent: -1, tree: tree)
         } else {
@@ -63,11 +65,13 @@ final class ReductionPlan: @unchecked Sendable {
             if field.isStruct, let subtree, case .keyed = subtree, !(field.type is any KeyedByContent.Type),
                 let nested = FieldLayout.storedFields(of: field.type), ReductionPlan.shape(nested, matches: subtree)
             {
-                entries.append(Entry(key: key, offset: base + field.offset, traits: traits, parent: parent, isGroup: true))
+                entries.append(
+                    Entry(key: key, offset: base + field.offset, traits: traits, parent: parent, isGroup: true))
                 keyIndex[key] = index
                 add(nested, base: base + field.offset, prefix: key + ".", parent: index, tree: subtree)
             } else {
-                entries.append(Entry(key: key, offset: base + field.offset, traits: traits, parent: parent, isGroup: false))
+                entries.append(
+                    Entry(key: key, offset: base + field.offset, traits: traits, parent: parent, isGroup: false))
                 keyIndex[key] = index
                 leaves.append(index)
                 if case .expand = traits.comparison { openPrefixes.append(key + ".") }

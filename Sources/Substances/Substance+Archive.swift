@@ -43,10 +43,11 @@ extension Substance {
     }
 
     @Sendable private func report(_ problem: ArchiveProblem) {
-        let code: FluxDiagnostic.Code = switch problem.kind {
-        case .storeFailed: .archiveWriteFailed
-        case .unreadable, .partiallyRestored: .archiveUnreadable
-        }
+        let code: FluxDiagnostic.Code =
+            switch problem.kind {
+            case .storeFailed: .archiveWriteFailed
+            case .unreadable, .partiallyRestored: .archiveUnreadable
+            }
         bus.report(code, "\(name()): \(problem)")
     }
 }

@@ -68,7 +68,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         if bus.isCurrent, inTransaction {
             bus.report(
                 .stateInsideTransaction,
-                "\(name()): `state` read inside a transaction shows the committed value; use `prop` for the working copy")
+                "\(name()): `state` read inside a transaction shows the committed value; use `prop` for the working copy"
+            )
         }
         return committed.withLock { $0 }
     }

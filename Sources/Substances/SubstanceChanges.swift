@@ -79,8 +79,12 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         return nil
     }
 
-    override func oldValue(at slot: Int) -> Any? { value(at: slot, in: old, flat: flat[safe: slot - entries.count]?.old) }
-    override func newValue(at slot: Int) -> Any? { value(at: slot, in: new, flat: flat[safe: slot - entries.count]?.new) }
+    override func oldValue(at slot: Int) -> Any? {
+        value(at: slot, in: old, flat: flat[safe: slot - entries.count]?.old)
+    }
+    override func newValue(at slot: Int) -> Any? {
+        value(at: slot, in: new, flat: flat[safe: slot - entries.count]?.new)
+    }
 
     private func value(at slot: Int, in state: S, flat: FlatValue??) -> Any? {
         if slot < entries.count {

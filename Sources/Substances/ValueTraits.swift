@@ -49,7 +49,9 @@ struct ValueTraits {
             })
     }
 
-    private static func sameReference<R: ObjectReferencing>(_ type: R.Type) -> (UnsafeRawPointer, UnsafeRawPointer) -> Bool {
+    private static func sameReference<R: ObjectReferencing>(_ type: R.Type) -> (UnsafeRawPointer, UnsafeRawPointer) ->
+        Bool
+    {
         {
             $0.assumingMemoryBound(to: R.self).pointee.referencedObject
                 === $1.assumingMemoryBound(to: R.self).pointee.referencedObject

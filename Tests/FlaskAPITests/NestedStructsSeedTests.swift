@@ -36,15 +36,21 @@ final class NestedStructsSeedTests: XCTestCase {
 
             mySubstance.archiveNow()
 
-            reaction.on("info", { (change) in
-                expectation.fulfill()
-            })
-            reaction.on("info.counter", { (change) in
-                expectation2.fulfill()
-            })
-            reaction.on("info.nest.foo", { (change) in
-                expectation3.fulfill()
-            })
+            reaction.on(
+                "info",
+                { (change) in
+                    expectation.fulfill()
+                })
+            reaction.on(
+                "info.counter",
+                { (change) in
+                    expectation2.fulfill()
+                })
+            reaction.on(
+                "info.nest.foo",
+                { (change) in
+                    expectation3.fulfill()
+                })
         }
 
         reactor.mix(mySubstance) { (substance) in

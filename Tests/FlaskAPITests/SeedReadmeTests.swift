@@ -14,9 +14,11 @@ struct SeedReadmeTests {
         let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
 
         reactor.handler = { owner, reaction in
-            reaction.on(AppState.prop.counter, { (change) in
-                fulfilled.append(change.newValue()!)
-            })
+            reaction.on(
+                AppState.prop.counter,
+                { (change) in
+                    fulfilled.append(change.newValue()!)
+                })
         }
         Flask.substances(reactTo: Mixers.Login, payload: ["username": "foo"])
         await Flask.bus.flush()

@@ -109,8 +109,14 @@ struct FluxLockTests {
         let bus = Flux()
         let owner = Owner()
         let seen = Recorder<String>()
-        bus.observe("a", owner: owner) { _, event in seen.append("a"); event.lock?.handOver() }
-        bus.observe("b", owner: owner) { _, event in seen.append("b"); event.lock?.handOver() }
+        bus.observe("a", owner: owner) { _, event in
+            seen.append("a")
+            event.lock?.handOver()
+        }
+        bus.observe("b", owner: owner) { _, event in
+            seen.append("b")
+            event.lock?.handOver()
+        }
         let lockA = bus.lock(withMixer: "a")
         let lockB = bus.lock(withMixer: "b")
         bus.perform { seen.append("queued") }
@@ -166,7 +172,10 @@ struct FluxLockTests {
         let started = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
         // Hold the bus inside a running item so that everything below is queued, not started.
-        bus.perform { started.signal(); gate.wait() }
+        bus.perform {
+            started.signal()
+            gate.wait()
+        }
         started.wait()
         for n in 0..<10 { bus.perform { ran.append(n) } }
         let exclusiveLock = bus.lock(withMixer: "m", autorelease: false)
@@ -186,7 +195,10 @@ struct FluxLockTests {
         let bus = Flux()
         let ran = Recorder<Int>()
         let lock = bus.lock()
-        bus.perform { ran.append(0); bus.purge() }
+        bus.perform {
+            ran.append(0)
+            bus.purge()
+        }
         for n in 1..<10 { bus.perform { ran.append(n) } }
         lock.release()
         await bus.flush()

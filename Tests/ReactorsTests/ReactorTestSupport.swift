@@ -9,7 +9,10 @@ struct AppState: State {
     var asyncResult = 0
     var info = Info()
 
-    struct Info: Codable, Equatable { var counter = 0; var label = "" }
+    struct Info: Codable, Equatable {
+        var counter = 0
+        var label = ""
+    }
 }
 
 enum EnvMixers: SubstanceMixer {

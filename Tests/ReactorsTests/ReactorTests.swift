@@ -18,7 +18,8 @@ struct ReactorTests {
             reaction.on(AppState.prop.counter) { change in seen.append("counter \(change.newValue() as Int? ?? -1)") }
             reaction.on(AppState.prop.text) { _ in seen.append("text") }
             reaction.on("info.counter") { change in seen.append("info.counter \(change.oldValue() as Int? ?? -1)") }
-            reaction.on(\AppState.info.counter) { change in seen.append("typed \(change.oldValue)->\(change.newValue)") }
+            reaction.on(\AppState.info.counter) { change in seen.append("typed \(change.oldValue)->\(change.newValue)")
+            }
             reaction.on(\AppState.info.label) { _ in seen.append("typed label") }
         }
         reactor.mix(substance) {

@@ -3,10 +3,24 @@ import Testing
 
 @testable import Substances
 
-struct Leaf: Codable, Equatable { var leaf = 0; var sibling = "s"; var _hidden = 0 }
-struct Middle: Codable, Equatable { var c = Leaf(); var flag = false }
-struct Outer: Codable, Equatable { var b = Middle(); var note = "n" }
-struct NestedState: State { var a = Outer(); var top = 1; var _internal = "x" }
+struct Leaf: Codable, Equatable {
+    var leaf = 0
+    var sibling = "s"
+    var _hidden = 0
+}
+struct Middle: Codable, Equatable {
+    var c = Leaf()
+    var flag = false
+}
+struct Outer: Codable, Equatable {
+    var b = Middle()
+    var note = "n"
+}
+struct NestedState: State {
+    var a = Outer()
+    var top = 1
+    var _internal = "x"
+}
 
 struct ValueState: State {
     var counter = 0
@@ -22,7 +36,10 @@ struct ValueState: State {
 struct RenamedKeys: State {
     var alpha = 0
     var beta = ""
-    enum CodingKeys: String, CodingKey { case alpha = "a", beta = "b" }
+    enum CodingKeys: String, CodingKey {
+        case alpha = "a"
+        case beta = "b"
+    }
 }
 
 @Suite("Change reduction")
@@ -45,7 +62,9 @@ struct ReductionTests {
         #expect(changedKeys(old, new).isEmpty)
     }
 
-    @Test("three-level nested struct: dotted keys, parents included, `_` ignored at every depth", arguments: [false, true])
+    @Test(
+        "three-level nested struct: dotted keys, parents included, `_` ignored at every depth",
+        arguments: [false, true])
     func nested(codablePath: Bool) {
         var new = NestedState()
         new.a.b.c.leaf = 5
@@ -106,7 +125,8 @@ struct ReductionTests {
         #expect(changedKeys(withFirst, firstAgain, codablePath: codablePath).isEmpty)
     }
 
-    @Test("FlaskDictRef: nested keys, removed keys change to nil, explicit nil, nil vs empty", arguments: [false, true])
+    @Test(
+        "FlaskDictRef: nested keys, removed keys change to nil, explicit nil, nil vs empty", arguments: [false, true])
     func dictionaries(codablePath: Bool) throws {
         var first = ValueState()
         first.info = FlaskDictRef(["foo": "bar", "nest": ["data": "some", "gone": 1]] as NSDictionary)

@@ -1,5 +1,6 @@
 import FluxBus
 import Foundation
+
 @testable import Substances
 
 /// Records every commit a substance delivers.

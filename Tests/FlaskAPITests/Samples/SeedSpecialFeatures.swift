@@ -89,10 +89,12 @@ func assignValues(reactor: Reactor<TestOwner>, substance: Substance<DictState>) 
 
 func observeNestedKey(reactor: Reactor<TestOwner>, seen: @escaping @Sendable (String) -> Void) {
     reactor.handler = { owner, reaction in
-        reaction.on("info.nest.data", { (change) in
-            print(change.newValue()!)
-            seen(change.newValue()!)
-        })
+        reaction.on(
+            "info.nest.data",
+            { (change) in
+                print(change.newValue()!)
+                seen(change.newValue()!)
+            })
     }
 }
 
