@@ -21,11 +21,12 @@ let package = Package(
         .target(name: "Reactors", dependencies: ["FluxBus", "Substances"]),
         .target(name: "FlaskAPI", dependencies: ["FluxBus", "Archive", "Substances", "Reactors"]),
         .executableTarget(name: "FlaskBenchmarks", dependencies: ["FlaskAPI"], path: "Benchmarks/FlaskBenchmarks"),
-        .testTarget(name: "FluxBusTests", dependencies: ["FluxBus"]),
-        .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
-        .testTarget(name: "SubstancesTests", dependencies: ["Substances"]),
-        .testTarget(name: "ReactorsTests", dependencies: ["Reactors"]),
-        .testTarget(name: "FlaskAPITests", dependencies: ["FlaskAPI"]),
+        .target(name: "FlaskTestSupport", path: "Tests/FlaskTestSupport"),
+        .testTarget(name: "FluxBusTests", dependencies: ["FluxBus", "FlaskTestSupport"]),
+        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "FlaskTestSupport"]),
+        .testTarget(name: "SubstancesTests", dependencies: ["Substances", "FlaskTestSupport"]),
+        .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "FlaskTestSupport"]),
+        .testTarget(name: "FlaskAPITests", dependencies: ["FlaskAPI", "FlaskTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

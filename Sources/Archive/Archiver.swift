@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Persists `Codable` values under keys, through an ``ArchiveStore``.
 ///
@@ -29,13 +28,13 @@ public final class Archiver: Sendable {
         var deadline: DispatchTime
     }
 
-    private let storage: Mutex<any ArchiveStore>
-    private let pending = Mutex<[String: Pending]>([:])
+    private let storage: Guarded<any ArchiveStore>
+    private let pending = Guarded<[String: Pending]>([:])
     private let queue = DispatchQueue(label: "flask.archive", qos: .utility)
 
     /// Creates an archiver writing to `store` by default.
     public init(store: any ArchiveStore) {
-        self.storage = Mutex(store)
+        self.storage = Guarded(store)
         ArchiverRegistry.register(self)
     }
 
@@ -180,15 +179,19 @@ enum ArchiverRegistry {
         weak var archiver: Archiver?
     }
 
-    private static let archivers = Mutex<[Weak]>([])
-    private static let installed = Atomic<Bool>(false)
+    private static let archivers = Guarded<[Weak]>([])
+    private static let installed = Guarded(false)
 
     static func register(_ archiver: Archiver) {
         archivers.withLock { list in
             list.removeAll { $0.archiver == nil }
             list.append(Weak(archiver: archiver))
         }
-        if installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+        let install = installed.withLock { installed in
+            defer { installed = true }
+            return !installed
+        }
+        if install {
             atexit { ArchiverRegistry.flushAll() }
             #if canImport(Darwin)
                 let names = [
@@ -209,5 +212,24 @@ enum ArchiverRegistry {
     static func flushAll() {
         let live = archivers.withLock { $0.compactMap(\.archiver) }
         for archiver in live { archiver.flush() }
+    }
+}
+
+/// A value behind an `NSLock` (which the thread sanitizer understands), reached only through
+/// `withLock`.
+///
+/// `@unchecked Sendable`: the value is only touched inside `withLock`, with the lock held.
+final class Guarded<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }

@@ -32,13 +32,13 @@ public final class Flux: Sendable {
     public let label: String
 
     private let executor: DispatchQueue
-    private let queue = Mutex(FluxQueue())
+    private let queue = LockedValue(FluxQueue())
     /// Bumped whenever something must interrupt a running main-lane batch: a lock taken,
     /// exclusive work enqueued, a purge. Read once per item while draining.
     private let interrupts = Atomic<UInt64>(0)
     private let drainingThread = Atomic<UInt>(0)
     private let observerSerial = Atomic<UInt64>(0)
-    private let diagnosticsHandler: Mutex<@Sendable (FluxDiagnostic) -> Void>
+    private let diagnosticsHandler: LockedValue<@Sendable (FluxDiagnostic) -> Void>
     // Only touched on the bus (while draining), never concurrently: see FluxObserverRegistry.
     private let registry = FluxObserverRegistry()
 
@@ -46,7 +46,7 @@ public final class Flux: Sendable {
     public init(label: String = "flask.flux") {
         self.label = label
         self.executor = DispatchQueue(label: label, qos: .userInitiated)
-        self.diagnosticsHandler = Mutex(Flux.defaultDiagnostics)
+        self.diagnosticsHandler = LockedValue(Flux.defaultDiagnostics)
     }
 
     // MARK: Dispatch

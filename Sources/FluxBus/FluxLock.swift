@@ -34,7 +34,7 @@ public final class FluxLock: Sendable, CustomStringConvertible {
     /// When the lock was taken (`ContinuousClock`).
     public let takenAt: ContinuousClock.Instant
 
-    private let state = Mutex(LockState())
+    private let state = LockedValue(LockState())
     private let handedOver = Atomic<Bool>(false)
     private let bus: Flux
 

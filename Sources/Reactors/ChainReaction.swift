@@ -27,7 +27,7 @@ public final class ChainReaction: Sendable {
     private enum Phase { case open, reacted, aborted }
 
     private let bus: Flux
-    private let state = Mutex<(steps: [Step], phase: Phase)>(([], .open))
+    private let state = LockedValue<(steps: [Step], phase: Phase)>(([], .open))
 
     /// Creates an empty chain on `bus`.
     public init(bus: Flux = .shared) {

@@ -34,7 +34,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     /// Creation order, unique per process.
     package let serial = reactorSerial.add(1, ordering: .relaxed).newValue
     private weak var manager: ReactorManager?
-    private let handlerBox = Synchronization.Mutex<Handler?>(nil)
+    private let handlerBox = LockedValue<Handler?>(nil)
     private let detached = Atomic<Bool>(false)
     // Bus-confined copy of the handler, read on every delivery without a lock.
     @exclusivity(unchecked) private var busHandler: Handler?

@@ -14,7 +14,7 @@ public final class ReactorManager: Sendable {
     /// The manager the `Flask` facade uses.
     public static let shared = ReactorManager()
 
-    private let attached = Mutex<[ObjectIdentifier: any AnyReactor]>([:])
+    private let attached = LockedValue<[ObjectIdentifier: any AnyReactor]>([:])
 
     public init() {}
 

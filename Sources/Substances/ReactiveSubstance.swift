@@ -37,7 +37,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
         case running(M, FluxEvent)
     }
 
-    private let observations = Mutex<[M: FluxObservation]>([:])
+    private let observations = LockedValue<[M: FluxObservation]>([:])
     @exclusivity(unchecked) private var phase = Phase.idle
     @exclusivity(unchecked) private var transactionSerial: UInt64 = 0
     @exclusivity(unchecked) private var resolution: Bool?

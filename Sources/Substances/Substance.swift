@@ -22,7 +22,7 @@ import Synchronization
 open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     public let bus: Flux
     let plan: ReductionPlan
-    private let committed: Mutex<S>
+    private let committed: LockedValue<S>
     private let givenName: String?
     private let serial: UInt64
     private let archiveFlag: Atomic<Bool>
@@ -49,7 +49,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let initial = S()
         self.bus = bus
         self.plan = ReductionPlan.cached(for: S.self)
-        self.committed = Mutex(initial)
+        self.committed = LockedValue(initial)
         self.givenName = name
         self.serial = substanceSerial.add(1, ordering: .relaxed).newValue
         self.archiveFlag = Atomic(archive)
@@ -218,7 +218,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 private let substanceSerial = Atomic<UInt64>(0)
 
 extension ReductionPlan {
-    private static let cache = Mutex<[ObjectIdentifier: ReductionPlan]>([:])
+    private static let cache = LockedValue<[ObjectIdentifier: ReductionPlan]>([:])
 
     /// The plan of a state type, made on first use.
     static func cached<S: State>(for type: S.Type) -> ReductionPlan {

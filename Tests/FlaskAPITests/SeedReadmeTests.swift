@@ -1,4 +1,5 @@
 import FlaskAPI
+import FlaskTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import Dispatch
+import FlaskTestSupport
 import FluxBus
 import Testing
 

@@ -1,3 +1,4 @@
+import FlaskTestSupport
 import FluxBus
 import Foundation
 import Testing

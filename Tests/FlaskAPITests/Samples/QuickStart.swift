@@ -1,0 +1,65 @@
+// The README's quick start, compiled as it appears there (DocumentationSamplesTests checks that
+// every Swift block of the README and docs/ appears in a file of this folder).
+import FlaskAPI
+
+// MARK: Redux style
+
+struct CounterState: State {
+    enum prop: StateProp { case counter, text }
+    var counter = 0
+    var text = ""
+}
+
+final class CounterScreen: FlaskReactor, Sendable {
+    let counter = Substance<CounterState>()
+
+    func flaskReactions(reaction: FlaskReaction) {
+        reaction.on(CounterState.prop.counter) { change in
+            print("counter: \(change.oldValue() as Int? ?? 0) -> \(change.newValue() as Int? ?? 0)")
+        }
+    }
+
+    func start() {
+        Flask.attachReactor(to: self, mixing: [counter])
+        Flask.getReactor(attachedTo: self)
+            .mixing(counter) { $0.prop.counter += 1 }
+            .with(counter) { $0.prop.text = "tapped" }
+            .andReact()
+    }
+}
+
+// MARK: Fluxor style
+
+enum SessionMixers: SubstanceMixer {
+    case login, logout
+}
+
+struct SessionState: State {
+    var user: String?
+}
+
+final class Session: ReactiveSubstance<SessionState, SessionMixers>, @unchecked Sendable {
+    static let shared = Session()
+
+    override func defineMixers() {
+        define(mix: .login) { payload, react, abort in
+            guard let name = payload?["user"] as? String else { return abort() }
+            self.prop.user = name
+            react()
+        }
+        define(mix: .logout) { _, react, _ in
+            self.prop.user = nil
+            react()
+        }
+    }
+}
+
+final class SessionBadge {
+    func start() {
+        let reactor = Flask.reactor(attachedTo: self, mixing: Session.shared)
+        reactor.handler = { badge, reaction in
+            reaction.on("user") { change in print("user is now \(change.newValue() as String? ?? "nobody")") }
+        }
+        Flask.substances(reactTo: SessionMixers.login, payload: ["user": "ada"])
+    }
+}

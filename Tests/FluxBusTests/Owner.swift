@@ -1,0 +1,2 @@
+/// A plain owner for observers.
+final class Owner: Sendable {}
