@@ -1,0 +1,124 @@
+import Archive
+import FlaskTestSupport
+import Foundation
+import Testing
+
+struct Settings: Codable, Equatable {
+    var volume = 5
+    var name = "default"
+    var nested = Nested()
+    var tags: [String] = []
+
+    struct Nested: Codable, Equatable {
+        var flag = false
+        var level = 1
+    }
+}
+
+@Suite("Archiver: restore, debounce, flush")
+struct ArchiverTests {
+    @Test("a value round-trips; a missing key restores the default without a problem")
+    func roundTrip() throws {
+        let store = MemoryStore()
+        let archiver = Archiver(store: store)
+        let missing = archiver.restore(Settings.self, key: "k", defaultValue: Settings())
+        #expect(!missing.found && missing.problems.isEmpty && missing.value == Settings())
+        var value = Settings()
+        value.volume = 9
+        value.nested.level = 3
+        try archiver.write(JSONEncoder().encode(value), key: "k")
+        let restored = archiver.restore(Settings.self, key: "k", defaultValue: Settings())
+        #expect(restored.found && restored.problems.isEmpty && restored.value == value)
+    }
+
+    @Test(
+        "an archive of another shape restores every property it still can",
+        arguments: [
+            // A property added since (tags missing), one removed (old), one renamed (title -> name).
+            (#"{"volume": 7, "nested": {"flag": true, "level": 4}, "old": 1, "title": "x"}"#, 7, "default", true, 4),
+            // A property whose type changed: volume was a string.
+            (
+                #"{"volume": "loud", "name": "kept", "nested": {"flag": true, "level": 2}, "tags": []}"#, 5, "kept",
+                true, 2
+            ),
+            // A nested property of the wrong type defaults alone.
+            (#"{"volume": 8, "name": "n", "nested": {"flag": "yes", "level": 6}, "tags": ["a"]}"#, 8, "n", false, 6),
+        ])
+    func schemaEvolution(json: String, volume: Int, name: String, flag: Bool, level: Int) throws {
+        let store = MemoryStore()
+        try store.set(Data(json.utf8), forKey: "k")
+        let restored = Archiver(store: store).restore(Settings.self, key: "k", defaultValue: Settings())
+        #expect(restored.value.volume == volume)
+        #expect(restored.value.name == name)
+        #expect(restored.value.nested.flag == flag)
+        #expect(restored.value.nested.level == level)
+        guard case .partiallyRestored(_, let keptAt)? = restored.problems.first?.kind else {
+            Issue.record("expected a partial restore, got \(restored.problems)")
+            return
+        }
+        #expect(try store.data(forKey: keptAt) == Data(json.utf8))
+    }
+
+    @Test(
+        "corrupt bytes restore the default, are kept aside, and are reported",
+        arguments: [
+            Data(), Data("{\"volume\": 3, \"na".utf8), Data("not json at all".utf8),
+            Data((0..<512).map { _ in UInt8.random(in: 0...255) }),
+        ])
+    func corrupt(bytes: Data) throws {
+        let store = MemoryStore()
+        try store.set(bytes, forKey: "k")
+        let restored = Archiver(store: store).restore(Settings.self, key: "k", defaultValue: Settings())
+        #expect(restored.value == Settings())
+        #expect(restored.problems.count == 1)
+        guard case .unreadable(let keptAt)? = restored.problems.first?.kind else {
+            Issue.record("expected unreadable, got \(restored.problems)")
+            return
+        }
+        #expect(try store.data(forKey: keptAt) == bytes)
+        #expect(!restored.problems[0].description.contains("volume\": 3"))
+    }
+
+    @Test("a burst of writes is written once, with the last value")
+    func debounce() async throws {
+        let store = MemoryStore()
+        let archiver = Archiver(store: store)
+        await withCheckedContinuation { (written: CheckedContinuation<Void, Never>) in
+            store.whenWritten { written.resume() }
+            for volume in 1...100 {
+                var settings = Settings()
+                settings.volume = volume
+                let value = settings
+                archiver.scheduleWrite(key: "k", after: 0.05) { try JSONEncoder().encode(value) }
+            }
+        }
+        archiver.flush()
+        #expect(store.writes.all == ["k"])
+        #expect(archiver.restore(Settings.self, key: "k", defaultValue: Settings()).value.volume == 100)
+    }
+
+    @Test("flush writes pending values now; remove drops a pending write")
+    func flushAndRemove() throws {
+        let store = MemoryStore()
+        let archiver = Archiver(store: store)
+        archiver.scheduleWrite(key: "a", after: 3600) { try JSONEncoder().encode(Settings()) }
+        archiver.scheduleWrite(key: "b", after: 3600) { try JSONEncoder().encode(Settings()) }
+        #expect(archiver.pendingKeys == ["a", "b"])
+        try archiver.remove(key: "b")
+        archiver.flush()
+        #expect(store.writes.all == ["a"])
+        #expect(archiver.pendingKeys.isEmpty)
+        #expect(try store.data(forKey: "b") == nil)
+    }
+
+    @Test("a failing store is reported, not thrown at the caller")
+    func failingStore() {
+        let store = MemoryStore()
+        store.failWrites = true
+        let archiver = Archiver(store: store)
+        let problems = Recorder<ArchiveProblem>()
+        archiver.scheduleWrite(key: "k", after: 3600, encode: { Data() }, onFailure: { problems.append($0) })
+        archiver.flush()
+        #expect(problems.all.map(\.kind) == [.storeFailed(operation: "write")])
+    }
+}

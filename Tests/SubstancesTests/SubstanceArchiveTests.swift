@@ -1,0 +1,161 @@
+import Archive
+import FlaskTestSupport
+import FluxBus
+import Foundation
+import Testing
+
+@testable import Substances
+
+/// A store in memory, for substances that archive.
+final class MemoryArchiveStore: ArchiveStore, @unchecked Sendable {
+    private var storage: [String: Data] = [:]
+    private let lock = NSLock()
+    let writtenKeys = Recorder<String>()
+    let writtenOnBus = Recorder<Bool>()
+    let bus: Flux?
+
+    init(bus: Flux? = nil) { self.bus = bus }
+
+    func data(forKey key: String) throws -> Data? {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage[key]
+    }
+
+    func set(_ data: Data, forKey key: String) throws {
+        lock.lock()
+        storage[key] = data
+        lock.unlock()
+        writtenKeys.append(key)
+        writtenOnBus.append(bus?.isCurrent ?? false)
+    }
+
+    func removeData(forKey key: String) throws {
+        lock.lock()
+        storage[key] = nil
+        lock.unlock()
+    }
+}
+
+struct ArchivedState: State {
+    var counter = 0
+    var object = FlaskRef<NSObject>(nil)
+    var info: FlaskDictRef?
+}
+
+/// Overrides every archive hook, as the seed shows: the original declared them in an extension,
+/// so overriding them had no effect.
+final class CustomArchived: Substance<ArchivedState>, @unchecked Sendable {
+    static let archiver = Archiver(store: MemoryArchiveStore())
+    static let disabled = LockedFlag()
+
+    override func archiveKeySpace() -> String { "9" }
+    override func archiveKey() -> String { "custom.\(archiveKeySpace()).\(name())" }
+    override func archiveDelay() -> Double { 0 }
+    override func archiveDisabled() -> Bool { CustomArchived.disabled.value }
+    override func archiver() -> Archiver { CustomArchived.archiver }
+}
+
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    var value: Bool {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return flag
+        }
+        set {
+            lock.lock()
+            flag = newValue
+            lock.unlock()
+        }
+    }
+}
+
+@Suite("Substances that archive", .serialized)
+struct SubstanceArchiveTests {
+    @Test("the overrides of the four archive hooks are used")
+    func overridesAreUsed() async throws {
+        let bus = Flux()
+        let name = "over-\(UUID().uuidString)"
+        let substance = CustomArchived(name: name, archive: true, bus: bus)
+        #expect(substance.archiveKey() == "custom.9.\(name)")
+        await substance.mixAndWait { $0.prop.counter = 5 }
+        CustomArchived.archiver.flush()
+        let store = try #require(CustomArchived.archiver.store as? MemoryArchiveStore)
+        #expect(try store.data(forKey: "custom.9.\(name)") != nil)
+        #expect(try store.data(forKey: "Fx.1.\(name)") == nil)
+        let restored = CustomArchived(name: name, archive: true, bus: bus)
+        #expect(restored.state.counter == 5)
+
+        CustomArchived.disabled.value = true
+        defer { CustomArchived.disabled.value = false }
+        await restored.mixAndWait { $0.prop.counter = 6 }
+        CustomArchived.archiver.flush()
+        #expect(CustomArchived(name: name, archive: true, bus: bus).state.counter == 5)
+    }
+
+    @Test("shouldArchive turns archiving on and off; archiveNow writes; purgeArchive deletes")
+    func lifecycle() async throws {
+        let bus = Flux()
+        let store = MemoryArchiveStore(bus: bus)
+        let archiver = Archiver(store: store)
+        final class Local: Substance<ArchivedState>, @unchecked Sendable {
+            nonisolated(unsafe) static var archiverInUse: Archiver?
+            override func archiver() -> Archiver { Local.archiverInUse! }
+            override func archiveDelay() -> Double { 0.01 }
+        }
+        Local.archiverInUse = archiver
+        let name = "life-\(UUID().uuidString)"
+        let substance = Local(name: name, archive: false, bus: bus)
+        await substance.mixAndWait { $0.prop.counter = 1 }
+        archiver.flush()
+        #expect(store.writtenKeys.count == 0)
+        substance.shouldArchive = true
+        await substance.mixAndWait { $0.prop.counter = 2 }
+        archiver.flush()
+        #expect(store.writtenKeys.all == ["Fx.1.\(name)"])
+        #expect(store.writtenOnBus.all == [false])
+        substance.shouldArchive = false
+        await substance.mixAndWait { $0.prop.counter = 3 }
+        substance.archiveNow()
+        await bus.flush()
+        archiver.flush()
+        #expect(Local(name: name, archive: true, bus: bus).state.counter == 3)
+        substance.purgeArchive()
+        #expect(Local(name: name, archive: true, bus: bus).state.counter == 0)
+    }
+
+    @Test("objects are archived as nil; dictionaries round-trip with their nested keys")
+    func whatIsArchived() async throws {
+        let bus = Flux()
+        let name = "what-\(UUID().uuidString)"
+        let substance = CustomArchived(name: name, archive: true, bus: bus)
+        await substance.mixAndWait {
+            $0.prop.object = FlaskRef(NSObject())
+            $0.prop.info = FlaskDictRef(["nest": ["data": "some", "n": 2], "flag": true])
+        }
+        CustomArchived.archiver.flush()
+        let restored = CustomArchived(name: name, archive: true, bus: bus)
+        #expect(restored.state.object.object == nil)
+        #expect(restored.state.info?["nest.data"] as? String == "some")
+        #expect(restored.state.info?["nest.n"] as? Int == 2)
+        #expect(restored.state.info?["flag"] as? Bool == true)
+        #expect(restored.state.info == substance.state.info)
+    }
+
+    @Test("a corrupt archive restores the defaults, keeps the bytes aside and is reported")
+    func corruptArchive() throws {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        let name = "corrupt-\(UUID().uuidString)"
+        let store = try #require(CustomArchived.archiver.store as? MemoryArchiveStore)
+        try store.set(Data("{\"counter\": 4, \"obj".utf8), forKey: "custom.9.\(name)")
+        let substance = CustomArchived(name: name, archive: true, bus: bus)
+        #expect(substance.state.counter == 0)
+        #expect(reports.all.map(\.code) == [.archiveUnreadable])
+        #expect(try store.data(forKey: "custom.9.\(name).unreadable") != nil)
+    }
+}
