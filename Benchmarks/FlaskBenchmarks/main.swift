@@ -1,1 +1,169 @@
-print("soon")
+// FlaskBenchmarks: dispatch throughput of Flask Reactor, end to end, as SCENARIOS.md specifies.
+//
+//   swift run -c release FlaskBenchmarks                        every scenario, default counts, a table
+//   swift run -c release FlaskBenchmarks --scenario S2 --count 1000000
+//   swift run -c release FlaskBenchmarks --json                 one JSON object per line
+//   swift run -c release FlaskBenchmarks --smoke                small counts, checks only (CI)
+import FlaskAPI
+import Foundation
+
+struct Options {
+    var scenario: String?
+    var count: Int?
+    var json = false
+    var smoke = false
+    var reps = 3
+
+    static func parse(_ arguments: [String]) -> Options {
+        var options = Options()
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--scenario": options.scenario = iterator.next()
+            case "--count": options.count = iterator.next().flatMap { Int($0.replacingOccurrences(of: "_", with: "")) }
+            case "--reps": options.reps = iterator.next().flatMap(Int.init) ?? options.reps
+            case "--json": options.json = true
+            case "--smoke": options.smoke = true
+            case "--help", "-h":
+                print("usage: FlaskBenchmarks [--scenario S1..S7|name] [--count N] [--reps R] [--json] [--smoke]")
+                exit(0)
+            default:
+                FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
+                exit(2)
+            }
+        }
+        return options
+    }
+}
+
+func progress(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+let options = Options.parse(CommandLine.arguments)
+// Diagnostics would be a bug here; make them loud.
+Flask.diagnostics = { diagnostic in progress("diagnostic: \(diagnostic)") }
+
+var failures: [String] = []
+var results: [ScenarioResult] = []
+
+func run(_ scenario: Scenario, count: Int, reps: Int, latencySamples: Int) -> ScenarioResult {
+    var rates: [Double] = []
+    var check = "ok"
+    for rep in 1...reps {
+        progress("\(scenario.id) \(scenario.name): rep \(rep)/\(reps), \(count) dispatches")
+        let outcome = measureThroughput(scenario, count: count)
+        rates.append(outcome.rate)
+        if let failure = outcome.check, check == "ok" { check = failure }
+    }
+    let latencies = latencySamples > 0 ? measureLatency(scenario, samples: latencySamples) : []
+    return ScenarioResult(
+        id: scenario.id, name: scenario.name, count: count, reps: reps, rates: rates, latencies: latencies,
+        peakRSS: ResidentMemory.peak, check: check)
+}
+
+func json(_ result: ScenarioResult, naive: Double?) -> String {
+    var fields: [String] = [
+        "\"scenario\":\"\(result.id)\"", "\"name\":\"\(result.name)\"", "\"count\":\(result.count)",
+        "\"reps\":\(result.reps)", "\"ops_per_s_median\":\(Int(result.median))",
+        "\"ops_per_s_min\":\(Int(result.minimum))", "\"ops_per_s_max\":\(Int(result.maximum))",
+        "\"latency_p50_ns\":\(result.latency(0.5).map(String.init) ?? "null")",
+        "\"latency_p99_ns\":\(result.latency(0.99).map(String.init) ?? "null")",
+        "\"peak_rss_bytes\":\(result.peakRSS)",
+    ]
+    if let naive { fields.append("\"ratio_to_naive_queue\":\(String(format: "%.3f", result.median / naive))") }
+    fields.append("\"check\":\"\(result.check.replacingOccurrences(of: "\"", with: "'"))\"")
+    return "{" + fields.joined(separator: ",") + "}"
+}
+
+func millions(_ rate: Double) -> String { String(format: "%.3f", rate / 1e6) }
+func micros(_ nanos: UInt64?) -> String { nanos.map { String(format: "%.1f", Double($0) / 1e3) } ?? "-" }
+
+func printTable(_ results: [ScenarioResult], naive: Double?) {
+    let header = ["scenario", "count", "reps", "median M/s", "min", "max", "x naive", "p50 us", "p99 us", "peak RSS MB", "check"]
+    var rows = [header]
+    for r in results {
+        rows.append([
+            "\(r.id) \(r.name)", "\(r.count)", "\(r.reps)", millions(r.median), millions(r.minimum), millions(r.maximum),
+            naive.map { String(format: "%.2f", r.median / $0) } ?? "-", micros(r.latency(0.5)), micros(r.latency(0.99)),
+            String(format: "%.0f", Double(r.peakRSS) / 1_048_576), r.check,
+        ])
+    }
+    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+    for (index, row) in rows.enumerated() {
+        print(row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+        if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+    }
+}
+
+// One run of one scenario.
+if let wanted = options.scenario {
+    guard let scenario = scenarios.first(where: { $0.id.lowercased() == wanted.lowercased() || $0.name == wanted }) else {
+        progress("no scenario \(wanted); use S1..S7 or a name: \(scenarios.map(\.name).joined(separator: ", "))")
+        exit(2)
+    }
+    let count = options.count ?? scenario.defaultCount
+    let reps = options.count == nil ? options.reps : 1
+    let result = run(scenario, count: count, reps: reps, latencySamples: options.count == nil ? 1_000 : 0)
+    if result.check != "ok" { failures.append("\(scenario.id): \(result.check)") }
+    if options.json { print(json(result, naive: nil)) } else { printTable([result], naive: nil) }
+    exit(failures.isEmpty ? 0 : 1)
+}
+
+// The smoke run of CI: every scenario and probe with small counts; the checks must pass.
+if options.smoke {
+    for scenario in scenarios {
+        results.append(run(scenario, count: 2_000, reps: 1, latencySamples: 20))
+    }
+    failures += results.filter { $0.check != "ok" }.map { "\($0.id): \($0.check)" }
+    let bus = ReferencePoints.busAlone(count: 2_000, producers: 4)
+    if let check = bus.check { failures.append("bus alone: \(check)") }
+    let pending = MemoryProbes.bytesPerPendingDispatch(count: 2_000)
+    if let check = pending.check { failures.append("pending dispatches: \(check)") }
+    printTable(results, naive: nil)
+    for failure in failures { print("FAILED \(failure)") }
+    exit(failures.isEmpty ? 0 : 1)
+}
+
+// The full run.
+progress("reference points")
+let naive = (0..<3).map { _ in ReferencePoints.naiveQueue(count: 1_000_000) }.sorted()[1]
+let mutexQueue = (0..<3).map { _ in ReferencePoints.mutexQueue(count: 1_000_000) }.sorted()[1]
+let busOne = (0..<3).map { _ in ReferencePoints.busAlone(count: 1_000_000, producers: 1) }
+let busFour = (0..<3).map { _ in ReferencePoints.busAlone(count: 1_000_000, producers: 4) }
+for run in busOne + busFour { if let check = run.check { failures.append("bus alone: \(check)") } }
+let busOneRate = busOne.map(\.rate).sorted()[1]
+let busFourRate = busFour.map(\.rate).sorted()[1]
+
+for scenario in scenarios {
+    results.append(run(scenario, count: options.count ?? scenario.defaultCount, reps: options.reps, latencySamples: 1_000))
+}
+failures += results.filter { $0.check != "ok" }.map { "\($0.id): \($0.check)" }
+
+progress("memory and isolation")
+let pending = MemoryProbes.bytesPerPendingDispatch(count: 200_000)
+if let check = pending.check { failures.append("pending dispatches: \(check)") }
+let perReactor = MemoryProbes.bytesPerReactor(count: 10_000)
+let isolation = MemoryProbes.isolation(count: 10_000, dispatches: 300_000)
+if let check = isolation.check { failures.append("isolation: \(check)") }
+
+if options.json {
+    print("{\"reference\":\"naive-dispatch-queue\",\"ops_per_s\":\(Int(naive))}")
+    print("{\"reference\":\"mutex-batch-queue\",\"ops_per_s\":\(Int(mutexQueue))}")
+    print("{\"reference\":\"flux-bus-1-producer\",\"ops_per_s\":\(Int(busOneRate))}")
+    print("{\"reference\":\"flux-bus-4-producers\",\"ops_per_s\":\(Int(busFourRate))}")
+    for result in results { print(json(result, naive: naive)) }
+    print(
+        "{\"memory\":\"probes\",\"bytes_per_pending_dispatch\":\(Int(pending.bytes)),\"bytes_per_reactor\":\(Int(perReactor)),\"isolation_ratio_10000_reactors\":\(String(format: "%.3f", isolation.ratio))}"
+    )
+} else {
+    print("reference points (M/s): naive DispatchQueue \(millions(naive)), mutex batch queue \(millions(mutexQueue)), ", terminator: "")
+    print("FluxBus alone \(millions(busOneRate)) (1 producer), \(millions(busFourRate)) (4 producers)")
+    print("")
+    printTable(results, naive: naive)
+    print("")
+    print(String(format: "memory: %.0f bytes per pending dispatch, %.0f bytes per reactor (10,000 on one substance)", pending.bytes, perReactor))
+    print(String(format: "isolation: S1 with 10,000 reactors on other substances runs at %.2f of S1 alone", isolation.ratio))
+}
+for failure in failures { print("FAILED \(failure)") }
+exit(failures.isEmpty ? 0 : 1)

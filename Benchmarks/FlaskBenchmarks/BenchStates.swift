@@ -1,0 +1,87 @@
+import FlaskAPI
+
+// The states of the scenarios in ../shared/bench/SCENARIOS.md, written as a user would.
+
+struct CounterState: State {
+    var counter = 0
+}
+
+enum CounterMixers: String, SubstanceMixer {
+    case increment
+}
+
+final class CounterSubstance: ReactiveSubstance<CounterState, CounterMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .increment) { _, react, _ in
+            self.prop.counter += 1
+            react()
+        }
+    }
+}
+
+struct WideState: State {
+    var f0 = 0
+    var f1 = 0
+    var f2 = 0
+    var f3 = 0
+    var f4 = 0
+    var f5 = "a"
+    var f6 = "a"
+    var f7 = "a"
+    var f8 = "a"
+    var f9 = "a"
+}
+
+enum WideMixers: String, SubstanceMixer, CaseIterable {
+    case f0, f1, f2, f3, f4, f5, f6, f7, f8, f9
+}
+
+final class WideSubstance: ReactiveSubstance<WideState, WideMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .f0) { _, react, _ in self.prop.f0 += 1; react() }
+        define(mix: .f1) { _, react, _ in self.prop.f1 += 1; react() }
+        define(mix: .f2) { _, react, _ in self.prop.f2 += 1; react() }
+        define(mix: .f3) { _, react, _ in self.prop.f3 += 1; react() }
+        define(mix: .f4) { _, react, _ in self.prop.f4 += 1; react() }
+        define(mix: .f5) { _, react, _ in self.prop.f5 = self.prop.f5 == "a" ? "b" : "a"; react() }
+        define(mix: .f6) { _, react, _ in self.prop.f6 = self.prop.f6 == "a" ? "b" : "a"; react() }
+        define(mix: .f7) { _, react, _ in self.prop.f7 = self.prop.f7 == "a" ? "b" : "a"; react() }
+        define(mix: .f8) { _, react, _ in self.prop.f8 = self.prop.f8 == "a" ? "b" : "a"; react() }
+        define(mix: .f9) { _, react, _ in self.prop.f9 = self.prop.f9 == "a" ? "b" : "a"; react() }
+    }
+}
+
+struct NestedState: State {
+    struct C: Codable { var leaf = 0; var note = "c"; var flag = false }
+    struct B: Codable { var c = C(); var label = "b"; var count = 1 }
+    struct A: Codable { var b = B(); var title = "a"; var ratio = 0.5 }
+    var a = A()
+    var top = 0
+    var name = "nested"
+}
+
+enum NestedMixers: String, SubstanceMixer {
+    case incrementLeaf
+}
+
+final class NestedSubstance: ReactiveSubstance<NestedState, NestedMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .incrementLeaf) { _, react, _ in
+            self.prop.a.b.c.leaf += 1
+            react()
+        }
+    }
+}
+
+enum HundredMixers: String, SubstanceMixer {
+    case incrementFirst
+}
+
+final class HundredSubstance: ReactiveSubstance<HundredState, HundredMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .incrementFirst) { _, react, _ in
+            self.prop.f0 += 1
+            react()
+        }
+    }
+}

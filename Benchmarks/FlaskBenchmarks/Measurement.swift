@@ -1,0 +1,141 @@
+import Dispatch
+import FlaskAPI
+import Foundation
+
+/// Counts the reactions a scenario expects and wakes the producer at the last one.
+///
+/// `@unchecked Sendable`: `count` is only touched by reaction handlers, which all run on the one
+/// serial bus; the producer reads it after the semaphore, which orders the accesses.
+final class ReactionCounter: @unchecked Sendable {
+    var count = 0
+    var target: Int
+    let signalEach: Bool
+    let done = DispatchSemaphore(value: 0)
+
+    init(target: Int, signalEach: Bool = false) {
+        self.target = target
+        self.signalEach = signalEach
+    }
+
+    @inline(__always)
+    func hit() {
+        count += 1
+        if signalEach || count == target { done.signal() }
+    }
+}
+
+/// One scenario set up and ready to dispatch.
+struct Rig {
+    /// Dispatches one unit of work (a mixer, a chain, a locked mixer).
+    var dispatch: () -> Void
+    /// Reactions one dispatch produces.
+    var reactionsPerDispatch: Int
+    /// Checks the final state after `count` dispatches; returns a failure or nil.
+    var verify: (_ count: Int) -> String?
+    /// Detaches reactors and drops substances.
+    var teardown: () -> Void
+}
+
+/// A scenario of SCENARIOS.md.
+struct Scenario: Sendable {
+    let id: String
+    let name: String
+    let defaultCount: Int
+    /// Builds a rig whose handlers call `counter.hit()` once per observed change.
+    let makeRig: @Sendable (_ counter: ReactionCounter) -> Rig
+}
+
+struct ScenarioResult {
+    var id: String
+    var name: String
+    var count: Int
+    var reps: Int
+    var rates: [Double]
+    var latencies: [UInt64]
+    var peakRSS: Int
+    var check: String
+
+    var median: Double { rates.sorted()[rates.count / 2] }
+    var minimum: Double { rates.min() ?? 0 }
+    var maximum: Double { rates.max() ?? 0 }
+    func latency(_ quantile: Double) -> UInt64? {
+        guard !latencies.isEmpty else { return nil }
+        let sorted = latencies.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * quantile))]
+    }
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Waits until the shared bus has run everything queued so far.
+func settleBus() {
+    let settled = DispatchSemaphore(value: 0)
+    Flask.bus.perform { settled.signal() }
+    settled.wait()
+}
+
+/// Runs `count` dispatches end to end: from the first dispatch until the last reaction.
+func measureThroughput(_ scenario: Scenario, count: Int) -> (rate: Double, check: String?) {
+    let counter = ReactionCounter(target: Int.max)
+    let rig = scenario.makeRig(counter)
+    let expected = count * rig.reactionsPerDispatch
+    counter.target = expected
+    settleBus()
+    let start = now()
+    for _ in 0..<count { rig.dispatch() }
+    if expected > 0 { counter.done.wait() }
+    let elapsed = now() - start
+    settleBus()
+    var failure: String?
+    if counter.count != expected {
+        failure = "delivered \(counter.count) reactions, expected \(expected)"
+    } else {
+        failure = rig.verify(count)
+    }
+    rig.teardown()
+    return (Double(count) / (Double(elapsed) / 1e9), failure)
+}
+
+/// Dispatches one at a time and records the time from dispatch to its (last) reaction.
+func measureLatency(_ scenario: Scenario, samples: Int) -> [UInt64] {
+    let counter = ReactionCounter(target: Int.max, signalEach: true)
+    let rig = scenario.makeRig(counter)
+    settleBus()
+    var latencies: [UInt64] = []
+    latencies.reserveCapacity(samples)
+    for _ in 0..<samples {
+        let start = now()
+        rig.dispatch()
+        for _ in 0..<rig.reactionsPerDispatch { counter.done.wait() }
+        latencies.append(now() - start)
+    }
+    settleBus()
+    rig.teardown()
+    return latencies
+}
+
+/// Peak and current resident memory of this process, in bytes.
+enum ResidentMemory {
+    static var peak: Int { read("VmHWM") ?? rusagePeak }
+    static var current: Int { read("VmRSS") ?? rusagePeak }
+
+    private static func read(_ field: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            let digits = line.split(separator: " ").compactMap { Int($0) }
+            return digits.first.map { $0 * 1024 }
+        }
+        return nil
+    }
+
+    private static var rusagePeak: Int {
+        var usage = rusage()
+        #if canImport(Darwin)
+        getrusage(RUSAGE_SELF, &usage)
+        return Int(usage.ru_maxrss)
+        #else
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Int(usage.ru_maxrss) * 1024
+        #endif
+    }
+}

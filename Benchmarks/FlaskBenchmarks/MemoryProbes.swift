@@ -1,0 +1,64 @@
+import Dispatch
+import FlaskAPI
+
+/// The memory targets of the benchmark issue, and the isolation of unrelated reactors.
+enum MemoryProbes {
+    /// Bytes of resident memory per dispatch queued behind a lock.
+    static func bytesPerPendingDispatch(count: Int) -> (bytes: Double, check: String?) {
+        let owner = BenchOwner()
+        let substance = CounterSubstance()
+        let counter = ReactionCounter(target: count)
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+        settleBus()
+        let lock = Flask.lock()
+        let before = ResidentMemory.current
+        for _ in 0..<count { Flask.substances(reactTo: CounterMixers.increment) }
+        let after = ResidentMemory.current
+        lock.release()
+        counter.done.wait()
+        settleBus()
+        Flask.detachReactor(from: owner)
+        let check = substance.state.counter == count ? nil : "counter is \(substance.state.counter)"
+        return (Double(after - before) / Double(count), check)
+    }
+
+    /// Bytes of resident memory per reactor, with `count` reactors bound to one substance.
+    static func bytesPerReactor(count: Int) -> Double {
+        let substance = CounterSubstance()
+        let owners = (0..<count).map { _ in BenchOwner() }
+        settleBus()
+        let before = ResidentMemory.current
+        for owner in owners {
+            let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+            reactor.handler = { _, _ in }
+        }
+        settleBus()
+        let after = ResidentMemory.current
+        for owner in owners { Flask.detachReactor(from: owner) }
+        settleBus()
+        return Double(after - before) / Double(count)
+    }
+
+    /// S1's rate with `count` reactors bound to 100 other substances, over S1's rate alone.
+    static func isolation(count: Int, dispatches: Int) -> (ratio: Double, check: String?) {
+        let s1 = scenarios[0]
+        let alone = (0..<3).map { _ in measureThroughput(s1, count: dispatches).rate }.sorted()[1]
+        let others = (0..<100).map { _ in CounterSubstance() }
+        let owners = (0..<count).map { _ in BenchOwner() }
+        for (index, owner) in owners.enumerated() {
+            let reactor = Flask.reactor(attachedTo: owner, mixing: others[index % others.count])
+            reactor.handler = { _, _ in }
+        }
+        settleBus()
+        var check: String?
+        let crowded = (0..<3).map { _ in
+            let run = measureThroughput(s1, count: dispatches)
+            check = check ?? run.check
+            return run.rate
+        }.sorted()[1]
+        for owner in owners { Flask.detachReactor(from: owner) }
+        settleBus()
+        return (crowded / alone, check)
+    }
+}

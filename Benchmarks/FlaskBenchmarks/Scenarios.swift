@@ -1,0 +1,117 @@
+import FlaskAPI
+
+/// The owner of the benchmark's reactors.
+final class BenchOwner {}
+
+/// S1 to S7 of SCENARIOS.md, written the way a user writes Flask code: string keys, mixers
+/// dispatched with `Flask.substances(reactTo:)`, reactors from `Flask.reactor(attachedTo:mixing:)`.
+let scenarios: [Scenario] = [
+    Scenario(id: "S1", name: "counter", defaultCount: 1_000_000) { counter in
+        let owner = BenchOwner()
+        let substance = CounterSubstance()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+        return Rig(
+            dispatch: { Flask.substances(reactTo: CounterMixers.increment) },
+            reactionsPerDispatch: 1,
+            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
+            teardown: { Flask.detachReactor(from: owner) })
+    },
+    Scenario(id: "S2", name: "wide-10", defaultCount: 1_000_000) { counter in
+        wideRig(counter, reactorsPerField: 1)
+    },
+    Scenario(id: "S3", name: "fanout-100", defaultCount: 200_000) { counter in
+        wideRig(counter, reactorsPerField: 10)
+    },
+    Scenario(id: "S4", name: "nested", defaultCount: 1_000_000) { counter in
+        let owner = BenchOwner()
+        let substance = NestedSubstance()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in reaction.on("a.b.c.leaf") { _ in counter.hit() } }
+        return Rig(
+            dispatch: { Flask.substances(reactTo: NestedMixers.incrementLeaf) },
+            reactionsPerDispatch: 1,
+            verify: { count in
+                let state = substance.state
+                return state.a.b.c.leaf == count && state.a.b.label == "b" ? nil : "leaf is \(state.a.b.c.leaf)"
+            },
+            teardown: { Flask.detachReactor(from: owner) })
+    },
+    Scenario(id: "S5", name: "wide-100", defaultCount: 1_000_000) { counter in
+        let owner = BenchOwner()
+        let substance = HundredSubstance()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in reaction.on("f0") { _ in counter.hit() } }
+        return Rig(
+            dispatch: { Flask.substances(reactTo: HundredMixers.incrementFirst) },
+            reactionsPerDispatch: 1,
+            verify: { count in
+                let state = substance.state
+                return state.f0 == count && state.f99 == 0 ? nil : "f0 is \(state.f0)"
+            },
+            teardown: { Flask.detachReactor(from: owner) })
+    },
+    Scenario(id: "S6", name: "chain", defaultCount: 500_000) { counter in
+        let owner = BenchOwner()
+        let a = Substance<CounterState>()
+        let b = Substance<CounterState>()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: [a, b])
+        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+        return Rig(
+            dispatch: {
+                reactor.mix(a) { $0.prop.counter += 1 }.mix(b) { $0.prop.counter += 1 }.react()
+            },
+            reactionsPerDispatch: 2,
+            verify: { count in
+                a.state.counter == count && b.state.counter == count
+                    ? nil : "a is \(a.state.counter), b is \(b.state.counter)"
+            },
+            teardown: { Flask.detachReactor(from: owner) })
+    },
+    Scenario(id: "S7", name: "locked", defaultCount: 500_000) { counter in
+        let owner = BenchOwner()
+        let substance = CounterSubstance()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in
+            reaction.on("counter") { _ in
+                reaction.onLock?.release()
+                counter.hit()
+            }
+        }
+        return Rig(
+            dispatch: { Flask.lock(withMixer: CounterMixers.increment) },
+            reactionsPerDispatch: 1,
+            verify: { count in
+                if substance.state.counter != count { return "counter is \(substance.state.counter)" }
+                return Flask.bus.openLocks.isEmpty ? nil : "\(Flask.bus.openLocks.count) locks left open"
+            },
+            teardown: { Flask.detachReactor(from: owner) })
+    },
+]
+
+/// S2 and S3: ten fields, a mixer per field dispatched round-robin, `reactorsPerField` reactors on
+/// each field.
+private func wideRig(_ counter: ReactionCounter, reactorsPerField: Int) -> Rig {
+    let owners = (0..<(10 * reactorsPerField)).map { _ in BenchOwner() }
+    let substance = WideSubstance()
+    let keys = WideMixers.allCases.map(\.rawValue)
+    for (index, owner) in owners.enumerated() {
+        let key = keys[index % 10]
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in reaction.on(key) { _ in counter.hit() } }
+    }
+    let mixers = WideMixers.allCases
+    nonisolated(unsafe) var next = 0  // only the producer thread touches it
+    return Rig(
+        dispatch: {
+            Flask.substances(reactTo: mixers[next])
+            next = next == 9 ? 0 : next + 1
+        },
+        reactionsPerDispatch: reactorsPerField,
+        verify: { count in
+            let state = substance.state
+            let expected = count / 10 + (count % 10 > 0 ? 1 : 0)
+            return state.f0 == expected ? nil : "f0 is \(state.f0), expected \(expected)"
+        },
+        teardown: { for owner in owners { Flask.detachReactor(from: owner) } })
+}
