@@ -38,23 +38,65 @@ enum WideMixers: String, SubstanceMixer, CaseIterable {
 
 final class WideSubstance: ReactiveSubstance<WideState, WideMixers>, @unchecked Sendable {
     override func defineMixers() {
-        define(mix: .f0) { _, react, _ in self.prop.f0 += 1; react() }
-        define(mix: .f1) { _, react, _ in self.prop.f1 += 1; react() }
-        define(mix: .f2) { _, react, _ in self.prop.f2 += 1; react() }
-        define(mix: .f3) { _, react, _ in self.prop.f3 += 1; react() }
-        define(mix: .f4) { _, react, _ in self.prop.f4 += 1; react() }
-        define(mix: .f5) { _, react, _ in self.prop.f5 = self.prop.f5 == "a" ? "b" : "a"; react() }
-        define(mix: .f6) { _, react, _ in self.prop.f6 = self.prop.f6 == "a" ? "b" : "a"; react() }
-        define(mix: .f7) { _, react, _ in self.prop.f7 = self.prop.f7 == "a" ? "b" : "a"; react() }
-        define(mix: .f8) { _, react, _ in self.prop.f8 = self.prop.f8 == "a" ? "b" : "a"; react() }
-        define(mix: .f9) { _, react, _ in self.prop.f9 = self.prop.f9 == "a" ? "b" : "a"; react() }
+        define(mix: .f0) { _, react, _ in
+            self.prop.f0 += 1
+            react()
+        }
+        define(mix: .f1) { _, react, _ in
+            self.prop.f1 += 1
+            react()
+        }
+        define(mix: .f2) { _, react, _ in
+            self.prop.f2 += 1
+            react()
+        }
+        define(mix: .f3) { _, react, _ in
+            self.prop.f3 += 1
+            react()
+        }
+        define(mix: .f4) { _, react, _ in
+            self.prop.f4 += 1
+            react()
+        }
+        define(mix: .f5) { _, react, _ in
+            self.prop.f5 = self.prop.f5 == "a" ? "b" : "a"
+            react()
+        }
+        define(mix: .f6) { _, react, _ in
+            self.prop.f6 = self.prop.f6 == "a" ? "b" : "a"
+            react()
+        }
+        define(mix: .f7) { _, react, _ in
+            self.prop.f7 = self.prop.f7 == "a" ? "b" : "a"
+            react()
+        }
+        define(mix: .f8) { _, react, _ in
+            self.prop.f8 = self.prop.f8 == "a" ? "b" : "a"
+            react()
+        }
+        define(mix: .f9) { _, react, _ in
+            self.prop.f9 = self.prop.f9 == "a" ? "b" : "a"
+            react()
+        }
     }
 }
 
 struct NestedState: State {
-    struct C: Codable { var leaf = 0; var note = "c"; var flag = false }
-    struct B: Codable { var c = C(); var label = "b"; var count = 1 }
-    struct A: Codable { var b = B(); var title = "a"; var ratio = 0.5 }
+    struct C: Codable {
+        var leaf = 0
+        var note = "c"
+        var flag = false
+    }
+    struct B: Codable {
+        var c = C()
+        var label = "b"
+        var count = 1
+    }
+    struct A: Codable {
+        var b = B()
+        var title = "a"
+        var ratio = 0.5
+    }
     var a = A()
     var top = 0
     var name = "nested"

@@ -131,11 +131,11 @@ enum ResidentMemory {
     private static var rusagePeak: Int {
         var usage = rusage()
         #if canImport(Darwin)
-        getrusage(RUSAGE_SELF, &usage)
-        return Int(usage.ru_maxrss)
+            getrusage(RUSAGE_SELF, &usage)
+            return Int(usage.ru_maxrss)
         #else
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss) * 1024
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Int(usage.ru_maxrss) * 1024
         #endif
     }
 }

@@ -80,25 +80,31 @@ func millions(_ rate: Double) -> String { String(format: "%.3f", rate / 1e6) }
 func micros(_ nanos: UInt64?) -> String { nanos.map { String(format: "%.1f", Double($0) / 1e3) } ?? "-" }
 
 func printTable(_ results: [ScenarioResult], naive: Double?) {
-    let header = ["scenario", "count", "reps", "median M/s", "min", "max", "x naive", "p50 us", "p99 us", "peak RSS MB", "check"]
+    let header = [
+        "scenario", "count", "reps", "median M/s", "min", "max", "x naive", "p50 us", "p99 us", "peak RSS MB", "check",
+    ]
     var rows = [header]
     for r in results {
         rows.append([
-            "\(r.id) \(r.name)", "\(r.count)", "\(r.reps)", millions(r.median), millions(r.minimum), millions(r.maximum),
+            "\(r.id) \(r.name)", "\(r.count)", "\(r.reps)", millions(r.median), millions(r.minimum),
+            millions(r.maximum),
             naive.map { String(format: "%.2f", r.median / $0) } ?? "-", micros(r.latency(0.5)), micros(r.latency(0.99)),
             String(format: "%.0f", Double(r.peakRSS) / 1_048_576), r.check,
         ])
     }
     let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     for (index, row) in rows.enumerated() {
-        print(row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+        print(
+            row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(
+                separator: "  "))
         if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
     }
 }
 
 // One run of one scenario.
 if let wanted = options.scenario {
-    guard let scenario = scenarios.first(where: { $0.id.lowercased() == wanted.lowercased() || $0.name == wanted }) else {
+    guard let scenario = scenarios.first(where: { $0.id.lowercased() == wanted.lowercased() || $0.name == wanted })
+    else {
         progress("no scenario \(wanted); use S1..S7 or a name: \(scenarios.map(\.name).joined(separator: ", "))")
         exit(2)
     }
@@ -136,7 +142,8 @@ let busOneRate = busOne.map(\.rate).sorted()[1]
 let busFourRate = busFour.map(\.rate).sorted()[1]
 
 for scenario in scenarios {
-    results.append(run(scenario, count: options.count ?? scenario.defaultCount, reps: options.reps, latencySamples: 1_000))
+    results.append(
+        run(scenario, count: options.count ?? scenario.defaultCount, reps: options.reps, latencySamples: 1_000))
 }
 failures += results.filter { $0.check != "ok" }.map { "\($0.id): \($0.check)" }
 
@@ -157,13 +164,20 @@ if options.json {
         "{\"memory\":\"probes\",\"bytes_per_pending_dispatch\":\(Int(pending.bytes)),\"bytes_per_reactor\":\(Int(perReactor)),\"isolation_ratio_10000_reactors\":\(String(format: "%.3f", isolation.ratio))}"
     )
 } else {
-    print("reference points (M/s): naive DispatchQueue \(millions(naive)), mutex batch queue \(millions(mutexQueue)), ", terminator: "")
+    print(
+        "reference points (M/s): naive DispatchQueue \(millions(naive)), mutex batch queue \(millions(mutexQueue)), ",
+        terminator: "")
     print("FluxBus alone \(millions(busOneRate)) (1 producer), \(millions(busFourRate)) (4 producers)")
     print("")
     printTable(results, naive: naive)
     print("")
-    print(String(format: "memory: %.0f bytes per pending dispatch, %.0f bytes per reactor (10,000 on one substance)", pending.bytes, perReactor))
-    print(String(format: "isolation: S1 with 10,000 reactors on other substances runs at %.2f of S1 alone", isolation.ratio))
+    print(
+        String(
+            format: "memory: %.0f bytes per pending dispatch, %.0f bytes per reactor (10,000 on one substance)",
+            pending.bytes, perReactor))
+    print(
+        String(
+            format: "isolation: S1 with 10,000 reactors on other substances runs at %.2f of S1 alone", isolation.ratio))
 }
 for failure in failures { print("FAILED \(failure)") }
 exit(failures.isEmpty ? 0 : 1)

@@ -196,7 +196,7 @@ public final class Flux: Sendable {
             return dropped
         }
         interrupts.add(1, ordering: .releasing)
-        let count = dropped.count { if case .resume = $0 { false } else { true } }
+        let count = dropped.count { !$0.runsWhenDropped }
         drop(&dropped)
         return count
     }
@@ -204,11 +204,8 @@ public final class Flux: Sendable {
     /// Settles dropped items: their exclusive locks are released, flush waiters resumed.
     private func drop(_ items: inout [FluxItem]) {
         for item in items {
-            switch item {
-            case .mixer(_, _, let lock?): lock.release(.purged)
-            case .resume(let continuation): continuation.resume()
-            case .mixer, .task: break
-            }
+            if let lock = item.lock { lock.release(.purged) }
+            if item.runsWhenDropped { item.task?() }
         }
         items.removeAll()
     }
@@ -290,16 +287,13 @@ public final class Flux: Sendable {
     }
 
     private func run(_ item: FluxItem) {
-        switch item {
-        case .task(let task):
+        if let task = item.task {
             task()
-        case .resume(let continuation):
-            continuation.resume()
-        case .mixer(let mixer, let payload, let lock):
-            registry.deliver(FluxEvent(mixer: mixer, payload: payload, lock: lock))
-            if let lock, lock.autorelease, !lock.wasHandedOver {
-                lock.release(.autorelease)
-            }
+            return
+        }
+        registry.deliver(FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock))
+        if let lock = item.lock, lock.autorelease, !lock.wasHandedOver {
+            lock.release(.autorelease)
         }
     }
 }

@@ -13,13 +13,13 @@ final class FluxObserverRegistry: @unchecked Sendable {
     }
 
     final class Observers {
-        var entries: [Entry] = []
+        @exclusivity(unchecked) var entries: [Entry] = []
     }
 
-    private var byName: [FluxMixerName: Observers] = [:]
+    @exclusivity(unchecked) private var byName: [FluxMixerName: Observers] = [:]
     // A one-entry cache: bursts of the same mixer skip hashing the name.
-    private var lastName: FluxMixerName?
-    private var lastObservers: Observers?
+    @exclusivity(unchecked) private var lastName: FluxMixerName?
+    @exclusivity(unchecked) private var lastObservers: Observers?
 
     func add(_ entry: Entry, for name: FluxMixerName) {
         if let observers = byName[name] {
@@ -60,12 +60,14 @@ final class FluxObserverRegistry: @unchecked Sendable {
         var sawGone = false
         // Handlers never change the registry synchronously (changes are exclusive-lane tasks),
         // so iterating the live array is safe.
-        for entry in observers.entries {
-            if let owner = entry.owner {
-                entry.handler(owner, event)
-                called += 1
-            } else {
-                sawGone = true
+        observers.entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                if let owner = entries[index].owner {
+                    entries[index].handler(owner, event)
+                    called += 1
+                } else {
+                    sawGone = true
+                }
             }
         }
         if sawGone {

@@ -14,7 +14,8 @@
 ///
 /// `@unchecked Sendable`: the value is only ever touched inside `withLock`, with the mutex held.
 package final class LockedValue<Value>: @unchecked Sendable {
-    private var value: Value
+    // Only reached with the mutex held, which already excludes overlapping access.
+    @exclusivity(unchecked) private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     package init(_ value: Value) {

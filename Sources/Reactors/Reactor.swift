@@ -25,7 +25,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     public typealias Handler = @Sendable (Owner, FlaskReaction) -> Void
 
     /// The owner, while it lives.
-    public private(set) weak var owner: Owner?
+    // Written once, in init; weak loads are atomic.
+    @exclusivity(unchecked) public private(set) weak var owner: Owner?
     public let substances: [any AnySubstance]
     /// Where the handler runs.
     public let delivery: ReactionDelivery

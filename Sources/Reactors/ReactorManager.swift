@@ -14,7 +14,37 @@ public final class ReactorManager: Sendable {
     /// The manager the `Flask` facade uses.
     public static let shared = ReactorManager()
 
-    private let attached = LockedValue<[ObjectIdentifier: any AnyReactor]>([:])
+    /// The attached reactors, indexed by reactor and by owner, so that finding or detaching the
+    /// reactors of one owner costs the same with 10 or 10,000 reactors attached.
+    private struct Registry {
+        var reactors: [ObjectIdentifier: any AnyReactor] = [:]
+        var byOwner: [ObjectIdentifier: [ObjectIdentifier]] = [:]
+        var ownerOfReactor: [ObjectIdentifier: ObjectIdentifier] = [:]
+
+        mutating func insert(_ reactor: any AnyReactor, owner: AnyObject) {
+            let id = ObjectIdentifier(reactor)
+            let ownerID = ObjectIdentifier(owner)
+            reactors[id] = reactor
+            byOwner[ownerID, default: []].append(id)
+            ownerOfReactor[id] = ownerID
+        }
+
+        mutating func remove(_ id: ObjectIdentifier) {
+            guard reactors.removeValue(forKey: id) != nil, let ownerID = ownerOfReactor.removeValue(forKey: id) else {
+                return
+            }
+            byOwner[ownerID]?.removeAll { $0 == id }
+            if byOwner[ownerID]?.isEmpty == true { byOwner[ownerID] = nil }
+        }
+
+        /// The reactors registered under `owner`'s identity whose owner is still that object (an
+        /// identity can be reused once its object is freed).
+        func reactors(of owner: AnyObject) -> [any AnyReactor] {
+            (byOwner[ObjectIdentifier(owner)] ?? []).compactMap { reactors[$0] }.filter { $0.anyOwner === owner }
+        }
+    }
+
+    private let registry = LockedValue(Registry())
 
     public init() {}
 
@@ -24,19 +54,21 @@ public final class ReactorManager: Sendable {
         attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus
     ) -> Reactor<Owner> {
         let reactor = Reactor(owner: owner, substances: substances, delivery: delivery, manager: self)
-        attached.withLock { $0[ObjectIdentifier(reactor)] = reactor }
+        registry.withLock { $0.insert(reactor, owner: owner) }
         return reactor
     }
 
     /// Every attached reactor whose owner is alive. Disposes of the others first.
     public var reactors: [any AnyReactor] {
         purge()
-        return attached.withLock { Array($0.values) }
+        return registry.withLock { Array($0.reactors.values) }
     }
 
     /// The reactors attached to `owner`.
+    ///
+    /// - Complexity: O(*k*) for *k* reactors of that owner.
     public func reactors(of owner: AnyObject) -> [any AnyReactor] {
-        attached.withLock { $0.values.filter { $0.anyOwner === owner } }
+        registry.withLock { $0.reactors(of: owner) }
     }
 
     /// Detaches every reactor of `owner`. Returns how many there were.
@@ -50,20 +82,20 @@ public final class ReactorManager: Sendable {
     /// Detaches every reactor whose owner has gone. Returns how many.
     @discardableResult
     public func purge() -> Int {
-        let gone = attached.withLock { $0.values.filter { $0.anyOwner == nil } }
+        let gone = registry.withLock { $0.reactors.values.filter { $0.anyOwner == nil } }
         for reactor in gone { reactor.detach() }
         return gone.count
     }
 
     /// Detaches every reactor (tests, resets).
     public func removeAll() {
-        for reactor in attached.withLock({ Array($0.values) }) { reactor.detach() }
+        for reactor in registry.withLock({ Array($0.reactors.values) }) { reactor.detach() }
     }
 
     /// The number of attached reactors, alive or awaiting disposal.
-    public var count: Int { attached.withLock { $0.count } }
+    public var count: Int { registry.withLock { $0.reactors.count } }
 
     func remove(_ reactor: any AnyReactor) {
-        _ = attached.withLock { $0.removeValue(forKey: ObjectIdentifier(reactor)) }
+        registry.withLock { $0.remove(ObjectIdentifier(reactor)) }
     }
 }

@@ -31,22 +31,22 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
     /// A mixer body: the payload of the dispatch, and `react`/`abort` to resolve the transaction.
     public typealias Mixer = (_ payload: FluxPayload?, _ react: MixerResolution, _ abort: MixerResolution) -> Void
 
-    private enum Phase {
-        case idle
-        case registering
-        case running(M, FluxEvent)
-    }
-
     private let observations = LockedValue<[M: FluxObservation]>([:])
-    @exclusivity(unchecked) private var phase = Phase.idle
+    /// True while `init` runs `defineMixers()` to learn the mixers.
+    @exclusivity(unchecked) private var registering = false
+    /// The mixer being dispatched and its event, while `defineMixers()` runs for it (on the bus).
+    /// The mixer lives in a slot allocated once: an `M?` property would make every dispatch look
+    /// up `Optional<M>`'s metadata at run time.
+    private let runningMixer = UnsafeMutablePointer<M>.allocate(capacity: 1)
+    @exclusivity(unchecked) private var runningEvent: FluxEvent?
     @exclusivity(unchecked) private var transactionSerial: UInt64 = 0
     @exclusivity(unchecked) private var resolution: Bool?
 
     public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
         super.init(name: name, archive: archive, bus: bus)
-        phase = .registering
+        registering = true
         defineMixers()
-        phase = .idle
+        registering = false
     }
 
     /// Override to ``define(mix:_:)`` the mixers this substance reacts to.
@@ -56,12 +56,11 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
     ///
     /// Call it only from ``defineMixers()``.
     public func define(mix mixer: M, _ body: Mixer) {
-        switch phase {
-        case .registering:
+        if let event = runningEvent {
+            if runningMixer.pointee == mixer { run(body, event) }
+        } else if registering {
             register(mixer)
-        case .running(let current, let event):
-            if current == mixer { run(body, event) }
-        case .idle:
+        } else {
             register(mixer)
             bus.report(
                 .reactorMisuse,
@@ -81,12 +80,15 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
 
     deinit {
         for observation in observations.withLock({ $0.values }) { observation.cancel() }
+        runningMixer.deallocate()
     }
 
     private func dispatch(_ mixer: M, _ event: FluxEvent) {
-        phase = .running(mixer, event)
+        runningMixer.initialize(to: mixer)
+        runningEvent = event
         defineMixers()
-        phase = .idle
+        runningEvent = nil
+        runningMixer.deinitialize(count: 1)
     }
 
     private func run(_ body: Mixer, _ event: FluxEvent) {

@@ -23,64 +23,88 @@ final class ReductionPlan: @unchecked Sendable {
         let isGroup: Bool
     }
 
+    /// The comparison loop's view of a compared property: plain data, so reading it touches no
+    /// reference count.
+    struct Leaf {
+        enum Kind: UInt8 {
+            case bits, equatable, expand
+        }
+
+        let offset: Int
+        let size: Int
+        let kind: Kind
+        /// Index of the enclosing struct's entry, or -1.
+        let parent: Int32
+        /// Index of this property's entry.
+        let entry: Int32
+    }
+
     let stateType: any Any.Type
-    private(set) var entries: [Entry] = []
-    /// Indices of the entries that are compared (every entry but groups).
-    private(set) var leaves: [Int] = []
-    private(set) var keyIndex: [String: Int] = [:]
+    let entries: [Entry]
+    /// The compared properties (every entry but nested structs), in declaration order.
+    let leaves: [Leaf]
+    let keyIndex: [String: Int]
     /// Keys under which any dotted sub-key is valid (dictionaries, expandable values).
-    private(set) var openPrefixes: [String] = []
+    let openPrefixes: [String]
     /// True when the whole state goes through the Codable path.
     let usesCodablePath: Bool
-    /// Per leaf, in `leaves` order: the hot data of the comparison loop, kept apart from the
-    /// closures so the loop touches no reference counts.
-    private(set) var leafOffsets: [Int] = []
-    private(set) var leafSizes: [Int] = []
-    private(set) var leafParents: [Int32] = []
 
     init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
         stateType = type
         let tree = FlatEncoder.flatten(S())
+        var builder = Builder()
         if !forceCodablePath, let fields = FieldLayout.storedFields(of: S.self),
             ReductionPlan.shape(fields, matches: tree)
         {
             usesCodablePath = false
-            add(fields, base: 0, prefix: "", parent: -1, tree: tree)
+            builder.add(fields, base: 0, prefix: "", parent: -1, tree: tree)
         } else {
             usesCodablePath = true
         }
-        for leaf in leaves {
-            leafOffsets.append(entries[leaf].offset)
-            leafSizes.append(entries[leaf].traits.size)
-            leafParents.append(Int32(entries[leaf].parent))
-        }
+        entries = builder.entries
+        leaves = builder.leaves
+        keyIndex = builder.keyIndex
+        openPrefixes = builder.openPrefixes
     }
 
-    private func add(_ fields: [StoredField], base: Int, prefix: String, parent: Int, tree: FlatValue) {
-        for field in fields where !field.name.hasPrefix("_") && !field.name.contains("$") {
-            let key = prefix + field.name
-            let index = entries.count
-            let subtree = tree.child(at: [Substring(field.name)])
-            let traits = ValueTraits.of(field.type)
-            if field.isStruct, let subtree, case .keyed = subtree, !(field.type is any KeyedByContent.Type),
-                let nested = FieldLayout.storedFields(of: field.type), ReductionPlan.shape(nested, matches: subtree)
-            {
-                entries.append(
-                    Entry(key: key, offset: base + field.offset, traits: traits, parent: parent, isGroup: true))
+    private struct Builder {
+        var entries: [Entry] = []
+        var leaves: [Leaf] = []
+        var keyIndex: [String: Int] = [:]
+        var openPrefixes: [String] = []
+
+        mutating func add(_ fields: [StoredField], base: Int, prefix: String, parent: Int, tree: FlatValue) {
+            for field in fields where !field.name.hasPrefix("_") && !field.name.contains("$") {
+                let key = prefix + field.name
+                let index = entries.count
+                let offset = base + field.offset
+                let subtree = tree.child(at: [Substring(field.name)])
+                let traits = ValueTraits.of(field.type)
                 keyIndex[key] = index
-                add(nested, base: base + field.offset, prefix: key + ".", parent: index, tree: subtree)
-            } else {
-                entries.append(
-                    Entry(key: key, offset: base + field.offset, traits: traits, parent: parent, isGroup: false))
-                keyIndex[key] = index
-                leaves.append(index)
-                if case .expand = traits.comparison { openPrefixes.append(key + ".") }
+                if field.isStruct, let subtree, case .keyed = subtree, !(field.type is any KeyedByContent.Type),
+                    let nested = FieldLayout.storedFields(of: field.type), ReductionPlan.shape(nested, matches: subtree)
+                {
+                    entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent, isGroup: true))
+                    add(nested, base: offset, prefix: key + ".", parent: index, tree: subtree)
+                } else {
+                    entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent, isGroup: false))
+                    let kind: Leaf.Kind
+                    switch traits.comparison {
+                    case .bits: kind = .bits
+                    case .equatable: kind = .equatable
+                    case .expand:
+                        kind = .expand
+                        openPrefixes.append(key + ".")
+                    }
+                    leaves.append(
+                        Leaf(offset: offset, size: traits.size, kind: kind, parent: Int32(parent), entry: Int32(index)))
+                }
             }
         }
     }
 
     /// Whether a struct's coding keys are its property names (so offsets and keys agree).
-    private static func shape(_ fields: [StoredField], matches tree: FlatValue) -> Bool {
+    fileprivate static func shape(_ fields: [StoredField], matches tree: FlatValue) -> Bool {
         guard case .keyed(let encoded) = tree else { return false }
         var names: [String: StoredField] = [:]
         for field in fields { names[field.name] = field }

@@ -19,53 +19,56 @@ public enum StateReducer {
     static func reduce<S: State>(
         _ old: S, _ new: S, plan: ReductionPlan, substance: any AnySubstance
     ) -> StateChanges<S>? {
-        var entries: [Int32] = []
-        var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
+        let changes = StateChanges(substance: substance, old: old, new: new, plan: plan)
+        reduce(changes)
+        return changes.entries.isEmpty && changes.flat.isEmpty ? nil : changes
+    }
+
+    /// Fills `changes.entries` and `changes.flat` from its two snapshots.
+    static func reduce<S: State>(_ changes: StateChanges<S>) {
+        let plan = changes.plan
         if plan.usesCodablePath {
-            _ = FlatValue.diff(FlatEncoder.flatten(old), FlatEncoder.flatten(new), prefix: "", into: &flat)
+            _ = FlatValue.diff(
+                FlatEncoder.flatten(changes.old), FlatEncoder.flatten(changes.new), prefix: "", into: &changes.flat)
         } else {
-            var old = old
-            var new = new
-            withUnsafeBytes(of: &old) { oldBytes in
-                withUnsafeBytes(of: &new) { newBytes in
-                    compare(oldBytes.baseAddress!, newBytes.baseAddress!, plan: plan, entries: &entries, flat: &flat)
+            withUnsafeBytes(of: changes.old) { oldBytes in
+                withUnsafeBytes(of: changes.new) { newBytes in
+                    compare(oldBytes.baseAddress!, newBytes.baseAddress!, plan: plan, into: changes)
                 }
             }
         }
-        if entries.isEmpty && flat.isEmpty { return nil }
-        return StateChanges(substance: substance, old: old, new: new, plan: plan, entries: entries, flat: flat)
     }
 
-    private static func compare(
-        _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, plan: ReductionPlan,
-        entries: inout [Int32], flat: inout [(key: String, old: FlatValue?, new: FlatValue?)]
+    /// Finds the changed properties of the layout path.
+    private static func compare<S>(
+        _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, plan: ReductionPlan, into changes: StateChanges<S>
     ) {
-        let offsets = plan.leafOffsets
-        let sizes = plan.leafSizes
-        for position in offsets.indices {
-            let offset = offsets[position]
-            if sameBits(old + offset, new + offset, sizes[position]) { continue }
-            let index = plan.leaves[position]
-            let entry = plan.entries[index]
-            switch entry.traits.comparison {
-            case .bits:
-                break
-            case .equatable(let equal):
-                if equal(old + offset, new + offset) { continue }
-            case .expand:
-                var expanded: [(key: String, old: FlatValue?, new: FlatValue?)] = []
-                let changed = FlatValue.diff(
-                    entry.traits.flatten(old + offset), entry.traits.flatten(new + offset),
-                    prefix: entry.key, into: &expanded)
-                if !changed { continue }
-                expanded.removeLast()  // the property itself, reported with its typed values below
-                flat.append(contentsOf: expanded)
-            }
-            entries.append(Int32(index))
-            var parent = plan.leafParents[position]
-            while parent >= 0, !entries.contains(parent) {
-                entries.append(parent)
-                parent = Int32(plan.entries[Int(parent)].parent)
+        plan.leaves.withUnsafeBufferPointer { leaves in
+            for leaf in leaves {
+                let offset = leaf.offset
+                if sameBits(old + offset, new + offset, leaf.size) { continue }
+                switch leaf.kind {
+                case .bits:
+                    break
+                case .equatable:
+                    guard case .equatable(let equal) = plan.entries[Int(leaf.entry)].traits.comparison else { break }
+                    if equal(old + offset, new + offset) { continue }
+                case .expand:
+                    let entry = plan.entries[Int(leaf.entry)]
+                    var expanded: [(key: String, old: FlatValue?, new: FlatValue?)] = []
+                    let changed = FlatValue.diff(
+                        entry.traits.flatten(old + offset), entry.traits.flatten(new + offset),
+                        prefix: entry.key, into: &expanded)
+                    if !changed { continue }
+                    expanded.removeLast()  // the property itself, reported with its typed values below
+                    changes.flat.append(contentsOf: expanded)
+                }
+                changes.entries.append(leaf.entry)
+                var parent = leaf.parent
+                while parent >= 0, !changes.entries.contains(parent) {
+                    changes.entries.append(parent)
+                    parent = Int32(plan.entries[Int(parent)].parent)
+                }
             }
         }
     }

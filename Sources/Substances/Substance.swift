@@ -31,13 +31,14 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     @exclusivity(unchecked) private var working: S
     @exclusivity(unchecked) private var previous: S
     @exclusivity(unchecked) private var inTransaction = false
-    @exclusivity(unchecked) private var observers: [WeakObserver] = []
+    @exclusivity(unchecked) private var observers: [WeakSubstanceObserver] = []
+    /// Observers unbound since the last compaction: removing them one by one would make detaching
+    /// many reactors quadratic, so they are removed together before the next use of the list.
+    @exclusivity(unchecked) private var unbound: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var captured: S?
-
-    private struct WeakObserver {
-        weak var observer: (any SubstanceObserver)?
-        let id: ObjectIdentifier
-    }
+    /// Last commit's changes, refilled by the next commit if nobody kept them. Typed as the base
+    /// class so the reuse check costs no run-time type lookup.
+    @exclusivity(unchecked) private var spareChanges: SubstanceChanges?
 
     /// Creates a substance.
     ///
@@ -113,8 +114,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     // MARK: Binding
 
     public func bind(_ observer: any SubstanceObserver) {
-        let box = WeakObserver(observer: observer, id: ObjectIdentifier(observer))
+        let box = WeakSubstanceObserver(observer: observer, id: ObjectIdentifier(observer))
         bus.performExclusive { [self] in
+            compactObservers()
             if !observers.contains(where: { $0.id == box.id && $0.observer != nil }) {
                 observers.append(box)
             }
@@ -123,13 +125,21 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     public func unbind(_ observer: any SubstanceObserver) {
         let id = ObjectIdentifier(observer)
-        bus.performExclusive { [self] in observers.removeAll { $0.id == id || $0.observer == nil } }
+        bus.performExclusive { [self] in unbound.insert(id) }
+    }
+
+    /// Removes unbound and freed observers (on the bus).
+    private func compactObservers() {
+        guard !unbound.isEmpty else { return }
+        observers.removeAll { unbound.contains($0.id) || $0.observer == nil }
+        unbound.removeAll()
     }
 
     /// The number of live observers, counted on the bus (for tests and diagnostics).
     public func observerCount() async -> Int {
         await withCheckedContinuation { continuation in
             bus.performExclusive { [self] in
+                compactObservers()
                 continuation.resume(returning: observers.count { $0.observer != nil })
             }
         }
@@ -151,8 +161,18 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let new = working
         committed.withLock { $0 = new }
         didCommit(new)
+        compactObservers()
         guard !observers.isEmpty else { return nil }
-        return StateReducer.reduce(old, new, plan: plan, substance: self)
+        if spareChanges != nil, isKnownUniquelyReferenced(&spareChanges!) {
+            let changes = spareChanges!
+            let changed = withUnsafePointer(to: old) { old in
+                withUnsafePointer(to: new) { new in changes.refill(old: old, new: new) }
+            }
+            return changed ? changes : nil
+        }
+        let changes = StateReducer.reduce(old, new, plan: plan, substance: self)
+        if let changes { spareChanges = changes }
+        return changes
     }
 
     public func abortTransaction() {
@@ -163,11 +183,14 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     public func deliver(_ changes: SubstanceChanges, lock: FluxLock?) {
         var sawGone = false
-        for box in observers {
-            if let observer = box.observer {
-                observer.substance(self, didCommit: changes, lock: lock)
-            } else {
-                sawGone = true
+        // Observers change only through exclusive-lane tasks, never while this loop runs.
+        observers.withUnsafeBufferPointer { observers in
+            for index in observers.indices {
+                if let observer = observers[index].observer {
+                    observer.substance(self, didCommit: changes, lock: lock)
+                } else {
+                    sawGone = true
+                }
             }
         }
         if sawGone { observers.removeAll { $0.observer == nil } }
@@ -231,4 +254,11 @@ extension ReductionPlan {
             return plan
         }
     }
+}
+
+/// A bound observer, held weakly. Not nested in `Substance<S>`: a type nested in a generic class is
+/// itself generic, and its metadata would be looked up at run time on every delivery.
+struct WeakSubstanceObserver: Sendable {
+    weak var observer: (any SubstanceObserver)?
+    let id: ObjectIdentifier
 }

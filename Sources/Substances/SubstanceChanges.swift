@@ -33,6 +33,11 @@ public class SubstanceChanges: @unchecked Sendable {
     /// Whether nothing changed.
     public var isEmpty: Bool { count == 0 }
 
+    /// Refills this object with the changes between two states of the substance's type (given as
+    /// pointers to them) and returns whether anything changed. Overridden by `StateChanges<S>`,
+    /// where `S` is known from the object itself, so reuse costs no run-time type lookup.
+    func refill(old: UnsafeRawPointer, new: UnsafeRawPointer) -> Bool { false }
+
     func key(at slot: Int) -> String { "" }
     func slot(of key: String) -> Int? { nil }
     func oldValue(at slot: Int) -> Any? { nil }
@@ -40,25 +45,34 @@ public class SubstanceChanges: @unchecked Sendable {
 }
 
 /// The changes of a commit of a `Substance<S>`, with both snapshots for typed access.
+///
+/// Filled on the bus by the reducer, then only read; a substance refills the same object for its
+/// next commit when nobody else holds it (see `StateReducer`).
 final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
-    let old: S
-    let new: S
+    // Written only on the bus while no reaction holds the object (see `reset`), so the runtime
+    // exclusivity checks are not needed.
+    @exclusivity(unchecked) private(set) var old: S
+    @exclusivity(unchecked) private(set) var new: S
     let plan: ReductionPlan
     /// Changed plan entries (layout path).
-    let entries: [Int32]
+    @exclusivity(unchecked) var entries: [Int32] = []
     /// Changed keys found by flattening (Codable path and expandable properties).
-    let flat: [(key: String, old: FlatValue?, new: FlatValue?)]
+    @exclusivity(unchecked) var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
 
-    init(
-        substance: any AnySubstance, old: S, new: S, plan: ReductionPlan, entries: [Int32],
-        flat: [(key: String, old: FlatValue?, new: FlatValue?)]
-    ) {
+    init(substance: any AnySubstance, old: S, new: S, plan: ReductionPlan) {
         self.old = old
         self.new = new
         self.plan = plan
-        self.entries = entries
-        self.flat = flat
         super.init(substance: substance)
+    }
+
+    override func refill(old: UnsafeRawPointer, new: UnsafeRawPointer) -> Bool {
+        self.old = old.assumingMemoryBound(to: S.self).pointee
+        self.new = new.assumingMemoryBound(to: S.self).pointee
+        if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
+        if !flat.isEmpty { flat.removeAll(keepingCapacity: true) }
+        StateReducer.reduce(self)
+        return !entries.isEmpty || !flat.isEmpty
     }
 
     override var count: Int { entries.count + flat.count }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every Swift code block of README.md and docs/*.md must appear, line for line (indentation
+/// Every Swift code block of README.md, docs/*.md and the DocC catalog must appear, line for line (indentation
 /// aside), in a Swift file under Tests/, which the test build compiles. So a sample that stops
 /// compiling, or drifts from the compiled copy, fails here.
 @Suite("Documentation samples are compiled")
@@ -10,10 +10,13 @@ struct DocumentationSamplesTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static var documents: [URL] {
-        let docs = root.appendingPathComponent("docs")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []
-        return [root.appendingPathComponent("README.md")]
-            + names.filter { $0.hasSuffix(".md") }.sorted().map { docs.appendingPathComponent($0) }
+        let folders = ["docs", "Sources/FlaskAPI/FlaskAPI.docc"].map { root.appendingPathComponent($0) }
+        var documents = [root.appendingPathComponent("README.md")]
+        for folder in folders {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            documents += names.filter { $0.hasSuffix(".md") }.sorted().map { folder.appendingPathComponent($0) }
+        }
+        return documents
     }
 
     static func normalized(_ text: String) -> [String] {

@@ -1,0 +1,24 @@
+import FluxBus
+
+final class Downloader: Sendable {
+    let bus = Flux(label: "downloads")
+    let log: @Sendable (String) -> Void
+
+    init(log: @escaping @Sendable (String) -> Void) {
+        self.log = log
+        bus.observe("refresh", owner: self) { downloader, event in
+            downloader.log("refresh page \(event.payload?["page"] as? Int ?? 0)")
+        }
+    }
+
+    func refresh(page: Int) {
+        bus.dispatch("refresh", payload: ["page": page])
+    }
+
+    func refreshAlone(page: Int) -> FluxLock {
+        // Runs ahead of queued work; the main lane waits until the lock is released.
+        bus.lock(withMixer: "refresh", payload: ["page": page], autorelease: false)
+    }
+}
+
+// The sample of docs/fluxbus.md, compiled against FluxBus alone (FluxBusGuideTests runs it).

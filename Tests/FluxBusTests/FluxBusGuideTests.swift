@@ -1,0 +1,21 @@
+import FlaskTestSupport
+import FluxBus
+import Testing
+
+@Suite("The FluxBus guide's sample")
+struct FluxBusGuideTests {
+    @Test("an exclusive refresh runs ahead of queued ones, which wait for its lock")
+    func guide() async {
+        let log = Recorder<String>()
+        let downloader = Downloader { log.append($0) }
+        let gate = downloader.bus.lock()
+        downloader.refresh(page: 1)
+        let lock = downloader.refreshAlone(page: 2)
+        gate.release()
+        await downloader.bus.settleExclusive()
+        #expect(log.all == ["refresh page 2"])
+        lock.release()
+        await downloader.bus.flush()
+        #expect(log.all == ["refresh page 2", "refresh page 1"])
+    }
+}
