@@ -7,8 +7,8 @@ import Foundation
 /// `@unchecked Sendable`: `count` is only touched by reaction handlers, which all run on the one
 /// serial bus; the producer reads it after the semaphore, which orders the accesses.
 final class ReactionCounter: @unchecked Sendable {
-    var count = 0
-    var target: Int
+    @exclusivity(unchecked) var count = 0
+    @exclusivity(unchecked) var target: Int
     let signalEach: Bool
     let done = DispatchSemaphore(value: 0)
 

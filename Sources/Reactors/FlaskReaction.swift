@@ -26,7 +26,9 @@ public struct FlaskReaction: Sendable {
 
     /// Calls `body` if `key` (a dotted key) changed. A key the state does not have is reported.
     public func on(_ key: String, _ body: (SubstanceChange) -> Void) {
-        if let change = changes.change(key) {
+        if let entry = validator.resolvedEntry(key, in: changes) {
+            if let change = changes.change(entry: entry) { body(change) }
+        } else if let change = changes.change(key) {
             body(change)
         } else {
             validator.check(key, in: changes.substance)
@@ -61,16 +63,37 @@ public struct FlaskReaction: Sendable {
     public var keys: [String] { changes.keys }
 }
 
-/// Remembers which keys were found valid, so `on(key)` misses cost a string compare, not a lookup.
+/// Remembers the keys a reactor's handler asks for: each key is resolved to its entry in the state's
+/// reduction plan once, so later reactions compare integers rather than strings, and a key the state
+/// does not have is reported once.
 ///
-/// `@unchecked Sendable`: the cache is read and written only on the reactor's bus (checked with
-/// `bus.isCurrent`), where items run one at a time; calls from elsewhere skip the cache.
+/// `@unchecked Sendable`: the caches are read and written only on the reactor's bus (checked with
+/// `bus.isCurrent`), where items run one at a time; calls from elsewhere skip them.
 final class KeyValidator: @unchecked Sendable {
+    private struct Resolved {
+        let plan: ObjectIdentifier
+        let key: String
+        let entry: Int32
+    }
+
     private let bus: Flux
-    private var known: [(substance: ObjectIdentifier, key: String)] = []
+    @exclusivity(unchecked) private var resolved: [Resolved] = []
+    @exclusivity(unchecked) private var known: [(substance: ObjectIdentifier, key: String)] = []
 
     init(bus: Flux) {
         self.bus = bus
+    }
+
+    /// The plan entry of `key` for these changes, resolving and remembering it on first use; nil
+    /// when the key is not a plan entry (a dictionary sub-key, the Codable path, an unknown key).
+    func resolvedEntry(_ key: String, in changes: SubstanceChanges) -> Int32? {
+        guard let plan = changes.planIdentity, bus.isCurrent else { return nil }
+        for index in resolved.indices where resolved[index].plan == plan && resolved[index].key == key {
+            return resolved[index].entry
+        }
+        guard let entry = changes.entry(forKey: key) else { return nil }
+        resolved.append(Resolved(plan: plan, key: key, entry: entry))
+        return entry
     }
 
     func check(_ key: String, in substance: any AnySubstance) {

@@ -16,7 +16,8 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// ```
 ///
 /// The owner is held weakly. When it goes away the reactor detaches itself at its next reaction,
-/// or at ``ReactorManager/purge()``, and is freed.
+/// or at ``ReactorManager/purge()``, and is freed. Until then a reactor and its substances keep
+/// each other alive: detach a reactor to let go of its substances before its owner goes.
 ///
 /// `@unchecked Sendable`: the handler is behind a mutex for callers, with a copy confined to the
 /// bus for delivery (updated by an exclusive-lane task); everything else is immutable or atomic.

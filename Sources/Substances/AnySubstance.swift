@@ -10,7 +10,7 @@ public protocol AnySubstance: AnyObject, Sendable {
     var stateTypeName: String { get }
 
     /// Registers a receiver of this substance's commits. Takes effect before any work item that
-    /// has not started yet; the substance holds the observer weakly.
+    /// has not started yet; the substance holds the observer until ``unbind(_:)``.
     func bind(_ observer: any SubstanceObserver)
     /// Removes a receiver registered with ``bind(_:)``.
     func unbind(_ observer: any SubstanceObserver)

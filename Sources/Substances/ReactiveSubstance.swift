@@ -33,14 +33,14 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
 
     private let observations = LockedValue<[M: FluxObservation]>([:])
     /// True while `init` runs `defineMixers()` to learn the mixers.
-    @exclusivity(unchecked) private var registering = false
+    @exclusivity(unchecked) private final var registering = false
     /// The mixer being dispatched and its event, while `defineMixers()` runs for it (on the bus).
     /// The mixer lives in a slot allocated once: an `M?` property would make every dispatch look
     /// up `Optional<M>`'s metadata at run time.
     private let runningMixer = UnsafeMutablePointer<M>.allocate(capacity: 1)
-    @exclusivity(unchecked) private var runningEvent: FluxEvent?
-    @exclusivity(unchecked) private var transactionSerial: UInt64 = 0
-    @exclusivity(unchecked) private var resolution: Bool?
+    @exclusivity(unchecked) private final var runningEvent: FluxEvent?
+    @exclusivity(unchecked) private final var transactionSerial: UInt64 = 0
+    @exclusivity(unchecked) private final var resolution: Bool?
 
     public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
         super.init(name: name, archive: archive, bus: bus)

@@ -28,17 +28,19 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private let archiveFlag: Atomic<Bool>
 
     // Bus-confined: only read and written by work items on `bus`.
-    @exclusivity(unchecked) private var working: S
-    @exclusivity(unchecked) private var previous: S
-    @exclusivity(unchecked) private var inTransaction = false
-    @exclusivity(unchecked) private var observers: [WeakSubstanceObserver] = []
-    /// Observers unbound since the last compaction: removing them one by one would make detaching
-    /// many reactors quadratic, so they are removed together before the next use of the list.
-    @exclusivity(unchecked) private var unbound: Set<ObjectIdentifier> = []
-    @exclusivity(unchecked) var captured: S?
+    @exclusivity(unchecked) private final var working: S
+    @exclusivity(unchecked) private final var previous: S
+    @exclusivity(unchecked) private final var inTransaction = false
+    /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
+    /// detached or its owner goes away). An unbound slot is emptied at once and the list compacted
+    /// when half of it is empty, so binding and unbinding cost O(1) amortized.
+    @exclusivity(unchecked) private final var observers: [BoundObserver] = []
+    @exclusivity(unchecked) private final var observerSlots: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) private final var emptySlots = 0
+    @exclusivity(unchecked) final var captured: S?
     /// Last commit's changes, refilled by the next commit if nobody kept them. Typed as the base
     /// class so the reuse check costs no run-time type lookup.
-    @exclusivity(unchecked) private var spareChanges: SubstanceChanges?
+    @exclusivity(unchecked) private final var spareChanges: SubstanceChanges?
 
     /// Creates a substance.
     ///
@@ -114,34 +116,38 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     // MARK: Binding
 
     public func bind(_ observer: any SubstanceObserver) {
-        let box = WeakSubstanceObserver(observer: observer, id: ObjectIdentifier(observer))
+        let id = ObjectIdentifier(observer)
         bus.performExclusive { [self] in
-            compactObservers()
-            if !observers.contains(where: { $0.id == box.id && $0.observer != nil }) {
-                observers.append(box)
-            }
+            guard observerSlots[id] == nil else { return }
+            observerSlots[id] = observers.count
+            observers.append(BoundObserver(observer: observer))
         }
     }
 
     public func unbind(_ observer: any SubstanceObserver) {
         let id = ObjectIdentifier(observer)
-        bus.performExclusive { [self] in unbound.insert(id) }
+        bus.performExclusive { [self] in
+            guard let slot = observerSlots.removeValue(forKey: id) else { return }
+            observers[slot].observer = nil
+            emptySlots += 1
+            if emptySlots > 8 && emptySlots * 2 > observers.count { compactObservers() }
+        }
     }
 
-    /// Removes unbound and freed observers (on the bus).
+    /// Drops the empty slots of unbound observers (on the bus).
     private func compactObservers() {
-        guard !unbound.isEmpty else { return }
-        observers.removeAll { unbound.contains($0.id) || $0.observer == nil }
-        unbound.removeAll()
+        observers.removeAll { $0.observer == nil }
+        observerSlots.removeAll(keepingCapacity: true)
+        for (slot, bound) in observers.enumerated() {
+            if let observer = bound.observer { observerSlots[ObjectIdentifier(observer)] = slot }
+        }
+        emptySlots = 0
     }
 
-    /// The number of live observers, counted on the bus (for tests and diagnostics).
+    /// The number of bound observers, counted on the bus (for tests and diagnostics).
     public func observerCount() async -> Int {
         await withCheckedContinuation { continuation in
-            bus.performExclusive { [self] in
-                compactObservers()
-                continuation.resume(returning: observers.count { $0.observer != nil })
-            }
+            bus.performExclusive { [self] in continuation.resume(returning: observerSlots.count) }
         }
     }
 
@@ -161,8 +167,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let new = working
         committed.withLock { $0 = new }
         didCommit(new)
-        compactObservers()
-        guard !observers.isEmpty else { return nil }
+        guard !observerSlots.isEmpty else { return nil }
         if spareChanges != nil, isKnownUniquelyReferenced(&spareChanges!) {
             let changes = spareChanges!
             let changed = withUnsafePointer(to: old) { old in
@@ -182,18 +187,12 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     }
 
     public func deliver(_ changes: SubstanceChanges, lock: FluxLock?) {
-        var sawGone = false
         // Observers change only through exclusive-lane tasks, never while this loop runs.
         observers.withUnsafeBufferPointer { observers in
             for index in observers.indices {
-                if let observer = observers[index].observer {
-                    observer.substance(self, didCommit: changes, lock: lock)
-                } else {
-                    sawGone = true
-                }
+                observers[index].observer?.substance(self, didCommit: changes, lock: lock)
             }
         }
-        if sawGone { observers.removeAll { $0.observer == nil } }
     }
 
     /// The committed state as the bus sees it (on the bus only).
@@ -256,9 +255,8 @@ extension ReductionPlan {
     }
 }
 
-/// A bound observer, held weakly. Not nested in `Substance<S>`: a type nested in a generic class is
-/// itself generic, and its metadata would be looked up at run time on every delivery.
-struct WeakSubstanceObserver: Sendable {
-    weak var observer: (any SubstanceObserver)?
-    let id: ObjectIdentifier
+/// A bound observer; nil once unbound. Not nested in `Substance<S>`: a type nested in a generic
+/// class is itself generic, and its metadata would be looked up at run time on every delivery.
+struct BoundObserver: Sendable {
+    var observer: (any SubstanceObserver)?
 }

@@ -40,6 +40,19 @@ public class SubstanceChanges: @unchecked Sendable {
 
     func key(at slot: Int) -> String { "" }
     func slot(of key: String) -> Int? { nil }
+
+    // MARK: Resolved keys (package): a reactor resolves a key once, then compares integers.
+
+    /// The identity of the state type's reduction plan: a resolved key is valid for every change
+    /// of substances with the same plan.
+    package var planIdentity: ObjectIdentifier? { nil }
+
+    /// The plan entry of `key`, if it is a property (or nested property) of the state; nil for
+    /// sub-keys of dictionaries and for the Codable path, which are looked up by string.
+    package func entry(forKey key: String) -> Int32? { nil }
+
+    /// The change of a resolved plan entry, if it changed.
+    package func change(entry: Int32) -> SubstanceChange? { nil }
     func oldValue(at slot: Int) -> Any? { nil }
     func newValue(at slot: Int) -> Any? { nil }
 }
@@ -79,6 +92,17 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
 
     override func key(at slot: Int) -> String {
         slot < entries.count ? plan.entries[Int(entries[slot])].key : flat[slot - entries.count].key
+    }
+
+    override var planIdentity: ObjectIdentifier? { ObjectIdentifier(plan) }
+
+    override func entry(forKey key: String) -> Int32? {
+        plan.keyIndex[key].map { Int32($0) }
+    }
+
+    override func change(entry: Int32) -> SubstanceChange? {
+        guard let slot = entries.firstIndex(of: entry) else { return nil }
+        return SubstanceChange(changes: self, slot: slot)
     }
 
     override func slot(of key: String) -> Int? {
