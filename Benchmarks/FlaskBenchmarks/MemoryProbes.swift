@@ -1,9 +1,10 @@
 import Dispatch
 import FlaskAPI
+import Foundation
 
 /// The memory targets of the benchmark issue, and the isolation of unrelated reactors.
 enum MemoryProbes {
-    /// Bytes of resident memory per dispatch queued behind a lock.
+    /// Resident bytes per dispatch queued behind a lock (run in a fresh process: see `inChildProcess`).
     static func bytesPerPendingDispatch(count: Int) -> (bytes: Double, check: String?) {
         let owner = BenchOwner()
         let substance = CounterSubstance()
@@ -23,7 +24,7 @@ enum MemoryProbes {
         return (Double(after - before) / Double(count), check)
     }
 
-    /// Bytes of resident memory per reactor, with `count` reactors bound to one substance.
+    /// Resident bytes per reactor, with `count` reactors bound to one substance (fresh process).
     static func bytesPerReactor(count: Int) -> Double {
         let substance = CounterSubstance()
         let owners = (0..<count).map { _ in BenchOwner() }
@@ -44,7 +45,7 @@ enum MemoryProbes {
     static func isolation(count: Int, dispatches: Int) -> (ratio: Double, check: String?) {
         let s1 = scenarios[0]
         let alone = (0..<3).map { _ in measureThroughput(s1, count: dispatches).rate }.sorted()[1]
-        let others = (0..<100).map { _ in CounterSubstance() }
+        let others = (0..<100).map { _ in Substance<CounterState>() }  // not reacting to S1's mixer
         let owners = (0..<count).map { _ in BenchOwner() }
         for (index, owner) in owners.enumerated() {
             let reactor = Flask.reactor(attachedTo: owner, mixing: others[index % others.count])
@@ -60,5 +61,23 @@ enum MemoryProbes {
         for owner in owners { Flask.detachReactor(from: owner) }
         settleBus()
         return (crowded / alone, check)
+    }
+}
+
+extension MemoryProbes {
+    /// Runs `FlaskBenchmarks --probe <name>` and reads the number it prints: memory grown in a
+    /// fresh process is not hidden by memory that earlier work freed and the allocator reuses.
+    static func inChildProcess(_ name: String) -> Double? {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["--probe", name]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

@@ -12,6 +12,8 @@ struct Options {
     var count: Int?
     var json = false
     var smoke = false
+    var memoryOnly = false
+    var probe: String?
     var reps = 3
 
     static func parse(_ arguments: [String]) -> Options {
@@ -24,8 +26,12 @@ struct Options {
             case "--reps": options.reps = iterator.next().flatMap(Int.init) ?? options.reps
             case "--json": options.json = true
             case "--smoke": options.smoke = true
+            case "--memory": options.memoryOnly = true
+            case "--probe": options.probe = iterator.next()
             case "--help", "-h":
-                print("usage: FlaskBenchmarks [--scenario S1..S7|name] [--count N] [--reps R] [--json] [--smoke]")
+                print(
+                    "usage: FlaskBenchmarks [--scenario S1..S7|name] [--count N] [--reps R] [--json] [--smoke] [--memory]"
+                )
                 exit(0)
             default:
                 FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
@@ -131,6 +137,50 @@ if options.smoke {
     exit(failures.isEmpty ? 0 : 1)
 }
 
+// One memory probe, in a process of its own (see MemoryProbes.inChildProcess).
+if let probe = options.probe {
+    switch probe {
+    case "pending":
+        let result = MemoryProbes.bytesPerPendingDispatch(count: 200_000)
+        print(result.bytes)
+        exit(result.check == nil ? 0 : 1)
+    case "reactors":
+        print(MemoryProbes.bytesPerReactor(count: 10_000))
+        exit(0)
+    default:
+        exit(2)
+    }
+}
+
+@MainActor func memoryReport() -> (pending: Double, perReactor: Double, isolation: Double) {
+    progress("memory and isolation")
+    guard let pending = MemoryProbes.inChildProcess("pending") else {
+        failures.append("pending dispatches: the probe failed")
+        return (0, 0, 0)
+    }
+    let perReactor = MemoryProbes.inChildProcess("reactors") ?? 0
+    let isolation = MemoryProbes.isolation(count: 10_000, dispatches: 300_000)
+    if let check = isolation.check { failures.append("isolation: \(check)") }
+    return (pending, perReactor, isolation.ratio)
+}
+
+func printMemory(_ memory: (pending: Double, perReactor: Double, isolation: Double)) {
+    print(
+        String(
+            format: "memory: %.0f resident bytes per pending dispatch, %.0f per reactor (10,000 on one substance)",
+            memory.pending, memory.perReactor))
+    print(
+        String(
+            format: "isolation: S1 with 10,000 reactors on other substances runs at %.2f of S1 alone", memory.isolation)
+    )
+}
+
+if options.memoryOnly {
+    printMemory(memoryReport())
+    for failure in failures { print("FAILED \(failure)") }
+    exit(failures.isEmpty ? 0 : 1)
+}
+
 // The full run.
 progress("reference points")
 let naive = (0..<3).map { _ in ReferencePoints.naiveQueue(count: 1_000_000) }.sorted()[1]
@@ -147,12 +197,7 @@ for scenario in scenarios {
 }
 failures += results.filter { $0.check != "ok" }.map { "\($0.id): \($0.check)" }
 
-progress("memory and isolation")
-let pending = MemoryProbes.bytesPerPendingDispatch(count: 200_000)
-if let check = pending.check { failures.append("pending dispatches: \(check)") }
-let perReactor = MemoryProbes.bytesPerReactor(count: 10_000)
-let isolation = MemoryProbes.isolation(count: 10_000, dispatches: 300_000)
-if let check = isolation.check { failures.append("isolation: \(check)") }
+let memory = memoryReport()
 
 if options.json {
     print("{\"reference\":\"naive-dispatch-queue\",\"ops_per_s\":\(Int(naive))}")
@@ -161,7 +206,7 @@ if options.json {
     print("{\"reference\":\"flux-bus-4-producers\",\"ops_per_s\":\(Int(busFourRate))}")
     for result in results { print(json(result, naive: naive)) }
     print(
-        "{\"memory\":\"probes\",\"bytes_per_pending_dispatch\":\(Int(pending.bytes)),\"bytes_per_reactor\":\(Int(perReactor)),\"isolation_ratio_10000_reactors\":\(String(format: "%.3f", isolation.ratio))}"
+        "{\"memory\":\"probes\",\"bytes_per_pending_dispatch\":\(Int(memory.pending)),\"bytes_per_reactor\":\(Int(memory.perReactor)),\"isolation_ratio_10000_reactors\":\(String(format: "%.3f", memory.isolation))}"
     )
 } else {
     print(
@@ -171,13 +216,7 @@ if options.json {
     print("")
     printTable(results, naive: naive)
     print("")
-    print(
-        String(
-            format: "memory: %.0f bytes per pending dispatch, %.0f bytes per reactor (10,000 on one substance)",
-            pending.bytes, perReactor))
-    print(
-        String(
-            format: "isolation: S1 with 10,000 reactors on other substances runs at %.2f of S1 alone", isolation.ratio))
+    printMemory(memory)
 }
 for failure in failures { print("FAILED \(failure)") }
 exit(failures.isEmpty ? 0 : 1)

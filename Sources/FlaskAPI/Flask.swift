@@ -88,6 +88,16 @@ public enum Flask {
         bus.dispatch(mixerName(mixer), payload: payload)
     }
 
+    /// Dispatches a global mixer and suspends until it has been applied and its bus reactions
+    /// delivered; returns what each substance did (committed changes, nothing, or aborted).
+    ///
+    /// The fire-and-forget ``substances(reactTo:payload:)`` stays the cheaper call when you do not
+    /// need to wait.
+    @discardableResult
+    public static func apply<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil) async -> MixOutcome {
+        MixOutcome(receipt: await bus.dispatchAndWait(mixerName(mixer), payload: payload))
+    }
+
     /// Low-level spelling of ``substances(reactTo:payload:)``.
     public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil) {
         substances(reactTo: mixer, payload: payload)

@@ -41,6 +41,7 @@ public final class Flux: Sendable {
     private let diagnosticsHandler: LockedValue<@Sendable (FluxDiagnostic) -> Void>
     // Only touched on the bus (while draining), never concurrently: see FluxObserverRegistry.
     private let registry = FluxObserverRegistry()
+    let confined = FluxConfinedState()
 
     /// Creates an independent bus, for isolation and tests.
     public init(label: String = "flask.flux") {
@@ -284,6 +285,12 @@ public final class Flux: Sendable {
             }
             batch.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Delivers a mixer event to its observers now (on the bus, inside a work item).
+    @discardableResult
+    func deliverNow(_ event: FluxEvent) -> Int {
+        registry.deliver(event)
     }
 
     private func run(_ item: FluxItem) {

@@ -90,6 +90,21 @@ public final class ChainReaction: Sendable {
         react(completion: completion)
     }
 
+    /// Commits the chain and suspends until it has been applied and its bus reactions delivered;
+    /// returns what each substance did. A chain already resolved returns an empty outcome (and is
+    /// reported).
+    public func commit() async -> MixOutcome {
+        guard let steps = resolve(.reacted) else { return MixOutcome(entries: []) }
+        let bus = self.bus
+        return await withCheckedContinuation { (continuation: CheckedContinuation<MixOutcome, Never>) in
+            bus.perform {
+                // An active receipt makes substances compute their changes even with nothing bound.
+                let outcome = bus.withReceipt(FluxReceipt.awaited()) { ChainReaction.run(steps, lock: nil) }
+                continuation.resume(returning: outcome)
+            }
+        }
+    }
+
     /// Discards the chain: nothing runs, nothing reacts.
     public func abort() {
         _ = resolve(.aborted)
@@ -114,8 +129,9 @@ public final class ChainReaction: Sendable {
         return steps
     }
 
-    /// Runs the steps as one transaction, on the bus.
-    private static func run(_ steps: [Step], lock: FluxLock?) {
+    /// Runs the steps as one transaction, on the bus, and says what each substance did.
+    @discardableResult
+    private static func run(_ steps: [Step], lock: FluxLock?) -> MixOutcome {
         var involved: [any AnySubstance] = []
         for step in steps where !involved.contains(where: { $0 === step.substance }) {
             involved.append(step.substance)
@@ -126,5 +142,9 @@ public final class ChainReaction: Sendable {
         for (substance, changes) in committed {
             if let changes { substance.deliver(changes, lock: lock) }
         }
+        return MixOutcome(
+            entries: committed.map { substance, changes in
+                MixOutcome.Entry(substance: substance, result: changes.map { .committed($0) } ?? .unchanged)
+            })
     }
 }

@@ -50,7 +50,7 @@ public struct FlaskReaction: Sendable {
 
     /// This reaction if it comes from `substance`, else nil: to tell a reactor's substances apart.
     public func at(_ substance: any AnySubstance) -> FlaskReaction? {
-        changes.substance === substance ? self : nil
+        changes.substanceIdentity == ObjectIdentifier(substance) ? self : nil
     }
 
     /// Whether anything observable changed (always true for a delivered reaction).

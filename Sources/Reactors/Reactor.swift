@@ -24,6 +24,8 @@ private let reactorSerial = Atomic<UInt64>(0)
 public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @unchecked Sendable {
     /// A handler: the owner (alive) and the reaction.
     public typealias Handler = @Sendable (Owner, FlaskReaction) -> Void
+    /// A handler isolated to the main actor, for UI owners.
+    public typealias MainActorHandler = @MainActor (Owner, FlaskReaction) -> Void
 
     /// The owner, while it lives.
     // Written once, in init; weak loads are atomic.
@@ -37,6 +39,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     package let serial = reactorSerial.add(1, ordering: .relaxed).newValue
     private weak var manager: ReactorManager?
     private let handlerBox = LockedValue<Handler?>(nil)
+    private let mainActorHandlerBox = LockedValue<MainActorHandler?>(nil)
+    // Bus-confined copy of the main-actor handler.
+    @exclusivity(unchecked) private var busMainActorHandler: MainActorHandler?
     private let detached = Atomic<Bool>(false)
     // Bus-confined copy of the handler, read on every delivery without a lock.
     @exclusivity(unchecked) private var busHandler: Handler?
@@ -71,6 +76,19 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         }
     }
 
+    /// Called with every reaction on the main actor, in commit order, as a handler the compiler
+    /// knows is main-actor isolated. Use it instead of ``handler`` for UI owners.
+    ///
+    /// The bus does not wait for it. A lock that comes with an exclusive mix stays held until the
+    /// handler releases it (`reaction.onLock?.release()`), so async flux works across the hop.
+    public var mainActorHandler: MainActorHandler? {
+        get { mainActorHandlerBox.withLock { $0 } }
+        set {
+            mainActorHandlerBox.withLock { $0 = newValue }
+            bus.performExclusive { [self] in busMainActorHandler = newValue }
+        }
+    }
+
     public var anyOwner: AnyObject? { owner }
     public var isDetached: Bool { detached.load(ordering: .relaxed) }
 
@@ -98,6 +116,14 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         guard let owner else {
             detach()
             return
+        }
+        if let mainActorHandler = busMainActorHandler {
+            let reaction = FlaskReaction(changes: changes, onLock: lock, validator: validator)
+            // The owner is used only on the main actor, where a UI owner lives.
+            nonisolated(unsafe) let owner = owner
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { mainActorHandler(owner, reaction) }
+            }
         }
         guard let handler = busHandler else { return }
         let reaction = FlaskReaction(changes: changes, onLock: lock, validator: validator)

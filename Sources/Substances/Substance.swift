@@ -167,7 +167,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let new = working
         committed.withLock { $0 = new }
         didCommit(new)
-        guard !observerSlots.isEmpty else { return nil }
+        guard !observerSlots.isEmpty || bus.activeReceipt != nil else { return nil }
         if spareChanges != nil, isKnownUniquelyReferenced(&spareChanges!) {
             let changes = spareChanges!
             let changed = withUnsafePointer(to: old) { old in
@@ -211,6 +211,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         beginTransaction()
         working = value
         if let changes = commitTransaction() { deliver(changes, lock: lock) }
+    }
+
+    /// Records how this substance's transaction ended, when an awaited mix is running.
+    func recordOutcome(_ changes: SubstanceChanges?, aborted: Bool = false) {
+        guard let receipt = bus.activeReceipt else { return }
+        let result: MixOutcome.Result = aborted ? .aborted : changes.map { .committed($0) } ?? .unchanged
+        receipt.record(MixOutcome.Entry(substance: self, result: result))
     }
 
     // MARK: Archive hooks (overridable; see Substance+Archive.swift)

@@ -1,3 +1,5 @@
+import FluxBus
+
 /// The keys one commit changed in one substance, with their old and new values.
 ///
 /// Made once per commit and shared by every reactor bound to the substance. Values are read only
@@ -6,11 +8,25 @@
 /// `@unchecked Sendable`: immutable once built; it holds the two state snapshots, which are
 /// `Sendable` values.
 public class SubstanceChanges: @unchecked Sendable {
-    /// The substance that changed.
-    public let substance: any AnySubstance
+    /// The substance, held weakly: a substance keeps its last changes for reuse, and a strong
+    /// reference back would keep every substance alive forever.
+    private weak var weakSubstance: (any AnySubstance)?
+    /// The identity of the substance that changed.
+    public let substanceIdentity: ObjectIdentifier
+    private let stateType: any Any.Type
+    private let bus: Flux
 
-    init(substance: any AnySubstance) {
-        self.substance = substance
+    init(substance: any AnySubstance, stateType: any Any.Type) {
+        self.weakSubstance = substance
+        self.substanceIdentity = ObjectIdentifier(substance)
+        self.stateType = stateType
+        self.bus = substance.bus
+    }
+
+    /// The substance that changed. If it has gone away since, a stand-in with its bus and state
+    /// type (and no state) is returned rather than crashing.
+    public var substance: any AnySubstance {
+        weakSubstance ?? GoneSubstance(bus: bus, stateTypeName: "\(stateType)")
     }
 
     /// The changed keys, parents included (`info` and `info.counter`).
@@ -76,7 +92,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         self.old = old
         self.new = new
         self.plan = plan
-        super.init(substance: substance)
+        super.init(substance: substance, stateType: S.self)
     }
 
     override func refill(old: UnsafeRawPointer, new: UnsafeRawPointer) -> Bool {
@@ -167,4 +183,25 @@ extension SubstanceChanges {
 
     /// Whether these are changes of a substance of state type `S`.
     public func isState<S: State>(_ type: S.Type) -> Bool { self is StateChanges<S> }
+}
+
+/// What ``SubstanceChanges/substance`` returns once the substance has gone away: a substance of
+/// nothing, which binds nothing and mixes nothing.
+final class GoneSubstance: AnySubstance {
+    let bus: Flux
+    let stateTypeName: String
+
+    init(bus: Flux, stateTypeName: String) {
+        self.bus = bus
+        self.stateTypeName = stateTypeName
+    }
+
+    func name() -> String { "\(stateTypeName) (gone)" }
+    func bind(_ observer: any SubstanceObserver) {}
+    func unbind(_ observer: any SubstanceObserver) {}
+    func isValid(key: String) -> Bool { true }
+    func beginTransaction() {}
+    func commitTransaction() -> SubstanceChanges? { nil }
+    func abortTransaction() {}
+    func deliver(_ changes: SubstanceChanges, lock: FluxLock?) {}
 }

@@ -1,0 +1,76 @@
+import FluxBus
+
+extension Substance {
+    /// The committed changes of this substance, as an asynchronous sequence.
+    ///
+    /// ```swift
+    /// for await changes in substance.changes(of: ["counter"]) {
+    ///     print(changes.change("counter")?.newValue() as Int?)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keys: only commits that change one of these dotted keys are yielded; all commits when
+    ///     empty.
+    ///   - bufferingPolicy: what happens when the consumer is slower than the commits. The bus never
+    ///     waits for a consumer: with `.unbounded` (the default) every change is kept until read;
+    ///     with `.bufferingNewest(n)` older changes are dropped past `n` pending (right for UI).
+    /// - Returns: a stream that ends when the substance goes away; stopping to iterate (or
+    ///   cancelling the consuming task) unbinds it.
+    public func changes(
+        of keys: [String] = [],
+        bufferingPolicy: AsyncStream<SubstanceChanges>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<SubstanceChanges> {
+        let (stream, continuation) = AsyncStream<SubstanceChanges>.makeStream(bufferingPolicy: bufferingPolicy)
+        let observer = ChangeStreamObserver { changes in
+            if keys.isEmpty || keys.contains(where: changes.contains) { continuation.yield(changes) }
+        } finish: {
+            continuation.finish()
+        }
+        continuation.onTermination = { [weak self, weak observer] _ in
+            if let observer { self?.unbind(observer) }
+        }
+        bind(observer)
+        return stream
+    }
+
+    /// The typed changes of one property, as an asynchronous sequence.
+    ///
+    /// ```swift
+    /// for await change in substance.changes(of: \.counter) { print(change.newValue) }
+    /// ```
+    public func changes<Value: Equatable & Sendable>(
+        of keyPath: any KeyPath<S, Value> & Sendable,
+        bufferingPolicy: AsyncStream<TypedChange<Value>>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<TypedChange<Value>> {
+        let (stream, continuation) = AsyncStream<TypedChange<Value>>.makeStream(bufferingPolicy: bufferingPolicy)
+        let observer = ChangeStreamObserver { changes in
+            if let change = changes.change(keyPath) { continuation.yield(change) }
+        } finish: {
+            continuation.finish()
+        }
+        continuation.onTermination = { [weak self, weak observer] _ in
+            if let observer { self?.unbind(observer) }
+        }
+        bind(observer)
+        return stream
+    }
+}
+
+/// Feeds a change stream. The substance holds it while bound; when the substance goes away, or
+/// the stream is unbound, it is freed and the stream finishes.
+final class ChangeStreamObserver: SubstanceObserver {
+    private let yield: @Sendable (SubstanceChanges) -> Void
+    private let finish: @Sendable () -> Void
+
+    init(_ yield: @escaping @Sendable (SubstanceChanges) -> Void, finish: @escaping @Sendable () -> Void) {
+        self.yield = yield
+        self.finish = finish
+    }
+
+    deinit { finish() }
+
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        yield(changes)
+    }
+}

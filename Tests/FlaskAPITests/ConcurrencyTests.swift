@@ -1,0 +1,170 @@
+import FlaskAPI
+import FlaskTestSupport
+import Foundation
+import Observation
+import Testing
+
+private struct TallyState: State {
+    var count = 0
+    var label = ""
+}
+
+private enum TallyMixers: SubstanceMixer {
+    case add, refuse
+}
+
+private final class Tally: ReactiveSubstance<TallyState, TallyMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .add) { payload, react, _ in
+            self.prop.count += payload?["by"] as? Int ?? 1
+            react()
+        }
+        define(mix: .refuse) { _, _, abort in
+            self.prop.count = -1
+            abort()
+        }
+    }
+}
+
+private enum NobodyMixers: SubstanceMixer { case ping }
+
+@Suite("Swift concurrency: async dispatch, change streams, observation, main actor")
+struct ConcurrencyTests {
+    @Test("Flask.apply returns once the mix is committed, with what changed, and tells an abort apart")
+    func asyncApply() async {
+        let tally = Tally()
+        let committed = await Flask.apply(TallyMixers.add, payload: ["by": 3])
+        #expect(tally.state.count == 3)
+        #expect(committed.changes.map(\.keys) == [["count"]])
+        #expect(!committed.wasAborted)
+        let aborted = await Flask.apply(TallyMixers.refuse)
+        #expect(aborted.wasAborted && aborted.changes.isEmpty)
+        #expect(tally.state.count == 3)
+        #expect(await Flask.apply(NobodyMixers.ping).reachedNobody)
+        _ = tally
+    }
+
+    @Test("an awaited chain returns each substance's net change")
+    func asyncChain() async {
+        let a = Substance<TallyState>()
+        let b = Substance<TallyState>()
+        let outcome = await ChainReaction()
+            .mix(a) { $0.prop.count = 1 }
+            .mix(b) { $0.prop.label = "b" }
+            .mix(a) { $0.prop.count = 0 }
+            .commit()
+        #expect(outcome.entries.count == 2)
+        #expect(outcome.changes.map(\.keys) == [["label"]])
+        #expect(b.state.label == "b")
+    }
+
+    @Test("a change stream yields committed changes, filtered by key, and ends when the substance goes away")
+    func changeStream() async {
+        let bus = Flux()
+        var substance: Substance<TallyState>? = Substance<TallyState>(bus: bus)
+        let stream = substance!.changes(of: ["label"])
+        let typed = substance!.changes(of: \.count)
+        let collected = Task {
+            var labels: [String] = []
+            for await changes in stream { labels.append(changes.change("label")?.newValue() ?? "?") }
+            return labels
+        }
+        let counts = Task {
+            var values: [Int] = []
+            for await change in typed { values.append(change.newValue) }
+            return values
+        }
+        let target = substance!
+        ChainReaction(bus: bus).mix(target) { $0.prop.count = 1 }.react()
+        ChainReaction(bus: bus).mix(target) { $0.prop.label = "x" }.react()
+        ChainReaction(bus: bus).mix(target) {
+            $0.prop.count = 2
+            $0.prop.label = "y"
+        }.react()
+        await bus.flush()
+        substance = nil
+        _ = consume target
+        await bus.flush()
+        #expect(await collected.value == ["x", "y"])
+        #expect(await counts.value == [1, 2])
+    }
+
+    @Test("cancelling the consumer unbinds the stream and never blocks the bus")
+    func streamCancellation() async {
+        let bus = Flux()
+        let substance = Substance<TallyState>(bus: bus)
+        let stream = substance.changes(bufferingPolicy: .bufferingNewest(1))
+        let consumer = Task { for await _ in stream {} }
+        #expect(await substance.observerCount() == 1)
+        // A slow (absent) consumer: the bus keeps committing.
+        for n in 1...1_000 { ChainReaction(bus: bus).mix(substance) { $0.prop.count = n }.react() }
+        await bus.flush()
+        #expect(substance.state.count == 1_000)
+        consumer.cancel()
+        await consumer.value
+        #expect(await substance.observerCount() == 0)
+    }
+
+    @MainActor
+    @Test("observation: withObservationTracking fires for the properties read, only when they change")
+    func observation() async {
+        let bus = Flux()
+        let substance = Substance<TallyState>(bus: bus)
+        let view = substance.observable()
+        let fired = Recorder<String>()
+        withObservationTracking {
+            _ = view.count
+        } onChange: {
+            fired.append("count")
+        }
+        ChainReaction(bus: bus).mix(substance) { $0.prop.label = "only the label" }.react()
+        await bus.flush()
+        await Task.yield()
+        await waitForMainQueue()
+        #expect(fired.all.isEmpty)
+        #expect(view.state.label == "only the label")
+        ChainReaction(bus: bus).mix(substance) { $0.prop.count = 5 }.react()
+        await bus.flush()
+        await waitForMainQueue()
+        #expect(fired.all == ["count"])
+        #expect(view.count == 5)
+    }
+
+    @MainActor
+    @Test("a main-actor handler receives reactions in order and can release an exclusive mix's lock")
+    func mainActorHandler() async {
+        final class Screen {
+            var seen: [Int] = []
+        }
+        let bus = Flux()
+        let tally = Tally(bus: bus)
+        let screen = Screen()
+        let manager = ReactorManager()
+        let reactor = manager.reactor(attachedTo: screen, mixing: [tally])
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            reactor.mainActorHandler = { screen, reaction in
+                reaction.on(\TallyState.count) { change in
+                    screen.seen.append(change.newValue)
+                    reaction.onLock?.release()
+                    if screen.seen.count == 52 { done.resume() }
+                }
+            }
+            for _ in 0..<50 { bus.dispatch(Flask.mixerName(TallyMixers.add)) }
+            _ = bus.lock(withMixer: Flask.mixerName(TallyMixers.add))
+            bus.dispatch(Flask.mixerName(TallyMixers.add))
+            // Mixes queued behind the exclusive one wait for its lock, released on the main actor.
+        }
+        await bus.flush()
+        #expect(screen.seen == Array(1...52))
+        #expect(tally.state.count == 52)
+        #expect(bus.openLocks.isEmpty)
+    }
+}
+
+/// Suspends until the main queue has run what was queued on it before.
+@MainActor
+func waitForMainQueue() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.main.async { continuation.resume() }
+    }
+}
