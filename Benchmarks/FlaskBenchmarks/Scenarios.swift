@@ -1,3 +1,4 @@
+import Dispatch
 import FlaskAPI
 
 /// The owner of the benchmark's reactors.
@@ -85,6 +86,46 @@ let scenarios: [Scenario] = [
                 if substance.state.counter != count { return "counter is \(substance.state.counter)" }
                 return Flask.bus.openLocks.isEmpty ? nil : "\(Flask.bus.openLocks.count) locks left open"
             },
+            teardown: { Flask.detachReactor(from: owner) })
+    },
+]
+
+/// Extra scenarios for the cost of Swift concurrency features on S1 (not in SCENARIOS.md): the
+/// same counter with a change stream consumed alongside the reactor, and awaited dispatches.
+let concurrencyScenarios: [Scenario] = [
+    Scenario(id: "S1s", name: "counter+stream", defaultCount: 1_000_000) { counter in
+        let owner = BenchOwner()
+        let substance = CounterSubstance()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+        let stream = substance.changes(of: ["counter"])
+        let consumer = Task { for await _ in stream {} }
+        return Rig(
+            dispatch: { Flask.substances(reactTo: CounterMixers.increment) },
+            reactionsPerDispatch: 1,
+            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
+            teardown: {
+                consumer.cancel()
+                Flask.detachReactor(from: owner)
+            })
+    },
+    Scenario(id: "S1a", name: "counter-awaited", defaultCount: 100_000) { counter in
+        let owner = BenchOwner()
+        let substance = CounterSubstance()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+        return Rig(
+            dispatch: {
+                // One awaited dispatch at a time, from a task: the cost of the round trip.
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    await Flask.apply(CounterMixers.increment)
+                    done.signal()
+                }
+                done.wait()
+            },
+            reactionsPerDispatch: 1,
+            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
             teardown: { Flask.detachReactor(from: owner) })
     },
 ]

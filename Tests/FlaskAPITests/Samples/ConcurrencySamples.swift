@@ -1,0 +1,44 @@
+// docs/concurrency.md, compiled as it appears there.
+import FlaskAPI
+import Observation
+
+func signIn(as user: String) async -> Bool {
+    let outcome = await Flask.apply(SessionMixers.login, payload: ["user": user])
+    return !outcome.wasAborted && !outcome.changes.isEmpty
+}
+
+func resetCounter(_ counter: Substance<CounterState>) async -> MixOutcome {
+    await ChainReaction()
+        .mix(counter) { $0.prop.counter = 0 }
+        .commit()
+}
+
+func logUsers(of session: Session) async {
+    for await change in session.changes(of: \.user) {
+        print("user: \(change.oldValue ?? "nobody") -> \(change.newValue ?? "nobody")")
+    }
+}
+
+@MainActor
+func watchCounter(of counter: Substance<CounterState>) -> SubstanceObservation<CounterState> {
+    let view = counter.observable()
+    withObservationTracking {
+        _ = view.counter
+    } onChange: {
+        print("the counter changed")
+    }
+    return view
+}
+
+@MainActor
+final class CounterLabel {
+    var text = ""
+
+    func attach(to counter: Substance<CounterState>) {
+        let reactor = Flask.reactor(attachedTo: self, mixing: counter)
+        reactor.mainActorHandler = { label, reaction in
+            reaction.on(\CounterState.counter) { change in label.text = "\(change.newValue)" }
+            reaction.onLock?.release()
+        }
+    }
+}
