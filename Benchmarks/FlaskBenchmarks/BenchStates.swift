@@ -1,4 +1,5 @@
 import FlaskAPI
+import Foundation
 
 // The states of the scenarios in ../shared/bench/SCENARIOS.md, written as a user would.
 
@@ -126,4 +127,26 @@ final class HundredSubstance: ReactiveSubstance<HundredState, HundredMixers>, @u
             react()
         }
     }
+}
+
+/// S1's substance with archiving on, to a file store in a temporary directory (for S1r).
+final class ArchivedCounter: ReactiveSubstance<CounterState, CounterMixers>, @unchecked Sendable {
+    static let fileArchiver = Archiver(
+        store: try! FileArchiveStore(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent("flask-bench-archives")))
+
+    override func archiver() -> Archiver { ArchivedCounter.fileArchiver }
+
+    override func defineMixers() {
+        define(mix: .increment) { _, react, _ in
+            self.prop.counter += 1
+            react()
+        }
+    }
+}
+
+/// A state of about 1 MB, for the restore probe.
+struct LargeState: State {
+    var rows: [String] = []
+    var total = 0
 }

@@ -109,6 +109,20 @@ let concurrencyScenarios: [Scenario] = [
                 Flask.detachReactor(from: owner)
             })
     },
+    Scenario(id: "S1r", name: "counter+archive", defaultCount: 1_000_000) { counter in
+        let owner = BenchOwner()
+        let substance = ArchivedCounter(name: "bench-\(UInt64.random(in: 0...UInt64.max))", archive: true)
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+        return Rig(
+            dispatch: { Flask.substances(reactTo: CounterMixers.increment) },
+            reactionsPerDispatch: 1,
+            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
+            teardown: {
+                substance.purgeArchive()
+                Flask.detachReactor(from: owner)
+            })
+    },
     Scenario(id: "S1a", name: "counter-awaited", defaultCount: 100_000) { counter in
         let owner = BenchOwner()
         let substance = CounterSubstance()

@@ -170,6 +170,10 @@ if let probe = options.probe {
 func printMemory(_ memory: (pending: Double, perReactor: Double, isolation: Double)) {
     print(
         String(
+            format: "archive: restoring a 1 MB state from the file store takes %.1f ms",
+            MemoryProbes.restoreMilliseconds()))
+    print(
+        String(
             format: "memory: %.0f resident bytes per pending dispatch, %.0f per reactor (10,000 on one substance)",
             memory.pending, memory.perReactor))
     print(
