@@ -3,22 +3,38 @@
 /// Receivers add records while the dispatch runs on the bus; the dispatcher reads them once it
 /// resumes, after the dispatch has finished.
 ///
-/// `@unchecked Sendable`: written only on the bus while the dispatch runs, read only after the
-/// continuation that hands it over has resumed, which orders the accesses.
-public final class FluxReceipt: @unchecked Sendable {
-    /// The observers of the mixer that were called.
-    public internal(set) var observersCalled = 0
-    /// What the receivers recorded, in the order they ran (substances record their outcome).
-    public private(set) var records: [any Sendable] = []
+/// Its contents are behind a lock: the bus writes them and the resumed dispatcher reads them, and
+/// the thread sanitizer does not see a continuation's resume as ordering the two.
+public final class FluxReceipt: Sendable {
+    private let contents = LockedValue<(observersCalled: Int, records: [any Sendable])>((0, []))
 
     init() {}
+
+    /// The observers of the mixer that were called.
+    public internal(set) var observersCalled: Int {
+        get { contents.withLock { $0.observersCalled } }
+        set { contents.withLock { $0.observersCalled = newValue } }
+    }
+
+    /// What the receivers recorded, in the order they ran (substances record their outcome).
+    public var records: [any Sendable] { contents.withLock { $0.records } }
 
     /// A receipt for awaited work other than a dispatch (a chain, a task).
     package static func awaited() -> FluxReceipt { FluxReceipt() }
 
+    /// Runs `work` on `bus`'s main lane with this receipt active, and returns once it has run.
+    package func await(on bus: Flux, _ work: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            bus.perform { [self] in
+                bus.withReceipt(self, work)
+                continuation.resume()
+            }
+        }
+    }
+
     /// Adds a record; called by receivers on the bus.
     package func record(_ record: any Sendable) {
-        records.append(record)
+        contents.withLock { $0.records.append(record) }
     }
 }
 
@@ -35,15 +51,20 @@ extension Flux {
     ///
     /// The dispatch keeps its place in the FIFO: it runs after everything enqueued before it.
     public func dispatchAndWait(_ mixer: FluxMixerName, payload: FluxPayload? = nil) async -> FluxReceipt {
-        await withCheckedContinuation { (continuation: CheckedContinuation<FluxReceipt, Never>) in
+        // Made here and filled under its lock on the bus: everything the dispatcher reads crosses
+        // threads through that lock, which the thread sanitizer sees (it does not see the
+        // concurrency runtime's own ordering when the bus resumes before the task has suspended).
+        let receipt = FluxReceipt()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             perform { [self] in
-                let receipt = FluxReceipt()
-                receipt.observersCalled = withReceipt(receipt) {
+                let called = withReceipt(receipt) {
                     deliverNow(FluxEvent(mixer: mixer, payload: payload, lock: nil))
                 }
-                continuation.resume(returning: receipt)
+                receipt.observersCalled = called
+                continuation.resume()
             }
         }
+        return receipt
     }
 
     /// Runs `body` with `receipt` as the active receipt (on the bus), for awaited work.

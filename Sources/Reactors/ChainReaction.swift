@@ -95,14 +95,13 @@ public final class ChainReaction: Sendable {
     /// reported).
     public func commit() async -> MixOutcome {
         guard let steps = resolve(.reacted) else { return MixOutcome(entries: []) }
-        let bus = self.bus
-        return await withCheckedContinuation { (continuation: CheckedContinuation<MixOutcome, Never>) in
-            bus.perform {
-                // An active receipt makes substances compute their changes even with nothing bound.
-                let outcome = bus.withReceipt(FluxReceipt.awaited()) { ChainReaction.run(steps, lock: nil) }
-                continuation.resume(returning: outcome)
-            }
+        // An active receipt makes substances compute their changes even with nothing bound; the
+        // outcome crosses back to this task through the receipt's lock.
+        let receipt = FluxReceipt.awaited()
+        await receipt.await(on: bus) {
+            for entry in ChainReaction.run(steps, lock: nil).entries { receipt.record(entry) }
         }
+        return MixOutcome(receipt: receipt)
     }
 
     /// Discards the chain: nothing runs, nothing reacts.

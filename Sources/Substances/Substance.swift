@@ -38,9 +38,6 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     @exclusivity(unchecked) private final var observerSlots: [ObjectIdentifier: Int] = [:]
     @exclusivity(unchecked) private final var emptySlots = 0
     @exclusivity(unchecked) final var captured: S?
-    /// Last commit's changes, refilled by the next commit if nobody kept them. Typed as the base
-    /// class so the reuse check costs no run-time type lookup.
-    @exclusivity(unchecked) private final var spareChanges: SubstanceChanges?
 
     /// Creates a substance.
     ///
@@ -168,16 +165,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         committed.withLock { $0 = new }
         didCommit(new)
         guard !observerSlots.isEmpty || bus.activeReceipt != nil else { return nil }
-        if spareChanges != nil, isKnownUniquelyReferenced(&spareChanges!) {
-            let changes = spareChanges!
-            let changed = withUnsafePointer(to: old) { old in
-                withUnsafePointer(to: new) { new in changes.refill(old: old, new: new) }
-            }
-            return changed ? changes : nil
-        }
-        let changes = StateReducer.reduce(old, new, plan: plan, substance: self)
-        if let changes { spareChanges = changes }
-        return changes
+        // A new changes object per commit: reactions may hand it to other threads (main-queue
+        // delivery, streams), so refilling last commit's object would need an ordering with those
+        // threads that reference counts alone do not give.
+        return StateReducer.reduce(old, new, plan: plan, substance: self)
     }
 
     public func abortTransaction() {

@@ -49,11 +49,6 @@ public class SubstanceChanges: @unchecked Sendable {
     /// Whether nothing changed.
     public var isEmpty: Bool { count == 0 }
 
-    /// Refills this object with the changes between two states of the substance's type (given as
-    /// pointers to them) and returns whether anything changed. Overridden by `StateChanges<S>`,
-    /// where `S` is known from the object itself, so reuse costs no run-time type lookup.
-    func refill(old: UnsafeRawPointer, new: UnsafeRawPointer) -> Bool { false }
-
     func key(at slot: Int) -> String { "" }
     func slot(of key: String) -> Int? { nil }
 
@@ -75,10 +70,9 @@ public class SubstanceChanges: @unchecked Sendable {
 
 /// The changes of a commit of a `Substance<S>`, with both snapshots for typed access.
 ///
-/// Filled on the bus by the reducer, then only read; a substance refills the same object for its
-/// next commit when nobody else holds it (see `StateReducer`).
+/// Filled on the bus by the reducer, then only read.
 final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
-    // Written only on the bus while no reaction holds the object (see `reset`), so the runtime
+    // Written only by the reducer on the bus before the object is handed out, so the runtime
     // exclusivity checks are not needed.
     @exclusivity(unchecked) private(set) var old: S
     @exclusivity(unchecked) private(set) var new: S
@@ -93,15 +87,6 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         self.new = new
         self.plan = plan
         super.init(substance: substance, stateType: S.self)
-    }
-
-    override func refill(old: UnsafeRawPointer, new: UnsafeRawPointer) -> Bool {
-        self.old = old.assumingMemoryBound(to: S.self).pointee
-        self.new = new.assumingMemoryBound(to: S.self).pointee
-        if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
-        if !flat.isEmpty { flat.removeAll(keepingCapacity: true) }
-        StateReducer.reduce(self)
-        return !entries.isEmpty || !flat.isEmpty
     }
 
     override var count: Int { entries.count + flat.count }
