@@ -8,15 +8,7 @@ final class BenchOwner {}
 /// dispatched with `Flask.substances(reactTo:)`, reactors from `Flask.reactor(attachedTo:mixing:)`.
 let scenarios: [Scenario] = [
     Scenario(id: "S1", name: "counter", defaultCount: 1_000_000) { counter in
-        let owner = BenchOwner()
-        let substance = CounterSubstance()
-        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
-        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
-        return Rig(
-            dispatch: { Flask.substances(reactTo: CounterMixers.increment) },
-            reactionsPerDispatch: 1,
-            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
-            teardown: { Flask.detachReactor(from: owner) })
+        counterRig(counter, substance: CounterSubstance())
     },
     Scenario(id: "S2", name: "wide-10", defaultCount: 1_000_000) { counter in
         wideRig(counter, reactorsPerField: 1)
@@ -94,55 +86,46 @@ let scenarios: [Scenario] = [
 /// same counter with a change stream consumed alongside the reactor, and awaited dispatches.
 let concurrencyScenarios: [Scenario] = [
     Scenario(id: "S1s", name: "counter+stream", defaultCount: 1_000_000) { counter in
-        let owner = BenchOwner()
         let substance = CounterSubstance()
-        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
-        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
         let stream = substance.changes(of: ["counter"])
         let consumer = Task { for await _ in stream {} }
-        return Rig(
-            dispatch: { Flask.substances(reactTo: CounterMixers.increment) },
-            reactionsPerDispatch: 1,
-            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
-            teardown: {
-                consumer.cancel()
-                Flask.detachReactor(from: owner)
-            })
+        return counterRig(counter, substance: substance, teardown: { consumer.cancel() })
     },
     Scenario(id: "S1r", name: "counter+archive", defaultCount: 1_000_000) { counter in
-        let owner = BenchOwner()
         let substance = ArchivedCounter(name: "bench-\(UInt64.random(in: 0...UInt64.max))", archive: true)
-        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
-        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
-        return Rig(
-            dispatch: { Flask.substances(reactTo: CounterMixers.increment) },
-            reactionsPerDispatch: 1,
-            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
-            teardown: {
-                substance.purgeArchive()
-                Flask.detachReactor(from: owner)
-            })
+        return counterRig(counter, substance: substance, teardown: { substance.purgeArchive() })
     },
     Scenario(id: "S1a", name: "counter-awaited", defaultCount: 100_000) { counter in
-        let owner = BenchOwner()
-        let substance = CounterSubstance()
-        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
-        reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
-        return Rig(
-            dispatch: {
-                // One awaited dispatch at a time, from a task: the cost of the round trip.
-                let done = DispatchSemaphore(value: 0)
-                Task {
-                    await Flask.apply(CounterMixers.increment)
-                    done.signal()
-                }
-                done.wait()
-            },
-            reactionsPerDispatch: 1,
-            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
-            teardown: { Flask.detachReactor(from: owner) })
+        counterRig(counter, substance: CounterSubstance()) {
+            // One awaited dispatch at a time, from a task: the cost of the round trip.
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                await Flask.apply(CounterMixers.increment)
+                done.signal()
+            }
+            done.wait()
+        }
     },
 ]
+
+/// S1's rig: one reactor on `counter`, the increment mixer dispatched (or `dispatch`), and
+/// `teardown` run before the reactor is detached.
+private func counterRig(
+    _ counter: ReactionCounter, substance: Substance<CounterState>, teardown: @escaping () -> Void = {},
+    dispatch: @escaping () -> Void = { Flask.substances(reactTo: CounterMixers.increment) }
+) -> Rig {
+    let owner = BenchOwner()
+    let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+    reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+    return Rig(
+        dispatch: dispatch,
+        reactionsPerDispatch: 1,
+        verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
+        teardown: {
+            teardown()
+            Flask.detachReactor(from: owner)
+        })
+}
 
 /// S2 and S3: ten fields, a mixer per field dispatched round-robin, `reactorsPerField` reactors on
 /// each field.

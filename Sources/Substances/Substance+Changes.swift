@@ -21,17 +21,9 @@ extension Substance {
         of keys: [String] = [],
         bufferingPolicy: AsyncStream<SubstanceChanges>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<SubstanceChanges> {
-        let (stream, continuation) = AsyncStream<SubstanceChanges>.makeStream(bufferingPolicy: bufferingPolicy)
-        let observer = ChangeStreamObserver { changes in
-            if keys.isEmpty || keys.contains(where: changes.contains) { continuation.yield(changes) }
-        } finish: {
-            continuation.finish()
+        stream(bufferingPolicy: bufferingPolicy) { changes in
+            keys.isEmpty || keys.contains(where: changes.contains) ? changes : nil
         }
-        continuation.onTermination = { [weak self, weak observer] _ in
-            if let observer { self?.unbind(observer) }
-        }
-        bind(observer)
-        return stream
     }
 
     /// The typed changes of one property, as an asynchronous sequence.
@@ -43,12 +35,22 @@ extension Substance {
         of keyPath: any KeyPath<S, Value> & Sendable,
         bufferingPolicy: AsyncStream<TypedChange<Value>>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<TypedChange<Value>> {
-        let (stream, continuation) = AsyncStream<TypedChange<Value>>.makeStream(bufferingPolicy: bufferingPolicy)
+        stream(bufferingPolicy: bufferingPolicy) { changes in changes.change(keyPath) }
+    }
+
+    /// A stream of what `element` makes of each commit (nil: nothing to yield), bound to this
+    /// substance until either ends.
+    private func stream<Element: Sendable>(
+        bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
+        _ element: @escaping @Sendable (SubstanceChanges) -> Element?
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: bufferingPolicy)
         let observer = ChangeStreamObserver { changes in
-            if let change = changes.change(keyPath) { continuation.yield(change) }
+            if let value = element(changes) { continuation.yield(value) }
         } finish: {
             continuation.finish()
         }
+        // Weak: the continuation keeps this closure, and the observer keeps the continuation.
         continuation.onTermination = { [weak self, weak observer] _ in
             if let observer { self?.unbind(observer) }
         }
