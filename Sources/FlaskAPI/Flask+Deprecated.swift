@@ -1,10 +1,10 @@
 // The names of Flask 1.1.8, kept so old code compiles and shows the new name as a fix-it.
 
-/// Flask 1.1.8's name for ``Reactor``.
+/// Flask 1.1.8's name for `Reactor`.
 @available(*, deprecated, renamed: "Reactor")
 public typealias FlaskClass<Owner: AnyObject> = Reactor<Owner>
 
-/// Flask 1.1.8's name for ``ReactorManager``.
+/// Flask 1.1.8's name for `ReactorManager`.
 @available(*, deprecated, renamed: "ReactorManager")
 public typealias FlaskManager = ReactorManager
 
@@ -53,7 +53,7 @@ extension Flask {
 }
 
 extension Reactor {
-    /// Flask 1.1.8's name for ``handler``: `flask.reactor = { owner, reaction in }`.
+    /// Flask 1.1.8's name for `handler`: `flask.reactor = { owner, reaction in }`.
     @available(*, deprecated, renamed: "handler")
     public var reactor: Handler? {
         get { handler }

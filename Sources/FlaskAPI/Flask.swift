@@ -16,9 +16,9 @@ public enum Flask {
     /// The manager holding the attached reactors.
     public static var reactorManager: ReactorManager { .shared }
 
-    /// An explicit nil inside a ``FlaskDictRef``.
+    /// An explicit nil inside a `FlaskDictRef`.
     public static let Nil = FlaskNull()
-    /// An explicit nil inside a ``FlaskDictRef`` (the seed's second spelling).
+    /// An explicit nil inside a `FlaskDictRef` (the seed's second spelling).
     public static let Null = FlaskNull()
 
     /// The handler of misuse and bad-input reports (the shared bus's). Prints in debug builds,
@@ -44,7 +44,7 @@ public enum Flask {
         reactor(attachedTo: owner, mixing: [substance], delivery: delivery)
     }
 
-    /// Attaches a reactor to a ``FlaskReactor`` owner: its `flaskReactions(reaction:)` receives the
+    /// Attaches a reactor to a `FlaskReactor` owner: its `flaskReactions(reaction:)` receives the
     /// reactions.
     @discardableResult
     public static func attachReactor<Owner: FlaskReactor & SendableMetatype>(
@@ -76,7 +76,7 @@ public enum Flask {
         return Reactor(owner: owner, mixing: [])
     }
 
-    /// Alias of ``getReactor(attachedTo:)`` (the seed lists both spellings).
+    /// Alias of `getReactor(attachedTo:)` (the seed lists both spellings).
     public static func getReactor<Owner: AnyObject>(at owner: Owner) -> Reactor<Owner> {
         getReactor(attachedTo: owner)
     }
@@ -91,14 +91,14 @@ public enum Flask {
     /// Dispatches a global mixer and suspends until it has been applied and its bus reactions
     /// delivered; returns what each substance did (committed changes, nothing, or aborted).
     ///
-    /// The fire-and-forget ``substances(reactTo:payload:)`` stays the cheaper call when you do not
+    /// The fire-and-forget `substances(reactTo:payload:)` stays the cheaper call when you do not
     /// need to wait.
     @discardableResult
     public static func apply<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil) async -> MixOutcome {
         MixOutcome(receipt: await bus.dispatchAndWait(mixerName(mixer), payload: payload))
     }
 
-    /// Low-level spelling of ``substances(reactTo:payload:)``.
+    /// Low-level spelling of `substances(reactTo:payload:)`.
     public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil) {
         substances(reactTo: mixer, payload: payload)
     }

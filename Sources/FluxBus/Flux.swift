@@ -139,6 +139,8 @@ public final class Flux: Sendable {
     /// its (possibly asynchronous) work is done: the seed's "async flux".
     ///
     /// - Parameters:
+    ///   - mixer: the mixer to run on the exclusive lane.
+    ///   - payload: handed to its observers.
     ///   - autorelease: when `true`, the lock is released as soon as the mixer has run if no
     ///     receiver took responsibility for it (see ``FluxLock``); a mix that changes nothing
     ///     therefore never wedges the bus.

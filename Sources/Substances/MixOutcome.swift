@@ -50,7 +50,7 @@ public struct MixOutcome: Sendable {
     /// Whether no substance received the mix (no reactive substance defines the mixer).
     public var reachedNobody: Bool { entries.isEmpty }
 
-    /// The outcome recorded in a receipt of ``FluxBus/Flux/dispatchAndWait(_:payload:)``.
+    /// The outcome recorded in a receipt of `Flux.dispatchAndWait(_:payload:)`.
     public init(receipt: FluxReceipt) {
         self.entries = receipt.records.compactMap { $0 as? Entry }
     }

@@ -225,7 +225,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Whether archiving is off (by default, when ``shouldArchive`` is false).
     open func archiveDisabled() -> Bool { !shouldArchive }
 
-    /// The archiver to write with (``Archiver/shared`` by default: the app's default store).
+    /// The archiver to write with (`Archiver.shared` by default: the app's default store).
     open func archiver() -> Archiver { .shared }
 
     /// Whether changes are archived. Set at creation by `archive:`; may be changed at any time.
