@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "Reactors", dependencies: ["FluxBus", "Substances"]),
         .target(name: "FlaskAPI", dependencies: ["FluxBus", "Archive", "Substances", "Reactors"]),
         .executableTarget(name: "FlaskBenchmarks", dependencies: ["FlaskAPI"], path: "Benchmarks/FlaskBenchmarks"),
-        .target(name: "FlaskTestSupport", path: "Tests/FlaskTestSupport"),
+        .target(name: "FlaskTestSupport", dependencies: ["Archive"], path: "Tests/FlaskTestSupport"),
         .testTarget(name: "FluxBusTests", dependencies: ["FluxBus", "FlaskTestSupport"]),
         .executableTarget(name: "ArchiveProbe", dependencies: ["Archive"], path: "Tests/ArchiveProbe"),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive", "FlaskTestSupport", "ArchiveProbe"]),

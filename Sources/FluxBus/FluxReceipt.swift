@@ -8,7 +8,8 @@
 public final class FluxReceipt: Sendable {
     private let contents = LockedValue<(observersCalled: Int, records: [any Sendable])>((0, []))
 
-    init() {}
+    /// A receipt to fill on the bus; `dispatchAndWait` and awaited chains make their own.
+    package init() {}
 
     /// The observers of the mixer that were called.
     public internal(set) var observersCalled: Int {
@@ -18,9 +19,6 @@ public final class FluxReceipt: Sendable {
 
     /// What the receivers recorded, in the order they ran (substances record their outcome).
     public var records: [any Sendable] { contents.withLock { $0.records } }
-
-    /// A receipt for awaited work other than a dispatch (a chain, a task).
-    package static func awaited() -> FluxReceipt { FluxReceipt() }
 
     /// Runs `work` on `bus`'s main lane with this receipt active, and returns once it has run.
     package func await(on bus: Flux, _ work: @escaping @Sendable () -> Void) async {

@@ -97,7 +97,7 @@ public final class ChainReaction: Sendable {
         guard let steps = resolve(.reacted) else { return MixOutcome(entries: []) }
         // An active receipt makes substances compute their changes even with nothing bound; the
         // outcome crosses back to this task through the receipt's lock.
-        let receipt = FluxReceipt.awaited()
+        let receipt = FluxReceipt()
         await receipt.await(on: bus) {
             for entry in ChainReaction.run(steps, lock: nil).entries { receipt.record(entry) }
         }

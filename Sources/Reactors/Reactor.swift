@@ -117,16 +117,18 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             detach()
             return
         }
-        if let mainActorHandler = busMainActorHandler {
-            let reaction = FlaskReaction(changes: changes, onLock: lock, validator: validator)
+        let mainActorHandler = busMainActorHandler
+        let handler = busHandler
+        guard mainActorHandler != nil || handler != nil else { return }
+        let reaction = FlaskReaction(changes: changes, onLock: lock, validator: validator)
+        if let mainActorHandler {
             // The owner is used only on the main actor, where a UI owner lives.
             nonisolated(unsafe) let owner = owner
             DispatchQueue.main.async {
                 MainActor.assumeIsolated { mainActorHandler(owner, reaction) }
             }
         }
-        guard let handler = busHandler else { return }
-        let reaction = FlaskReaction(changes: changes, onLock: lock, validator: validator)
+        guard let handler else { return }
         switch delivery {
         case .bus:
             handler(owner, reaction)

@@ -19,8 +19,6 @@ final class ReductionPlan: @unchecked Sendable {
         let traits: ValueTraits
         /// Index of the enclosing struct's entry, or -1.
         let parent: Int
-        /// Whether this entry is a nested struct whose properties follow it.
-        let isGroup: Bool
     }
 
     /// The comparison loop's view of a compared property: plain data, so reading it touches no
@@ -84,10 +82,10 @@ final class ReductionPlan: @unchecked Sendable {
                 if field.isStruct, let subtree, case .keyed = subtree, !(field.type is any KeyedByContent.Type),
                     let nested = FieldLayout.storedFields(of: field.type), ReductionPlan.shape(nested, matches: subtree)
                 {
-                    entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent, isGroup: true))
+                    entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent))
                     add(nested, base: offset, prefix: key + ".", parent: index, tree: subtree)
                 } else {
-                    entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent, isGroup: false))
+                    entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent))
                     let kind: Leaf.Kind
                     switch traits.comparison {
                     case .bits: kind = .bits

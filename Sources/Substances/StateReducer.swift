@@ -20,13 +20,6 @@ public enum StateReducer {
         _ old: S, _ new: S, plan: ReductionPlan, substance: any AnySubstance
     ) -> StateChanges<S>? {
         let changes = StateChanges(substance: substance, old: old, new: new, plan: plan)
-        reduce(changes)
-        return changes.entries.isEmpty && changes.flat.isEmpty ? nil : changes
-    }
-
-    /// Fills `changes.entries` and `changes.flat` from its two snapshots.
-    static func reduce<S: State>(_ changes: StateChanges<S>) {
-        let plan = changes.plan
         if plan.usesCodablePath {
             _ = FlatValue.diff(
                 FlatEncoder.flatten(changes.old), FlatEncoder.flatten(changes.new), prefix: "", into: &changes.flat)
@@ -37,6 +30,7 @@ public enum StateReducer {
                 }
             }
         }
+        return changes.entries.isEmpty && changes.flat.isEmpty ? nil : changes
     }
 
     /// Finds the changed properties of the layout path.

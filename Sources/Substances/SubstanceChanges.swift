@@ -72,11 +72,11 @@ public class SubstanceChanges: @unchecked Sendable {
 ///
 /// Filled on the bus by the reducer, then only read.
 final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
-    // Written only by the reducer on the bus before the object is handed out, so the runtime
-    // exclusivity checks are not needed.
-    @exclusivity(unchecked) private(set) var old: S
-    @exclusivity(unchecked) private(set) var new: S
+    let old: S
+    let new: S
     let plan: ReductionPlan
+    // The change lists are filled only by the reducer on the bus before the object is handed out,
+    // so the runtime exclusivity checks are not needed.
     /// Changed plan entries (layout path).
     @exclusivity(unchecked) var entries: [Int32] = []
     /// Changed keys found by flattening (Codable path and expandable properties).

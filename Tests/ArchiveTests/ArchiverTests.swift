@@ -19,7 +19,7 @@ struct Settings: Codable, Equatable {
 struct ArchiverTests {
     @Test("a value round-trips; a missing key restores the default without a problem")
     func roundTrip() throws {
-        let store = MemoryStore()
+        let store = MemoryArchiveStore()
         let archiver = Archiver(store: store)
         let missing = archiver.restore(Settings.self, key: "k", defaultValue: Settings())
         #expect(!missing.found && missing.problems.isEmpty && missing.value == Settings())
@@ -45,7 +45,7 @@ struct ArchiverTests {
             (#"{"volume": 8, "name": "n", "nested": {"flag": "yes", "level": 6}, "tags": ["a"]}"#, 8, "n", false, 6),
         ])
     func schemaEvolution(json: String, volume: Int, name: String, flag: Bool, level: Int) throws {
-        let store = MemoryStore()
+        let store = MemoryArchiveStore()
         try store.set(Data(json.utf8), forKey: "k")
         let restored = Archiver(store: store).restore(Settings.self, key: "k", defaultValue: Settings())
         #expect(restored.value.volume == volume)
@@ -66,7 +66,7 @@ struct ArchiverTests {
             Data((0..<512).map { _ in UInt8.random(in: 0...255) }),
         ])
     func corrupt(bytes: Data) throws {
-        let store = MemoryStore()
+        let store = MemoryArchiveStore()
         try store.set(bytes, forKey: "k")
         let restored = Archiver(store: store).restore(Settings.self, key: "k", defaultValue: Settings())
         #expect(restored.value == Settings())
@@ -81,7 +81,7 @@ struct ArchiverTests {
 
     @Test("a burst of writes is written once, with the last value")
     func debounce() async throws {
-        let store = MemoryStore()
+        let store = MemoryArchiveStore()
         let archiver = Archiver(store: store)
         await withCheckedContinuation { (written: CheckedContinuation<Void, Never>) in
             store.whenWritten { written.resume() }
@@ -99,7 +99,7 @@ struct ArchiverTests {
 
     @Test("flush writes pending values now; remove drops a pending write")
     func flushAndRemove() throws {
-        let store = MemoryStore()
+        let store = MemoryArchiveStore()
         let archiver = Archiver(store: store)
         archiver.scheduleWrite(key: "a", after: 3600) { try JSONEncoder().encode(Settings()) }
         archiver.scheduleWrite(key: "b", after: 3600) { try JSONEncoder().encode(Settings()) }
@@ -113,7 +113,7 @@ struct ArchiverTests {
 
     @Test("a failing store is reported, not thrown at the caller")
     func failingStore() {
-        let store = MemoryStore()
+        let store = MemoryArchiveStore()
         store.failWrites = true
         let archiver = Archiver(store: store)
         let problems = Recorder<ArchiveProblem>()

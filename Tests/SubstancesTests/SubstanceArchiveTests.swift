@@ -6,37 +6,6 @@ import Testing
 
 @testable import Substances
 
-/// A store in memory, for substances that archive.
-final class MemoryArchiveStore: ArchiveStore, @unchecked Sendable {
-    private var storage: [String: Data] = [:]
-    private let lock = NSLock()
-    let writtenKeys = Recorder<String>()
-    let writtenOnBus = Recorder<Bool>()
-    let bus: Flux?
-
-    init(bus: Flux? = nil) { self.bus = bus }
-
-    func data(forKey key: String) throws -> Data? {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage[key]
-    }
-
-    func set(_ data: Data, forKey key: String) throws {
-        lock.lock()
-        storage[key] = data
-        lock.unlock()
-        writtenKeys.append(key)
-        writtenOnBus.append(bus?.isCurrent ?? false)
-    }
-
-    func removeData(forKey key: String) throws {
-        lock.lock()
-        storage[key] = nil
-        lock.unlock()
-    }
-}
-
 struct ArchivedState: State {
     var counter = 0
     var object = FlaskRef<NSObject>(nil)
@@ -99,7 +68,9 @@ struct SubstanceArchiveTests {
     @Test("shouldArchive turns archiving on and off; archiveNow writes; purgeArchive deletes")
     func lifecycle() async throws {
         let bus = Flux()
-        let store = MemoryArchiveStore(bus: bus)
+        let store = MemoryArchiveStore()
+        let writtenOnBus = Recorder<Bool>()
+        store.whenWritten { writtenOnBus.append(bus.isCurrent) }
         let archiver = Archiver(store: store)
         final class Local: Substance<ArchivedState>, @unchecked Sendable {
             nonisolated(unsafe) static var archiverInUse: Archiver?
@@ -111,12 +82,12 @@ struct SubstanceArchiveTests {
         let substance = Local(name: name, archive: false, bus: bus)
         await substance.mixAndWait { $0.prop.counter = 1 }
         archiver.flush()
-        #expect(store.writtenKeys.count == 0)
+        #expect(store.writes.count == 0)
         substance.shouldArchive = true
         await substance.mixAndWait { $0.prop.counter = 2 }
         archiver.flush()
-        #expect(store.writtenKeys.all == ["Fx.1.\(name)"])
-        #expect(store.writtenOnBus.all == [false])
+        #expect(store.writes.all == ["Fx.1.\(name)"])
+        #expect(writtenOnBus.all == [false])
         substance.shouldArchive = false
         await substance.mixAndWait { $0.prop.counter = 3 }
         substance.archiveNow()
