@@ -67,6 +67,12 @@ public final class Flux: Sendable {
         enqueue(.task(task))
     }
 
+    /// Enqueues a task that mixes substances on the main lane: like ``perform(_:)``, but
+    /// ``FluxMiddleware`` see it as a mix named `label` (chain reactions, rollbacks and undo use it).
+    public func perform(mix label: FluxMixerName, _ task: @escaping @Sendable () -> Void) {
+        enqueue(.mixTask(label, task))
+    }
+
     /// Enqueues a task on the exclusive lane: it runs before any main-lane item that has not
     /// started, even while locks are held.
     public func performExclusive(_ task: @escaping @Sendable () -> Void) {
@@ -123,14 +129,34 @@ public final class Flux: Sendable {
         }
     }
 
+    // MARK: Middleware
+
+    /// Installs a middleware after those already installed. It sees every mix that has not
+    /// started yet.
+    public func use(_ middleware: any FluxMiddleware) {
+        let confined = self.confined
+        performExclusive { confined.middleware.append(middleware) }
+    }
+
+    /// Removes a middleware installed with ``use(_:)``; mixes that have not started no longer
+    /// reach it.
+    public func remove(_ middleware: any FluxMiddleware) {
+        let confined = self.confined
+        performExclusive { confined.middleware.removeAll { $0 === middleware } }
+    }
+
     // MARK: Locks
 
     /// Pauses the main lane until the returned lock is released.
     ///
     /// Locks stack: the main lane resumes when every lock is released. A lock taken inside a
     /// running item holds back the next item.
-    public func lock() -> FluxLock {
-        takeLock(mixer: nil, autorelease: false)
+    ///
+    /// - Parameters:
+    ///   - fileID: where the lock was taken, for ``lockReport(queuedLimit:now:)``; leave the default.
+    ///   - line: where the lock was taken; leave the default.
+    public func lock(fileID: StaticString = #fileID, line: UInt = #line) -> FluxLock {
+        takeLock(mixer: nil, autorelease: false, origin: FluxLock.Origin(fileID: fileID, line: line))
     }
 
     /// Pauses the main lane and runs `mixer` on the exclusive lane: an *exclusive mix*.
@@ -144,9 +170,13 @@ public final class Flux: Sendable {
     ///   - autorelease: when `true`, the lock is released as soon as the mixer has run if no
     ///     receiver took responsibility for it (see ``FluxLock``); a mix that changes nothing
     ///     therefore never wedges the bus.
-    public func lock(withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, autorelease: Bool = true) -> FluxLock
-    {
-        let lock = takeLock(mixer: mixer, autorelease: autorelease)
+    ///   - fileID: where the lock was taken, for ``lockReport(queuedLimit:now:)``; leave the default.
+    ///   - line: where the lock was taken; leave the default.
+    public func lock(
+        withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, autorelease: Bool = true,
+        fileID: StaticString = #fileID, line: UInt = #line
+    ) -> FluxLock {
+        let lock = takeLock(mixer: mixer, autorelease: autorelease, origin: FluxLock.Origin(fileID: fileID, line: line))
         enqueueExclusive(.mixer(mixer, payload, lock))
         return lock
     }
@@ -161,10 +191,11 @@ public final class Flux: Sendable {
         queue.withLock { $0.locks.values.sorted { $0.serial < $1.serial } }
     }
 
-    private func takeLock(mixer: FluxMixerName?, autorelease: Bool) -> FluxLock {
+    private func takeLock(mixer: FluxMixerName?, autorelease: Bool, origin: FluxLock.Origin) -> FluxLock {
         let lock = queue.withLock { q in
             q.lastLockSerial += 1
-            let lock = FluxLock(bus: self, serial: q.lastLockSerial, mixer: mixer, autorelease: autorelease)
+            let lock = FluxLock(
+                bus: self, serial: q.lastLockSerial, mixer: mixer, autorelease: autorelease, origin: origin)
             q.locks[lock.serial] = lock
             return lock
         }
@@ -178,6 +209,24 @@ public final class Flux: Sendable {
             return q.claimDrain()
         }
         if start { scheduleDrain() }
+    }
+
+    /// What the locks are holding back, now: every open lock (who took it, for how long) and the
+    /// main-lane items queued behind them.
+    ///
+    /// - Parameters:
+    ///   - queuedLimit: how many queued items to name (all are counted).
+    ///   - now: the time to measure how long locks were held against.
+    public func lockReport(queuedLimit: Int = 20, now: ContinuousClock.Instant = .now) -> FluxLockReport {
+        let (locks, queued, queuedCount, exclusiveCount) = queue.withLock { q in
+            (
+                Array(q.locks.values), q.main.prefix(max(0, queuedLimit)).map(\.label), q.main.count,
+                q.exclusive.count
+            )
+        }
+        return FluxLockReport(
+            locks: locks.sorted { $0.serial < $1.serial }.map { FluxLockReport.Lock($0, now: now) },
+            queued: queued, queuedCount: queuedCount, exclusiveQueuedCount: exclusiveCount)
     }
 
     // MARK: Purge
@@ -289,20 +338,74 @@ public final class Flux: Sendable {
         }
     }
 
-    /// Delivers a mixer event to its observers now (on the bus, inside a work item).
-    @discardableResult
-    func deliverNow(_ event: FluxEvent) -> Int {
-        registry.deliver(event)
-    }
-
     private func run(_ item: FluxItem) {
-        if let task = item.task {
+        if confined.middleware.isEmpty {
+            if let task = item.task {
+                task()
+                return
+            }
+            registry.deliver(FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock))
+            releaseIfUnclaimed(item.lock)
+            return
+        }
+        if let task = item.task, !item.isMixTask {
             task()
             return
         }
-        registry.deliver(FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock))
-        if let lock = item.lock, lock.autorelease, !lock.wasHandedOver {
+        mix(item, kind: item.isMixTask ? .task : item.lock == nil ? .mixer : .exclusiveMixer)
+    }
+
+    /// An exclusive mix's lock, released when it ran and nobody took responsibility for it.
+    private func releaseIfUnclaimed(_ lock: FluxLock?) {
+        if let lock, lock.autorelease, !lock.wasHandedOver {
             lock.release(.autorelease)
         }
+    }
+
+    /// Runs a mix through the middleware (on the bus): they may replace or stop a mixer, and see
+    /// what it did. Returns the number of observers called.
+    @discardableResult
+    func mix(_ item: FluxItem, kind: FluxMixReport.Kind) -> Int {
+        let middleware = confined.middleware
+        let start = ContinuousClock.now
+        var event = FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock)
+        var dispatched: FluxMixerName?
+        var stop: FluxMixReport.Stop?
+        if item.task == nil {
+            for interceptor in middleware {
+                switch interceptor.willMix(event) {
+                case .pass:
+                    continue
+                case .replace(let mixer, let payload):
+                    if dispatched == nil { dispatched = event.mixer }
+                    event = FluxEvent(mixer: mixer, payload: payload, lock: event.lock)
+                    continue
+                case .stop(let reason):
+                    stop = FluxMixReport.Stop(middleware: interceptor.middlewareName, reason: reason)
+                }
+                break
+            }
+        }
+        let receipt = confined.activeReceipt ?? FluxReceipt()
+        let locksHeld = middleware.isEmpty ? [] : openLocks.map(\.serial)
+        var called = 0
+        if stop == nil {
+            withReceipt(receipt) {
+                if let task = item.task {
+                    task()
+                } else {
+                    called = registry.deliver(event)
+                }
+            }
+        }
+        releaseIfUnclaimed(item.lock)
+        guard !middleware.isEmpty else { return called }
+        confined.mixSerial += 1
+        let report = FluxMixReport(
+            serial: confined.mixSerial, kind: kind, mixer: event.mixer, payload: event.payload,
+            dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
+            locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start)
+        for observer in middleware { observer.didMix(report) }
+        return called
     }
 }

@@ -14,6 +14,9 @@ struct FluxItem: Sendable {
     var task: (@Sendable () -> Void)?
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).
     var runsWhenDropped = false
+    /// Whether the task mixes substances (a chain reaction, a rollback), so middleware see it as a
+    /// mix named `mixer`.
+    var isMixTask = false
 
     static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, _ lock: FluxLock?) -> FluxItem {
         FluxItem(mixer: mixer, payload: payload, lock: lock, task: nil)
@@ -23,10 +26,17 @@ struct FluxItem: Sendable {
         FluxItem(mixer: FluxItem.taskName, payload: nil, lock: nil, task: task)
     }
 
+    static func mixTask(_ label: FluxMixerName, _ task: @escaping @Sendable () -> Void) -> FluxItem {
+        FluxItem(mixer: label, payload: nil, lock: nil, task: task, isMixTask: true)
+    }
+
     static func resume(_ continuation: CheckedContinuation<Void, Never>) -> FluxItem {
         FluxItem(
             mixer: FluxItem.taskName, payload: nil, lock: nil, task: { continuation.resume() }, runsWhenDropped: true)
     }
 
-    private static let taskName = FluxMixerName("")
+    /// How diagnostics name the item: its mixer, or `task`.
+    var label: FluxMixerName { task == nil || isMixTask ? mixer : "task" }
+
+    static let taskName = FluxMixerName("")
 }

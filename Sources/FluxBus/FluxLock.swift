@@ -33,6 +33,29 @@ public final class FluxLock: Sendable, CustomStringConvertible {
     public let serial: UInt64
     /// When the lock was taken (`ContinuousClock`).
     public let takenAt: ContinuousClock.Instant
+    /// Where the lock was taken.
+    public let origin: Origin
+
+    /// The source location that took a lock.
+    public struct Origin: Sendable, Equatable, CustomStringConvertible {
+        // Kept as the static string the compiler made: taking a lock allocates nothing for it.
+        private let file: StaticString
+        public let line: UInt
+
+        public init(fileID: StaticString, line: UInt) {
+            self.file = fileID
+            self.line = line
+        }
+
+        /// The `#fileID` of the call that took the lock (`Module/File.swift`).
+        public var fileID: String { "\(file)" }
+
+        public var description: String { "\(file):\(line)" }
+
+        public static func == (lhs: Origin, rhs: Origin) -> Bool {
+            lhs.line == rhs.line && lhs.fileID == rhs.fileID
+        }
+    }
 
     private let state = LockedValue(LockState())
     private let handedOver = Atomic<Bool>(false)
@@ -43,8 +66,9 @@ public final class FluxLock: Sendable, CustomStringConvertible {
         var onRelease: (@Sendable (Release) -> Void)?
     }
 
-    init(bus: Flux, serial: UInt64, mixer: FluxMixerName?, autorelease: Bool) {
+    init(bus: Flux, serial: UInt64, mixer: FluxMixerName?, autorelease: Bool, origin: Origin) {
         self.bus = bus
+        self.origin = origin
         self.serial = serial
         self.mixer = mixer
         self.autorelease = autorelease

@@ -20,10 +20,11 @@ public final class FluxReceipt: Sendable {
     /// What the receivers recorded, in the order they ran (substances record their outcome).
     public var records: [any Sendable] { contents.withLock { $0.records } }
 
-    /// Runs `work` on `bus`'s main lane with this receipt active, and returns once it has run.
-    package func await(on bus: Flux, _ work: @escaping @Sendable () -> Void) async {
+    /// Runs `work` on `bus`'s main lane as a mix named `label`, with this receipt active, and
+    /// returns once it has run.
+    package func await(on bus: Flux, mix label: FluxMixerName, _ work: @escaping @Sendable () -> Void) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            bus.perform { [self] in
+            bus.perform(mix: label) { [self] in
                 bus.withReceipt(self, work)
                 continuation.resume()
             }
@@ -34,13 +35,6 @@ public final class FluxReceipt: Sendable {
     package func record(_ record: any Sendable) {
         contents.withLock { $0.records.append(record) }
     }
-}
-
-/// State of a bus that only its work items touch.
-///
-/// `@unchecked Sendable`: read and written only by work items, which run one at a time.
-final class FluxConfinedState: @unchecked Sendable {
-    @exclusivity(unchecked) var activeReceipt: FluxReceipt?
 }
 
 extension Flux {
@@ -56,7 +50,7 @@ extension Flux {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             perform { [self] in
                 let called = withReceipt(receipt) {
-                    deliverNow(FluxEvent(mixer: mixer, payload: payload, lock: nil))
+                    mix(FluxItem.mixer(mixer, payload, nil), kind: .mixer)
                 }
                 receipt.observersCalled = called
                 continuation.resume()
@@ -65,11 +59,17 @@ extension Flux {
         return receipt
     }
 
-    /// Runs `body` with `receipt` as the active receipt (on the bus), for awaited work.
+    /// Runs `body` with `receipt` as the active receipt (on the bus), for awaited work. A receipt
+    /// active around it (a mix seen by middleware) also gets what was recorded.
     package func withReceipt<T>(_ receipt: FluxReceipt, _ body: () -> T) -> T {
         let previous = confined.activeReceipt
         confined.activeReceipt = receipt
-        defer { confined.activeReceipt = previous }
+        defer {
+            confined.activeReceipt = previous
+            if let previous, previous !== receipt {
+                for record in receipt.records { previous.record(record) }
+            }
+        }
         return body()
     }
 

@@ -79,7 +79,7 @@ public final class ChainReaction: Sendable {
     /// Commits the chain as one work item. `completion` runs on the bus after the reactions.
     public func react(completion: (@Sendable () -> Void)? = nil) {
         guard let steps = resolve(.reacted) else { return }
-        bus.perform {
+        bus.perform(mix: "chain") {
             ChainReaction.run(steps, lock: nil)
             completion?()
         }
@@ -98,8 +98,8 @@ public final class ChainReaction: Sendable {
         // An active receipt makes substances compute their changes even with nothing bound; the
         // outcome crosses back to this task through the receipt's lock.
         let receipt = FluxReceipt()
-        await receipt.await(on: bus) {
-            for entry in ChainReaction.run(steps, lock: nil).entries { receipt.record(entry) }
+        await receipt.await(on: bus, mix: "chain") {
+            ChainReaction.run(steps, lock: nil)
         }
         return MixOutcome(receipt: receipt)
     }
@@ -141,9 +141,13 @@ public final class ChainReaction: Sendable {
         for (substance, changes) in committed {
             if let changes { substance.deliver(changes, lock: lock) }
         }
-        return MixOutcome(
+        let outcome = MixOutcome(
             entries: committed.map { substance, changes in
                 MixOutcome.Entry(substance: substance, result: changes.map { .committed($0) } ?? .unchanged)
             })
+        if let receipt = steps.first?.substance.bus.activeReceipt {
+            for entry in outcome.entries { receipt.record(entry) }
+        }
+        return outcome
     }
 }

@@ -10,13 +10,26 @@ import FluxBus
 /// ```
 public struct MixOutcome: Sendable {
     /// One substance's part in the mix.
-    public struct Entry: Sendable {
+    public struct Entry: Sendable, FluxReceiverRecord {
         public let substance: any AnySubstance
         public let result: Result
+        /// How many observers (reactors) the commit was delivered to.
+        public let observersNotified: Int
 
-        public init(substance: any AnySubstance, result: Result) {
+        public init(substance: any AnySubstance, result: Result, observersNotified: Int = 0) {
             self.substance = substance
             self.result = result
+            self.observersNotified = observersNotified
+        }
+
+        public var receiverName: String { substance.name() }
+
+        public var changedKeys: [String] {
+            if case .committed(let changes) = result { changes.keys } else { [] }
+        }
+
+        public var aborted: Bool {
+            if case .aborted = result { true } else { false }
         }
     }
 

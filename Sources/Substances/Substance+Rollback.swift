@@ -12,7 +12,7 @@ extension Substance {
     /// Restores the captured state as one transaction (reactors see the change) and forgets it.
     /// Without a captured state it does nothing. `completion` is called on the bus once done.
     public func rollbackState(completion: (@Sendable () -> Void)? = nil) {
-        bus.perform { [self] in
+        bus.perform(mix: "rollback") { [self] in
             if let captured {
                 self.captured = nil
                 replaceState(with: captured)

@@ -201,14 +201,17 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     func replaceState(with value: S, lock: FluxLock? = nil) {
         beginTransaction()
         working = value
-        if let changes = commitTransaction() { deliver(changes, lock: lock) }
+        let changes = commitTransaction()
+        if let changes { deliver(changes, lock: lock) }
+        recordOutcome(changes)
     }
 
     /// Records how this substance's transaction ended, when an awaited mix is running.
     func recordOutcome(_ changes: SubstanceChanges?, aborted: Bool = false) {
         guard let receipt = bus.activeReceipt else { return }
         let result: MixOutcome.Result = aborted ? .aborted : changes.map { .committed($0) } ?? .unchanged
-        receipt.record(MixOutcome.Entry(substance: self, result: result))
+        let notified = changes == nil ? 0 : observerSlots.count
+        receipt.record(MixOutcome.Entry(substance: self, result: result, observersNotified: notified))
     }
 
     // MARK: Archive hooks (overridable; see Substance+Archive.swift)

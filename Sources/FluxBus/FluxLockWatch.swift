@@ -1,0 +1,92 @@
+import Dispatch
+
+/// Watches a bus for locks held longer than a threshold: see
+/// ``Flux/watchLocks(heldLongerThan:checkEvery:_:)``.
+///
+/// Each lock is reported once, through the bus's diagnostics (code
+/// ``FluxDiagnostic/Code/lockHeldLong``) and to the handler, with a ``FluxLockReport`` of what the
+/// locks hold back. The watch stops when cancelled or when it is no longer referenced.
+public final class FluxLockWatch: Sendable {
+    /// How long a lock may be held before it is reported.
+    public let threshold: Duration
+
+    private let bus: Flux
+    private let handler: (@Sendable (FluxLockReport) -> Void)?
+    private let reported = LockedValue<Set<UInt64>>([])
+    private let timer = LockedValue<(any DispatchSourceTimer)?>(nil)
+
+    init(bus: Flux, threshold: Duration, handler: (@Sendable (FluxLockReport) -> Void)?) {
+        self.bus = bus
+        self.threshold = threshold
+        self.handler = handler
+    }
+
+    func start(every interval: Duration) {
+        let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        let nanoseconds = max(
+            1_000_000,
+            Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000))
+        source.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+        source.setEventHandler { [weak self] in self?.check() }
+        timer.withLock { $0 = source }
+        source.resume()
+    }
+
+    /// Checks the open locks now (the timer calls it; call it yourself with a chosen `now` to
+    /// test). Returns the report when a lock newly passed the threshold, nil otherwise.
+    @discardableResult
+    public func check(now: ContinuousClock.Instant = .now) -> FluxLockReport? {
+        let report = bus.lockReport(now: now)
+        let open = Set(report.locks.map(\.serial))
+        let late = report.locks.filter { $0.heldFor > threshold }.map(\.serial)
+        let fresh: [UInt64] = reported.withLock { reported in
+            reported.formIntersection(open)
+            let fresh = late.filter { !reported.contains($0) }
+            reported.formUnion(fresh)
+            return fresh
+        }
+        guard !fresh.isEmpty else { return nil }
+        let serials = fresh.map { "#\($0)" }.joined(separator: ", ")
+        bus.report(.lockHeldLong, "lock \(serials) held longer than \(threshold):\n\(report)")
+        handler?(report)
+        return report
+    }
+
+    /// Stops the watch.
+    public func cancel() {
+        timer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
+    }
+
+    deinit {
+        cancel()
+    }
+}
+
+extension Flux {
+    /// Reports locks held longer than `threshold`, each once, through ``diagnostics`` and
+    /// `handler`, with what they hold back.
+    ///
+    /// ```swift
+    /// let watch = bus.watchLocks(heldLongerThan: .seconds(2)) { report in
+    ///     print(report)
+    /// }
+    /// // keep `watch` for as long as you want to watch; watch.cancel() stops it
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - threshold: how long a lock may be held before it is reported.
+    ///   - interval: how often to look; a quarter of the threshold by default.
+    ///   - handler: called on a background queue with the report.
+    /// - Returns: the watch; it stops when cancelled or released.
+    public func watchLocks(
+        heldLongerThan threshold: Duration, checkEvery interval: Duration? = nil,
+        _ handler: (@Sendable (FluxLockReport) -> Void)? = nil
+    ) -> FluxLockWatch {
+        let watch = FluxLockWatch(bus: self, threshold: threshold, handler: handler)
+        watch.start(every: interval ?? threshold / 4)
+        return watch
+    }
+}

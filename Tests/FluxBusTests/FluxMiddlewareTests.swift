@@ -1,0 +1,168 @@
+import FlaskTestSupport
+import FluxBus
+import Testing
+
+/// A middleware scripted by the test: a decision per mixer name, and every report kept.
+final class ScriptedMiddleware: FluxMiddleware {
+    let decisions: [String: FluxMiddlewareDecision]
+    let seen = Recorder<String>()
+    let reports = Recorder<FluxMixReport>()
+    private let tag: String
+
+    init(_ tag: String, _ decisions: [String: FluxMiddlewareDecision] = [:]) {
+        self.tag = tag
+        self.decisions = decisions
+    }
+
+    func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+        seen.append("\(tag):\(event.mixer)")
+        return decisions[event.mixer.name] ?? .pass
+    }
+
+    func didMix(_ report: FluxMixReport) {
+        reports.append(report)
+    }
+}
+
+@Suite("Flux: middleware")
+struct FluxMiddlewareTests {
+    @Test("middleware see every mixer before observers, in the order they were installed, and report after")
+    func order() async {
+        let bus = Flux()
+        let owner = Owner()
+        let log = Recorder<String>()
+        let first = ScriptedMiddleware("first")
+        let second = ScriptedMiddleware("second")
+        bus.use(first)
+        bus.use(second)
+        bus.observe("ping", owner: owner) { _, event in log.append("observer:\(event.payload?["n"] as? Int ?? -1)") }
+        bus.dispatch("ping", payload: ["n": 1])
+        bus.dispatch("nobody")
+        await bus.flush()
+        #expect(first.seen.all == ["first:ping", "first:nobody"])
+        #expect(second.seen.all == ["second:ping", "second:nobody"])
+        #expect(log.all == ["observer:1"])
+        let reports = first.reports.all
+        #expect(reports.map(\.serial) == [1, 2])
+        #expect(reports.map(\.mixer) == ["ping", "nobody"])
+        #expect(reports.map(\.observersCalled) == [1, 0])
+        #expect(reports.map(\.kind) == [.mixer, .mixer])
+        #expect(reports[0].payload?["n"] as? Int == 1)
+        #expect(second.reports.all.map(\.serial) == [1, 2])
+    }
+
+    @Test("a middleware may replace a mixer: later middleware and observers see the replacement")
+    func replace() async {
+        let bus = Flux()
+        let owner = Owner()
+        let log = Recorder<String>()
+        let rewriter = ScriptedMiddleware("rewriter", ["old": .replace("new", payload: ["v": 2])])
+        let after = ScriptedMiddleware("after")
+        bus.use(rewriter)
+        bus.use(after)
+        bus.observe("old", owner: owner) { _, _ in log.append("old") }
+        bus.observe("new", owner: owner) { _, event in log.append("new:\(event.payload?["v"] as? Int ?? 0)") }
+        bus.dispatch("old", payload: ["v": 1])
+        await bus.flush()
+        #expect(log.all == ["new:2"])
+        #expect(after.seen.all == ["after:new"])
+        let report = try! #require(after.reports.all.first)
+        #expect(report.mixer == "new")
+        #expect(report.dispatchedMixer == "old")
+    }
+
+    @Test("a middleware may stop a mixer: no observer sees it, the reason is recorded, the bus goes on")
+    func stop() async {
+        let bus = Flux()
+        let owner = Owner()
+        let log = Recorder<String>()
+        let guardian = ScriptedMiddleware("guard", ["forbidden": .stop(reason: "not allowed")])
+        let after = ScriptedMiddleware("after")
+        bus.use(guardian)
+        bus.use(after)
+        bus.observe("forbidden", owner: owner) { _, _ in log.append("forbidden") }
+        bus.observe("fine", owner: owner) { _, _ in log.append("fine") }
+        bus.dispatch("forbidden")
+        bus.dispatch("fine")
+        await bus.flush()
+        #expect(log.all == ["fine"])
+        #expect(after.seen.all == ["after:fine"], "a stopped mixer reaches no later middleware")
+        let stopped = after.reports.all[0]
+        #expect(stopped.stop == FluxMixReport.Stop(middleware: "ScriptedMiddleware", reason: "not allowed"))
+        #expect(stopped.observersCalled == 0)
+    }
+
+    @Test("a stopped exclusive mix releases its lock, so the bus is not wedged")
+    func stoppedExclusiveMix() async {
+        let bus = Flux()
+        bus.use(ScriptedMiddleware("guard", ["exclusive": .stop(reason: "no")]))
+        let lock = bus.lock(withMixer: "exclusive")
+        let ran = Recorder<String>()
+        bus.perform { ran.append("after") }
+        await bus.flush()
+        #expect(lock.isReleased)
+        #expect(ran.all == ["after"])
+    }
+
+    @Test("reports name the locks held, the kind of mix, and labelled tasks; plain tasks are not mixes")
+    func reportsTasksAndLocks() async {
+        let bus = Flux()
+        let recorder = ScriptedMiddleware("recorder")
+        bus.use(recorder)
+        let owner = Owner()
+        bus.observe("exclusive", owner: owner) { _, event in event.lock?.handOver() }
+        let lock = bus.lock(withMixer: "exclusive", autorelease: false)
+        await bus.settleExclusive()
+        lock.release()
+        bus.perform(mix: "chain") {}
+        bus.perform {}
+        await bus.flush()
+        let reports = recorder.reports.all
+        #expect(reports.map(\.kind) == [.exclusiveMixer, .task])
+        #expect(reports[0].locksHeld == [lock.serial])
+        #expect(reports[1].mixer == "chain")
+        #expect(recorder.seen.all == ["recorder:exclusive"], "willMix sees mixers, not tasks")
+    }
+
+    @Test("dispatchAndWait goes through middleware too")
+    func awaitedDispatch() async {
+        let bus = Flux()
+        let owner = Owner()
+        bus.observe("guarded", owner: owner) { _, _ in }
+        bus.use(ScriptedMiddleware("guard", ["guarded": .stop(reason: "no")]))
+        let receipt = await bus.dispatchAndWait("guarded")
+        #expect(receipt.observersCalled == 0)
+    }
+
+    @Test("a removed middleware sees nothing more")
+    func remove() async {
+        let bus = Flux()
+        let middleware = ScriptedMiddleware("m")
+        bus.use(middleware)
+        bus.dispatch("one")
+        await bus.flush()
+        bus.remove(middleware)
+        bus.dispatch("two")
+        await bus.flush()
+        #expect(middleware.seen.all == ["m:one"])
+    }
+
+    @Test("the logger redacts payload values unless asked, and names stops and replacements")
+    func logger() async {
+        let bus = Flux()
+        let lines = Recorder<String>()
+        bus.use(ScriptedMiddleware("guard", ["secret": .stop(reason: "blocked")]))
+        bus.use(FluxLogger { lines.append($0) })
+        let verbose = Recorder<String>()
+        bus.use(FluxLogger(showsPayloadValues: true) { verbose.append($0) })
+        bus.dispatch("login", payload: ["password": "hunter2", "user": "ada"])
+        bus.dispatch("secret")
+        await bus.flush()
+        let all = lines.all
+        #expect(all.count == 2)
+        #expect(all[0].hasPrefix("mix #1 login [password: String, user: String] → 0 observers"))
+        #expect(!all.joined().contains("hunter2"))
+        #expect(all[1].hasPrefix("mix #2 secret stopped by ScriptedMiddleware: blocked"))
+        #expect(verbose.all[0].contains("password: hunter2"))
+    }
+}
