@@ -108,6 +108,24 @@ let concurrencyScenarios: [Scenario] = [
     },
 ]
 
+/// The cost of the tools of docs/tools.md on S1 (not in SCENARIOS.md): the same counter with one
+/// middleware that passes everything, and with a mix journal recording every mix.
+let toolScenarios: [Scenario] = [
+    Scenario(id: "S1m", name: "counter+middleware", defaultCount: 1_000_000) { counter in
+        let middleware = PassingMiddleware()
+        Flask.bus.use(middleware)
+        return counterRig(counter, substance: CounterSubstance(), teardown: { Flask.bus.remove(middleware) })
+    },
+    Scenario(id: "S1j", name: "counter+journal", defaultCount: 1_000_000) { counter in
+        let journal = MixJournal(capacity: 10_000)
+        Flask.bus.use(journal)
+        return counterRig(counter, substance: CounterSubstance(), teardown: { Flask.bus.remove(journal) })
+    },
+]
+
+/// A middleware that passes every mix and ignores reports: the cost of the middleware path itself.
+final class PassingMiddleware: FluxMiddleware {}
+
 /// S1's rig: one reactor on `counter`, the increment mixer dispatched (or `dispatch`), and
 /// `teardown` run before the reactor is detached.
 private func counterRig(

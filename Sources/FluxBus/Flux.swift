@@ -191,6 +191,11 @@ public final class Flux: Sendable {
         queue.withLock { $0.locks.values.sorted { $0.serial < $1.serial } }
     }
 
+    /// The serials of the open locks, oldest first.
+    private func openLockSerials() -> [UInt64] {
+        queue.withLock { q in q.locks.isEmpty ? [] : q.locks.keys.sorted() }
+    }
+
     private func takeLock(mixer: FluxMixerName?, autorelease: Bool, origin: FluxLock.Origin) -> FluxLock {
         let lock = queue.withLock { q in
             q.lastLockSerial += 1
@@ -386,8 +391,10 @@ public final class Flux: Sendable {
                 break
             }
         }
-        let receipt = confined.activeReceipt ?? FluxReceipt()
-        let locksHeld = middleware.isEmpty ? [] : openLocks.map(\.serial)
+        // Outside an awaited mix, the bus's own receipt collects the records (emptied after each
+        // mix): a receipt per mix would cost an allocation and a mutex.
+        let receipt = confined.activeReceipt ?? confined.mixReceipt
+        let locksHeld = middleware.isEmpty ? [] : openLockSerials()
         var called = 0
         if stop == nil {
             withReceipt(receipt) {
@@ -405,6 +412,7 @@ public final class Flux: Sendable {
             serial: confined.mixSerial, kind: kind, mixer: event.mixer, payload: event.payload,
             dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
             locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start)
+        if receipt === confined.mixReceipt { receipt.reset() }
         for observer in middleware { observer.didMix(report) }
         return called
     }

@@ -7,6 +7,8 @@ final class FluxConfinedState: @unchecked Sendable {
     @exclusivity(unchecked) var activeReceipt: FluxReceipt?
     /// The installed middleware, in order.
     @exclusivity(unchecked) var middleware: [any FluxMiddleware] = []
+    /// The receipt of mixes seen by middleware outside an awaited mix, reused from mix to mix.
+    let mixReceipt = FluxReceipt()
     /// The number of mixes middleware have seen.
     @exclusivity(unchecked) var mixSerial: UInt64 = 0
 }

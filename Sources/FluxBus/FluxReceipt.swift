@@ -31,6 +31,11 @@ public final class FluxReceipt: Sendable {
         }
     }
 
+    /// Empties the receipt, for reuse.
+    func reset() {
+        contents.withLock { $0 = (0, []) }  // a report may still share the records' storage
+    }
+
     /// Adds a record; called by receivers on the bus.
     package func record(_ record: any Sendable) {
         contents.withLock { $0.records.append(record) }

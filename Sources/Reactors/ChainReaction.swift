@@ -142,9 +142,7 @@ public final class ChainReaction: Sendable {
             if let changes { substance.deliver(changes, lock: lock) }
         }
         let outcome = MixOutcome(
-            entries: committed.map { substance, changes in
-                MixOutcome.Entry(substance: substance, result: changes.map { .committed($0) } ?? .unchanged)
-            })
+            entries: committed.map { substance, changes in MixOutcome.Entry(substance: substance, committed: changes) })
         if let receipt = steps.first?.substance.bus.activeReceipt {
             for entry in outcome.entries { receipt.record(entry) }
         }

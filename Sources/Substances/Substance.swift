@@ -186,6 +186,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         }
     }
 
+    /// The number of bound observers (on the bus only).
+    var boundObserverCount: Int { observerSlots.count }
+
     /// The committed state as the bus sees it (on the bus only).
     var committedState: S { previous }
 
@@ -210,7 +213,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     func recordOutcome(_ changes: SubstanceChanges?, aborted: Bool = false) {
         guard let receipt = bus.activeReceipt else { return }
         let result: MixOutcome.Result = aborted ? .aborted : changes.map { .committed($0) } ?? .unchanged
-        let notified = changes == nil ? 0 : observerSlots.count
+        let notified = changes == nil ? 0 : boundObserverCount
         receipt.record(MixOutcome.Entry(substance: self, result: result, observersNotified: notified))
     }
 
@@ -239,6 +242,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 }
 
 private let substanceSerial = Atomic<UInt64>(0)
+
+extension Substance: BoundObserverCounting {}
 
 extension ReductionPlan {
     private static let cache = LockedValue<[ObjectIdentifier: ReductionPlan]>([:])

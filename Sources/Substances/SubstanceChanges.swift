@@ -1,4 +1,5 @@
 import FluxBus
+import Foundation
 
 /// The keys one commit changed in one substance, with their old and new values.
 ///
@@ -66,6 +67,8 @@ public class SubstanceChanges: @unchecked Sendable {
     package func change(entry: Int32) -> SubstanceChange? { nil }
     func oldValue(at slot: Int) -> Any? { nil }
     func newValue(at slot: Int) -> Any? { nil }
+    /// The committed state as JSON, for a journal (nil if it cannot be encoded).
+    func encodedNewState() -> Data? { nil }
 }
 
 /// The changes of a commit of a `Substance<S>`, with both snapshots for typed access.
@@ -117,6 +120,8 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         }
         return nil
     }
+
+    override func encodedNewState() -> Data? { try? JSONEncoder().encode(new) }
 
     override func oldValue(at slot: Int) -> Any? {
         value(at: slot, in: old, flat: flat[safe: slot - entries.count]?.old)

@@ -1,0 +1,162 @@
+import Foundation
+
+/// A payload value as a ``MixJournal`` exports it: plain JSON, so a journal written to a file can
+/// be read back and replayed.
+///
+/// Strings, integers, floating-point numbers, booleans, arrays and string-keyed dictionaries of
+/// these, and `Flask.Nil`, are kept. Anything else (your own types, object references) is recorded
+/// by type name only, as ``unrepresentable(type:)``: a mix with such a payload is listed by a
+/// replay as skipped rather than replayed with wrong data.
+public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JournalValue])
+    case object([String: JournalValue])
+    /// A value JSON cannot carry; its type's name.
+    case unrepresentable(type: String)
+
+    /// The journal form of a payload value.
+    public init(_ value: Any) {
+        switch value {
+        case is FlaskNull, is NSNull: self = .null
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .int(value)
+        case let value as any BinaryInteger:
+            self = Int(exactly: value).map(JournalValue.int) ?? .unrepresentable(type: "\(type(of: value))")
+        case let value as Double: self = .double(value)
+        case let value as Float: self = .double(Double(value))
+        case let value as String: self = .string(value)
+        case let value as [Any]: self = .array(value.map(JournalValue.init))
+        case let value as [String: Any]: self = .object(value.mapValues(JournalValue.init))
+        default:
+            if let optional = value as? any OptionalProtocol {
+                self = optional.wrapped.map(JournalValue.init) ?? .null
+            } else {
+                self = .unrepresentable(type: "\(type(of: value))")
+            }
+        }
+    }
+
+    /// Whether the value, and everything inside it, can be replayed.
+    public var isRepresentable: Bool {
+        switch self {
+        case .unrepresentable: false
+        case .array(let values): values.allSatisfy(\.isRepresentable)
+        case .object(let values): values.values.allSatisfy(\.isRepresentable)
+        default: true
+        }
+    }
+
+    /// The Swift value a mixer reads back: `Int`, `Double`, `String`, `Bool`, `Flask.Nil`, arrays
+    /// (typed `[Int]`, `[Double]`, `[String]`, `[Bool]` when all elements are of one of those
+    /// types) and `[String: any Sendable]`.
+    public var value: any Sendable {
+        switch self {
+        case .null: FlaskNull()
+        case .bool(let value): value
+        case .int(let value): value
+        case .double(let value): value
+        case .string(let value): value
+        case .object(let values): values.mapValues(\.value) as [String: any Sendable]
+        case .unrepresentable(let type): "<\(type)>"
+        case .array(let values):
+            if let ints = JournalValue.all(values, as: Int.self) {
+                ints
+            } else if let doubles = JournalValue.all(values, as: Double.self) {
+                doubles
+            } else if let strings = JournalValue.all(values, as: String.self) {
+                strings
+            } else if let bools = JournalValue.all(values, as: Bool.self) {
+                bools
+            } else {
+                values.map(\.value) as [any Sendable]
+            }
+        }
+    }
+
+    private static func all<T>(_ values: [JournalValue], as type: T.Type) -> [T]? {
+        var typed: [T] = []
+        for value in values {
+            guard let element = value.value as? T else { return nil }
+            typed.append(element)
+        }
+        return values.isEmpty ? nil : typed
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "nil"
+        case .bool(let value): "\(value)"
+        case .int(let value): "\(value)"
+        case .double(let value): "\(value)"
+        case .string(let value): "\"\(value)\""
+        case .array(let values): "[" + values.map(\.description).joined(separator: ", ") + "]"
+        case .object(let values):
+            "[" + values.keys.sorted().map { "\($0): \(values[$0]!)" }.joined(separator: ", ") + "]"
+        case .unrepresentable(let type): "<\(type)>"
+        }
+    }
+
+    // MARK: Codable: plain JSON; whole doubles and unrepresentable values are tagged so they
+    // read back as what they were.
+
+    private enum Tag: String, CodingKey {
+        case double = "$double"
+        case unrepresentable = "$unrepresentable"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .double(let value) where value.rounded() == value || !value.isFinite:
+            var container = encoder.container(keyedBy: Tag.self)
+            try container.encode("\(value)", forKey: .double)
+        case .unrepresentable(let type):
+            var container = encoder.container(keyedBy: Tag.self)
+            try container.encode(type, forKey: .unrepresentable)
+        default:
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case .bool(let value): try container.encode(value)
+            case .int(let value): try container.encode(value)
+            case .double(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            case .array(let values): try container.encode(values)
+            case .object(let values): try container.encode(values)
+            case .unrepresentable: break
+            }
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        if let tagged = try? decoder.container(keyedBy: Tag.self) {
+            if let text = try tagged.decodeIfPresent(String.self, forKey: .double), let value = Double(text) {
+                self = .double(value)
+                return
+            }
+            if let type = try tagged.decodeIfPresent(String.self, forKey: .unrepresentable) {
+                self = .unrepresentable(type: type)
+                return
+            }
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JournalValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JournalValue].self))
+        }
+    }
+}

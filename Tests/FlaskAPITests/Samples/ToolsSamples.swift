@@ -1,0 +1,97 @@
+// Samples of docs/tools.md, compiled as they appear there. Each takes the bus to use: in an app
+// that is `Flask.bus`; the tests pass a bus of their own.
+import FlaskAPI
+import Foundation
+
+enum ShopMixers: SubstanceMixer {
+    case add, checkout
+}
+
+struct CartState: State, Equatable {
+    var items: [String] = []
+    var total = 0
+}
+
+final class Cart: ReactiveSubstance<CartState, ShopMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .add) { payload, react, abort in
+            guard let item = payload?["item"] as? String, let price = payload?["price"] as? Int else {
+                return abort()
+            }
+            self.prop.items.append(item)
+            self.prop.total += price
+            react()
+        }
+        define(mix: .checkout) { _, react, _ in
+            self.prop = CartState()
+            react()
+        }
+    }
+}
+
+/// Stops any mix whose payload has a price that is not positive.
+final class PricesArePositive: FluxMiddleware {
+    func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+        if let price = event.payload?["price"] as? Int, price <= 0 {
+            return .stop(reason: "a price must be positive")
+        }
+        return .pass
+    }
+}
+
+/// Turns the old `checkout` of a v1 client into the v2 mixer, with a payload it understands.
+final class RenameLegacyMixers: FluxMiddleware {
+    func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+        guard event.mixer == "legacy-checkout" else { return .pass }
+        return .replace(Flask.mixerName(ShopMixers.checkout), payload: event.payload)
+    }
+}
+
+func installMiddleware(on bus: Flux = Flask.bus, log: @escaping @Sendable (String) -> Void) {
+    bus.use(PricesArePositive())
+    bus.use(RenameLegacyMixers())
+    bus.use(FluxLogger(output: log))
+}
+
+func recordSession(on bus: Flux = Flask.bus) async -> MixJournal {
+    let journal = MixJournal(capacity: 1_000)
+    bus.use(journal)
+    let cart = Cart(name: "cart", bus: bus)
+    bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
+    bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "cake", "price": 6])
+    _ = await cart.bus.dispatchAndWait(Flask.mixerName(ShopMixers.checkout))
+    bus.remove(journal)
+    return journal
+}
+
+func replaySession(_ jsonLines: String) async throws -> (MixJournal.Replay, CartState) {
+    let entries = try MixJournal.entries(fromJSONLines: jsonLines)
+    let bus = Flux(label: "replay")
+    let cart = Cart(name: "cart", bus: bus)
+    let replay = await MixJournal.replay(entries, on: bus, domains: [ShopMixers.self], substances: [cart])
+    return (replay, cart.state)
+}
+
+func undoLastChange(of cart: Cart) -> SubstanceHistory<CartState> {
+    let history = SubstanceHistory(of: cart, limit: 50, mergingWithin: .milliseconds(300))
+    // ... later, when the user asks:
+    history.undo()
+    return history
+}
+
+func expectCartChanges(on bus: Flux = Flask.bus) async throws {
+    let cart = Cart(name: "cart", bus: bus)
+    let probe = ChangeProbe(cart)
+    bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
+    try await probe.expect([
+        .change("items", from: [], to: ["tea"]),
+        .change("total", from: 0, to: 4),
+    ])
+}
+
+func watchLocks(on bus: Flux = Flask.bus) -> FluxLockWatch {
+    print(bus.lockReport())
+    return bus.watchLocks(heldLongerThan: .seconds(2)) { report in
+        print("a lock is held too long:\n\(report)")
+    }
+}

@@ -1,0 +1,104 @@
+import FlaskAPI
+import FlaskTestSupport
+import Foundation
+import Testing
+
+@Suite("Tools: middleware, journal, replay, undo, probe, lock diagnostics (docs/tools.md)")
+struct ToolsTests {
+    @Test("the middleware sample stops free items, renames legacy mixers and logs every mix")
+    func middlewareSample() async {
+        let bus = Flux()
+        let lines = Recorder<String>()
+        installMiddleware(on: bus) { lines.append($0) }
+        let cart = Cart(name: "cart", bus: bus)
+        bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "gift", "price": 0])
+        bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
+        bus.dispatch("legacy-checkout")
+        await bus.flush()
+        #expect(cart.state == CartState())
+        #expect(lines.count == 3)
+        #expect(lines.all[0].contains("stopped by PricesArePositive: a price must be positive"))
+        #expect(lines.all[1].contains("cart: items, total (0 reactors)"))
+        #expect(lines.all[2].contains("ShopMixers.checkout (replacing legacy-checkout)"))
+    }
+
+    @Test("the journal sample records a session that replays, from JSON lines, to the same state")
+    func journalSample() async throws {
+        let journal = await recordSession(on: Flux())
+        #expect(journal.entries.map(\.mixer) == ["add", "add", "checkout"])
+        let (replay, state) = try await replaySession(journal.jsonLines())
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(replay.replayed == 3)
+        #expect(state == CartState())
+    }
+
+    @Test("a session with chain reactions and reactors replays to the same states and changes")
+    func chainReplay() async throws {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let cart = Cart(name: "cart", bus: bus)
+        let wishlist = Substance<CartState>(name: "wishlist", bus: bus)
+        let owner = NSObject()
+        let reactor = Reactor(owner: owner, mixing: [cart, wishlist])
+        let seen = Recorder<String>()
+        reactor.handler = { _, reaction in reaction.on("total") { _ in seen.append("total") } }
+        bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
+        _ = await reactor.mix(wishlist) { $0.prop.items = ["cake"] }.mix(cart) { $0.prop.total += 1 }.commit()
+        reactor.mix(wishlist) { $0.prop.total = 9 }.react()
+        bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "jam", "price": 3])
+        await bus.flush()
+        #expect(journal.entries.map(\.kind) == [.mixer, .task, .task, .mixer])
+        #expect(journal.entries[1].reactorsNotified == 2)
+        #expect(seen.count == 4)
+
+        let freshBus = Flux()
+        let freshCart = Cart(name: "cart", bus: freshBus)
+        let freshWishlist = Substance<CartState>(name: "wishlist", bus: freshBus)
+        let entries = try MixJournal.entries(fromJSONLines: journal.jsonLines())
+        let replay = await MixJournal.replay(
+            entries, on: freshBus, domains: [ShopMixers.self], substances: [freshCart, freshWishlist])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(freshCart.state == cart.state)
+        #expect(freshWishlist.state == wishlist.state)
+        #expect(cart.state.total == 8 && wishlist.state == CartState(items: ["cake"], total: 9))
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test("the undo sample undoes the last change; a probe on a reactor sees what it sees")
+    func undoAndProbe() async throws {
+        let bus = Flux()
+        let cart = Cart(name: "cart", bus: bus)
+        let owner = NSObject()
+        let reactor = Reactor(owner: owner, mixing: [cart])
+        let probe = ChangeProbe(reactor)
+        bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
+        await bus.flush()
+        let history = SubstanceHistory(of: cart)
+        bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "cake", "price": 6])
+        await bus.flush()
+        history.undo()
+        try await probe.expect([
+            .change("items", from: [], to: ["tea"]),
+            .change("total", from: 0, to: 4),
+            .change("items", from: ["tea"], to: ["tea", "cake"]),
+            .change("total", from: 4, to: 10),
+            .change("items", from: ["tea", "cake"], to: ["tea"]),
+            .change("total", from: 10, to: 4),
+        ])
+        #expect(history.canRedo)
+        let sample = undoLastChange(of: cart)
+        await bus.flush()
+        #expect(!sample.canUndo)
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test("the probe sample passes, and the lock watch sample watches")
+    func probeAndWatchSamples() async throws {
+        let bus = Flux()
+        try await expectCartChanges(on: bus)
+        let watch = watchLocks(on: bus)
+        #expect(watch.threshold == .seconds(2))
+        watch.cancel()
+    }
+}

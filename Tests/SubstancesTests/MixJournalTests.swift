@@ -1,0 +1,168 @@
+import FlaskTestSupport
+import FluxBus
+import Foundation
+import Testing
+
+@testable import Substances
+
+@Suite("Mix journal and replay")
+struct MixJournalTests {
+    /// A session: mixers with payloads, an aborted mix, a chain-like task, a rollback.
+    private func record(on bus: Flux, _ editor: Editor, _ notes: Substance<EditorState>) async {
+        bus.dispatch(.type, ["text": "hello"])
+        bus.dispatch(.type, ["text": " world"])
+        bus.dispatch(.increment, ["by": 2])
+        bus.dispatch(.tag, ["tags": ["a", "b"], "weight": 2.0])
+        bus.dispatch(.refuse)
+        bus.dispatch(.type)
+        // A task that mixes a plain substance, as a chain reaction does.
+        bus.perform(mix: "chain") {
+            notes.beginTransaction()
+            notes.prop.text = "note"
+            notes.recordOutcome(notes.commitTransaction())
+        }
+        notes.captureState()
+        bus.perform(mix: "chain") {
+            notes.beginTransaction()
+            notes.prop.count = 7
+            notes.recordOutcome(notes.commitTransaction())
+        }
+        notes.rollbackState()
+        bus.dispatch(.increment)
+        await bus.flush()
+    }
+
+    @Test("the journal records every mix: mixer, payload, changed keys, aborts, reactors, locks, time")
+    func records() async {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let editor = Editor(name: "editor", bus: bus)
+        let log = ChangeLog()
+        editor.bind(log)
+        let lock = bus.lock(withMixer: "audit", autorelease: true)
+        bus.dispatch(.type, ["text": "hi"])
+        bus.dispatch(.refuse)
+        await bus.flush()
+        #expect(lock.isReleased)
+        let entries = journal.entries
+        #expect(entries.map(\.mixer) == ["audit", "type", "refuse"])
+        #expect(entries.map(\.kind) == [.exclusiveMixer, .mixer, .mixer])
+        #expect(entries[0].locksHeld == [lock.serial])
+        #expect(entries[1].domain == "EditorMixers")
+        #expect(entries[1].payload == ["text": .string("hi")])
+        #expect(entries[1].changes.map(\.substance) == ["editor"])
+        #expect(Set(entries[1].changes[0].keys) == ["text", "info", "info.words"])
+        #expect(entries[1].reactorsNotified == 1)
+        #expect(entries[1].observersCalled == 1)
+        #expect(entries[1].microseconds > 0)
+        #expect(entries[2].changes == [MixJournal.Change(substance: "editor", keys: [], aborted: true)])
+        #expect(editor.state.text == "hi")
+    }
+
+    @Test("the journal keeps the last entries up to its capacity and counts what it dropped")
+    func bounded() async {
+        let bus = Flux()
+        let journal = MixJournal(capacity: 3)
+        bus.use(journal)
+        for _ in 0..<5 { bus.dispatch("tick") }
+        await bus.flush()
+        #expect(journal.entries.map(\.serial) == [3, 4, 5])
+        #expect(journal.droppedCount == 2)
+        journal.clear()
+        #expect(journal.entries.isEmpty)
+    }
+
+    @Test("payload values can be left out of the journal")
+    func withoutPayloadValues() async {
+        let bus = Flux()
+        let journal = MixJournal(recordsPayloadValues: false)
+        bus.use(journal)
+        bus.dispatch("login", payload: ["password": "hunter2"])
+        await bus.flush()
+        #expect(journal.entries[0].payload == ["password": .unrepresentable(type: "String")])
+        #expect(!journal.jsonLines().contains("hunter2"))
+    }
+
+    @Test("a recorded session replays into fresh substances to the same states and the same changes")
+    func replayInProcess() async throws {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let editor = Editor(name: "editor", bus: bus)
+        let notes = Substance<EditorState>(name: "notes", bus: bus)
+        await record(on: bus, editor, notes)
+
+        let freshBus = Flux()
+        let freshEditor = Editor(name: "editor", bus: freshBus)
+        let freshNotes = Substance<EditorState>(name: "notes", bus: freshBus)
+        let replay = await journal.replay(on: freshBus, domains: [EditorMixers.self], substances: [freshNotes])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(replay.replayed == journal.entries.count)
+        #expect(freshEditor.state == editor.state)
+        #expect(freshNotes.state == notes.state)
+        #expect(editor.state.text == "hello world" && editor.state.count == 3)
+        #expect(notes.state.text == "note" && notes.state.count == 0)
+    }
+
+    @Test("a journal exported as JSON lines reads back and replays to the same result")
+    func replayFromJSONLines() async throws {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let editor = Editor(name: "editor", bus: bus)
+        let notes = Substance<EditorState>(name: "notes", bus: bus)
+        await record(on: bus, editor, notes)
+        let text = journal.jsonLines()
+        #expect(text.split(separator: "\n").count == journal.entries.count)
+
+        let entries = try MixJournal.entries(fromJSONLines: text)
+        #expect(entries.map(\.mixer) == journal.entries.map(\.mixer))
+        #expect(entries[3].payload == ["tags": .array([.string("a"), .string("b")]), "weight": .double(2)])
+        let freshBus = Flux()
+        let freshEditor = Editor(name: "editor", bus: freshBus)
+        let freshNotes = Substance<EditorState>(name: "notes", bus: freshBus)
+        let replay = await MixJournal.replay(
+            entries, on: freshBus, domains: [EditorMixers.self], substances: [freshNotes])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(freshEditor.state == editor.state)
+        #expect(freshNotes.state == notes.state)
+    }
+
+    @Test("a replay says what it skipped and where it diverged")
+    func replayReportsProblems() async {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let editor = Editor(name: "editor", bus: bus)
+        bus.dispatch(.increment)
+        await bus.flush()
+        #expect(editor.state.count == 1)
+
+        // No domain given: the mixer cannot be found by name.
+        let lost = await journal.replay(on: Flux())
+        #expect(lost.skipped.map(\.reason) == ["its mixer domain EditorMixers is not among the domains given"])
+        // A substance already ahead does not change the same way: counted as a divergence.
+        let otherBus = Flux()
+        let other = Editor(name: "renamed", bus: otherBus)
+        let diverged = await journal.replay(on: otherBus, domains: [EditorMixers.self])
+        #expect(diverged.divergences.count == 1)
+        #expect(diverged.divergences.first?.replayed == [MixJournal.Change(substance: "renamed", keys: ["count"])])
+        #expect(other.state.count == 1)
+    }
+
+    @Test("payload values JSON cannot carry are kept by type and make the mix unreplayable, not wrong")
+    func unrepresentablePayload() async throws {
+        struct Token: Sendable {}
+        #expect(JournalValue(Token()) == .unrepresentable(type: "Token"))
+        #expect(JournalValue(Optional<Int>.none as Any) == .null)
+        #expect(JournalValue(UInt8(7)) == .int(7))
+        let values: [JournalValue] = [
+            .double(2), .double(0.5), .int(2), .string("x"), .bool(true), .null, .object(["a": .array([.int(1)])]),
+            .unrepresentable(type: "Token"),
+        ]
+        let data = try JSONEncoder().encode(values)
+        #expect(try JSONDecoder().decode([JournalValue].self, from: data) == values)
+        #expect(JournalValue.array([.int(1), .int(2)]).value as? [Int] == [1, 2])
+    }
+}

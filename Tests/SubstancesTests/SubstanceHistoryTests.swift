@@ -1,0 +1,113 @@
+import FlaskTestSupport
+import FluxBus
+import Testing
+
+@testable import Substances
+
+/// A clock the test moves by hand.
+final class ManualClock: Sendable {
+    private let instant = LockedValue(ContinuousClock.now)
+    var now: ContinuousClock.Instant { instant.withLock { $0 } }
+    func advance(by duration: Duration) { instant.withLock { $0 += duration } }
+}
+
+@Suite("Undo and redo")
+struct SubstanceHistoryTests {
+    @Test("undo and redo walk the states back and forth, as mixes that observers see")
+    func undoRedo() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let history = SubstanceHistory(of: editor)
+        let log = ChangeLog()
+        editor.bind(log)
+        bus.dispatch(.increment)
+        bus.dispatch(.increment)
+        bus.dispatch(.type, ["text": "a"])
+        await bus.flush()
+        #expect(history.undoCount == 3)
+        history.undo()
+        history.undo()
+        await bus.flush()
+        #expect(editor.state.count == 1 && editor.state.text == "")
+        #expect(history.undoCount == 1 && history.redoCount == 2)
+        history.redo()
+        await bus.flush()
+        #expect(editor.state.count == 2 && editor.state.text == "")
+        #expect(log.keys.suffix(3) == [["info", "info.words", "text"], ["count"], ["count"]])
+        // A new change clears what could be redone.
+        bus.dispatch(.increment, ["by": 10])
+        await bus.flush()
+        #expect(!history.canRedo)
+        history.redo { done in #expect(!done) }
+        await bus.flush()
+        #expect(editor.state.count == 12)
+    }
+
+    @Test("undo with nothing to undo changes nothing")
+    func nothingToUndo() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let history = SubstanceHistory(of: editor)
+        let result = Recorder<Bool>()
+        history.undo { result.append($0) }
+        await bus.flush()
+        #expect(result.all == [false])
+        #expect(editor.state == EditorState())
+    }
+
+    @Test("the history keeps at most `limit` steps")
+    func limit() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let history = SubstanceHistory(of: editor, limit: 2)
+        for _ in 0..<5 { bus.dispatch(.increment) }
+        await bus.flush()
+        #expect(history.undoCount == 2)
+        for _ in 0..<5 { history.undo() }
+        await bus.flush()
+        #expect(editor.state.count == 3)
+    }
+
+    @Test("changes closer together than the merge interval are one undo step")
+    func merging() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let clock = ManualClock()
+        let history = SubstanceHistory(of: editor, mergingWithin: .milliseconds(500)) { clock.now }
+        for letter in ["h", "e", "y"] {
+            bus.dispatch(.type, ["text": letter])
+            await bus.flush()
+            clock.advance(by: .milliseconds(100))
+        }
+        clock.advance(by: .seconds(1))
+        bus.dispatch(.type, ["text": "!"])
+        await bus.flush()
+        #expect(history.undoCount == 2)
+        history.undo()
+        await bus.flush()
+        #expect(editor.state.text == "hey")
+        history.undo()
+        await bus.flush()
+        #expect(editor.state.text == "")
+    }
+
+    @Test("a history does not keep its substance alive, and stops recording when released")
+    func lifetime() async {
+        let bus = Flux()
+        weak var weakEditor: Editor?
+        var history: SubstanceHistory<EditorState>?
+        do {
+            let editor = Editor(name: "editor", bus: bus)
+            weakEditor = editor
+            history = SubstanceHistory(of: editor)
+            #expect(await editor.observerCount() == 1)
+            history = nil
+            #expect(await editor.observerCount() == 0)
+            history = SubstanceHistory(of: editor)
+        }
+        await bus.flush()
+        #expect(weakEditor == nil)
+        history?.undo()
+        await bus.flush()
+    }
+}
