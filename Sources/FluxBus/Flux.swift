@@ -225,7 +225,7 @@ public final class Flux: Sendable {
     public func lockReport(queuedLimit: Int = 20, now: ContinuousClock.Instant = .now) -> FluxLockReport {
         let (locks, queued, queuedCount, exclusiveCount) = queue.withLock { q in
             (
-                Array(q.locks.values), q.main.prefix(max(0, queuedLimit)).map(\.label), q.main.count,
+                Array(q.locks.values), q.pendingMain.prefix(max(0, queuedLimit)).map(\.label), q.pendingMain.count,
                 q.exclusive.count
             )
         }
@@ -246,11 +246,7 @@ public final class Flux: Sendable {
     public func purge() -> Int {
         var dropped: [FluxItem] = queue.withLock { q in
             q.purgeEpoch += 1
-            var dropped = q.main
-            dropped.append(contentsOf: q.exclusive)
-            q.main.removeAll()
-            q.exclusive.removeAll()
-            return dropped
+            return q.takeAll()
         }
         interrupts.add(1, ordering: .releasing)
         let count = dropped.count { !$0.runsWhenDropped }
@@ -318,28 +314,38 @@ public final class Flux: Sendable {
         drainingThread.store(currentThreadIdentity(), ordering: .relaxed)
         defer { drainingThread.store(0, ordering: .relaxed) }
         var batch: [FluxItem] = []
-        while let (lane, epoch) = queue.withLock({ $0.takeBatch(into: &batch) }) {
+        while let (lane, epoch, start) = queue.withLock({ $0.takeBatch(into: &batch) }) {
             let seen = interrupts.load(ordering: .acquiring)
-            var index = 0
+            var index = start
             let count = batch.count
             while index < count {
                 run(batch[index])
                 index += 1
                 if index < count, interrupts.load(ordering: .acquiring) != seen {
-                    var rest = Array(batch[index...])
-                    let purged = queue.withLock { q in
-                        guard q.purgeEpoch == epoch else { return true }
-                        switch lane {
-                        case .main: q.main.insert(contentsOf: rest, at: 0)
-                        case .exclusive: q.exclusive.insert(contentsOf: rest, at: 0)
-                        }
-                        return false
-                    }
-                    if purged { drop(&rest) }
+                    interrupt(&batch, at: index, lane: lane, epoch: epoch)
                     break
                 }
             }
             batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Puts the rest of an interrupted batch back, so the drain looks at the lanes again: a main
+    /// batch is suspended whole (O(1)), the short exclusive lane gets its rest back in front. A
+    /// purged batch's rest is dropped.
+    private func interrupt(_ batch: inout [FluxItem], at index: Int, lane: FluxQueue.Lane, epoch: UInt64) {
+        var rest: [FluxItem] = []
+        let purged = queue.withLock { q in
+            guard q.purgeEpoch == epoch else { return true }
+            switch lane {
+            case .main: q.suspend(&batch, at: index)
+            case .exclusive: q.exclusive.insert(contentsOf: batch[index...], at: 0)
+            }
+            return false
+        }
+        if purged {
+            rest = Array(batch[index...])
+            drop(&rest)
         }
     }
 

@@ -2,6 +2,11 @@
 struct FluxQueue {
     /// Items paused by locks, in enqueue order.
     var main: [FluxItem] = []
+    /// A main-lane batch that was interrupted (by a lock, or exclusive work) and the index of its
+    /// first item not run: it runs before `main`. Kept whole, so an interruption costs O(1)
+    /// however long the backlog is.
+    var suspended: [FluxItem] = []
+    var suspendedIndex = 0
     /// Items that run even while the main lane is paused, ahead of the main lane.
     var exclusive: [FluxItem] = []
     /// Open locks by serial.
@@ -16,7 +21,31 @@ struct FluxQueue {
 
     /// Whether there is something the drain could start now.
     var hasRunnableWork: Bool {
-        !exclusive.isEmpty || (locks.isEmpty && !main.isEmpty)
+        !exclusive.isEmpty || (locks.isEmpty && (!main.isEmpty || hasSuspended))
+    }
+
+    var hasSuspended: Bool { suspendedIndex < suspended.count }
+
+    /// The main-lane items waiting, in the order they will run.
+    var pendingMain: some Collection<FluxItem> { suspended[suspendedIndex...] + main }
+
+    /// Keeps an interrupted main-lane batch to resume at `index` (the batch is swapped out: O(1)).
+    mutating func suspend(_ batch: inout [FluxItem], at index: Int) {
+        precondition(!hasSuspended, "a main-lane batch runs only once the suspended one is taken")
+        swap(&suspended, &batch)
+        suspendedIndex = index
+    }
+
+    /// Takes every main-lane and exclusive item out of the queue (for a purge).
+    mutating func takeAll() -> [FluxItem] {
+        var all = Array(suspended[suspendedIndex...])
+        all.append(contentsOf: main)
+        all.append(contentsOf: exclusive)
+        suspended.removeAll()
+        suspendedIndex = 0
+        main.removeAll()
+        exclusive.removeAll()
+        return all
     }
 
     /// Marks the queue as draining if there is runnable work and no drain is running.
@@ -27,16 +56,22 @@ struct FluxQueue {
         return true
     }
 
-    /// Swaps the next batch into `batch` (which must be empty), exclusive lane first.
-    /// Returns nil, and stops draining, when nothing can run.
-    mutating func takeBatch(into batch: inout [FluxItem]) -> (lane: Lane, epoch: UInt64)? {
+    /// Swaps the next batch into `batch` (which must be empty), exclusive lane first, then an
+    /// interrupted main-lane batch, then the main lane. Returns the lane, the purge epoch and the
+    /// index to start at; nil, and stops draining, when nothing can run.
+    mutating func takeBatch(into batch: inout [FluxItem]) -> (lane: Lane, epoch: UInt64, start: Int)? {
         if !exclusive.isEmpty {
             swap(&batch, &exclusive)
-            return (.exclusive, purgeEpoch)
+            return (.exclusive, purgeEpoch, 0)
+        }
+        if locks.isEmpty && hasSuspended {
+            swap(&batch, &suspended)
+            defer { suspendedIndex = 0 }
+            return (.main, purgeEpoch, suspendedIndex)
         }
         if locks.isEmpty && !main.isEmpty {
             swap(&batch, &main)
-            return (.main, purgeEpoch)
+            return (.main, purgeEpoch, 0)
         }
         draining = false
         return nil

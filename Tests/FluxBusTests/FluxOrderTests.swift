@@ -78,4 +78,42 @@ struct FluxOrderTests {
         await a.flush()
         #expect(seen.all.isEmpty)
     }
+
+    @Test(
+        "a lock taken in the middle of a batch pauses the rest, which the report lists, a purge drops, a release resumes in order"
+    )
+    func interruptedBatch() async {
+        let bus = Flux()
+        let ran = Recorder<Int>()
+        let gate = bus.lock()
+        let paused = LockedValue<FluxLock?>(nil)
+        for index in 0..<6 {
+            bus.perform {
+                ran.append(index)
+                if index == 1 { paused.withLock { $0 = bus.lock() } }
+            }
+        }
+        gate.release()
+        // Exclusive work keeps running while the rest of the batch waits.
+        await bus.settleExclusive()
+        #expect(ran.all == [0, 1])
+        #expect(bus.lockReport().queuedCount == 4)
+        paused.withLock { $0 }?.release()
+        await bus.flush()
+        #expect(ran.all == [0, 1, 2, 3, 4, 5])
+
+        let second = bus.lock()
+        for index in 10..<14 {
+            bus.perform {
+                ran.append(index)
+                if index == 11 { _ = bus.lock() }
+            }
+        }
+        second.release()
+        await bus.settleExclusive()
+        #expect(bus.purge() == 2, "the two suspended items are dropped")
+        bus.removeLocks()
+        await bus.flush()
+        #expect(ran.all == [0, 1, 2, 3, 4, 5, 10, 11])
+    }
 }
