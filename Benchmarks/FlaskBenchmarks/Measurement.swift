@@ -119,6 +119,19 @@ enum ResidentMemory {
     static var peak: Int { read("VmHWM") ?? rusagePeak }
     static var current: Int { read("VmRSS") ?? rusagePeak }
 
+    /// The resident memory once the allocator has handed its free pages back to the system: what
+    /// the process really holds, without the free memory glibc keeps in its per-thread arenas.
+    static var retained: Int {
+        #if os(Linux)
+            // glibc's malloc_trim, looked up at run time: its header is not in the Glibc module.
+            if let symbol = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") {
+                typealias MallocTrim = @convention(c) (Int) -> Int32
+                _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+            }
+        #endif
+        return current
+    }
+
     private static func read(_ field: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {

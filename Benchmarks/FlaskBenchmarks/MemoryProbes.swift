@@ -65,13 +65,63 @@ enum MemoryProbes {
 }
 
 extension MemoryProbes {
+    /// Resident memory after `cycles` reactors were attached to a substance and detached, over the
+    /// resident memory after the first tenth of them (warm-up): 1.0 is flat (fresh process).
+    static func attachDetachGrowth(cycles: Int) -> Double {
+        let substance = CounterSubstance()
+        return growth(cycles: cycles) {
+            let owner = BenchOwner()
+            let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+            reactor.handler = { _, reaction in reaction.on("counter") { _ in } }
+            Flask.detachReactor(from: owner)
+        }
+    }
+
+    /// Resident memory after `count` reactive substances (each registering its mixer on the bus)
+    /// were created, mixed once and dropped, over the resident memory after the first tenth.
+    static func substanceChurnGrowth(count: Int) -> Double {
+        var made = 0
+        return growth(cycles: count) {
+            let substance = CounterSubstance()
+            made += 1
+            // Now and then a dispatch reaches the substances alive at that moment.
+            if made % 1_000 == 0 { Flask.substances(reactTo: CounterMixers.increment) }
+            withExtendedLifetime(substance) {}
+        }
+    }
+
+    /// Runs `cycle` `cycles` times, letting the bus catch up every 10,000, and returns the resident
+    /// memory at the end over the resident memory after the first tenth, both read once the
+    /// allocator returned its free pages (glibc's arenas otherwise keep freed memory resident, in
+    /// steps that depend on which thread freed what).
+    private static func growth(cycles: Int, _ cycle: () -> Void) -> Double {
+        let warmUp = cycles / 10
+        var warm = 0
+        for index in 0..<cycles {
+            cycle()
+            if index % 10_000 == 9_999 { settleBus() }
+            if index % 100_000 == 99_999, ProcessInfo.processInfo.environment["FLASK_TRACE"] != nil {
+                FileHandle.standardError.write(Data("\(index + 1): \(ResidentMemory.retained)\n".utf8))
+            }
+            if index == warmUp - 1 {
+                settleBus()
+                warm = ResidentMemory.retained
+            }
+        }
+        settleBus()
+        return Double(ResidentMemory.retained) / Double(max(warm, 1))
+    }
+}
+
+extension MemoryProbes {
     /// Runs `FlaskBenchmarks --probe <name>` and reads the number it prints: memory grown in a
     /// fresh process is not hidden by memory that earlier work freed and the allocator reuses.
-    static func inChildProcess(_ name: String) -> Double? {
+    static func inChildProcess(_ name: String, environment: [String: String] = [:]) -> Double? {
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["--probe", name]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return nil }

@@ -1,5 +1,5 @@
-import Foundation
 import FluxBus
+import Foundation
 import Testing
 
 @testable import Substances
