@@ -30,7 +30,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     /// The owner, while it lives.
     // Written once, in init; weak loads are atomic.
     @exclusivity(unchecked) public private(set) weak var owner: Owner?
-    public let substances: [any AnySubstance]
+    /// The substances it reacts to, held weakly: a substance holds its bound reactors, and a
+    /// reactor holding its substances back would keep both alive until the reactor is detached.
+    private let weakSubstances: [WeakSubstance]
     /// Where the handler runs.
     public let delivery: ReactionDelivery
     let bus: Flux
@@ -48,7 +50,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
 
     init(owner: Owner, substances: [any AnySubstance], delivery: ReactionDelivery, manager: ReactorManager?) {
         self.owner = owner
-        self.substances = substances
+        self.weakSubstances = substances.map(WeakSubstance.init)
         self.delivery = delivery
         self.bus = substances.first?.bus ?? .shared
         self.validator = KeyValidator(bus: bus)
@@ -59,6 +61,10 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         }
         for substance in substances { substance.bind(self) }
     }
+
+    /// The substances it reacts to that are still alive. The reactor does not keep them alive:
+    /// whoever mixes them does.
+    public var substances: [any AnySubstance] { weakSubstances.compactMap(\.substance) }
 
     /// Creates a reactor without a manager (the manager's ``ReactorManager/reactor(attachedTo:mixing:delivery:)``
     /// is the usual way).
@@ -138,5 +144,17 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             nonisolated(unsafe) let owner = owner
             DispatchQueue.main.async { handler(owner, reaction) }
         }
+    }
+}
+
+/// A substance held weakly, written once.
+///
+/// `@unchecked Sendable`: the weak reference is set in `init` and only read afterwards; weak loads
+/// are atomic.
+struct WeakSubstance: @unchecked Sendable {
+    weak var substance: (any AnySubstance)?
+
+    init(_ substance: any AnySubstance) {
+        self.substance = substance
     }
 }

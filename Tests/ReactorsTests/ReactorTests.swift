@@ -168,4 +168,58 @@ struct ReactorTests {
         }
         #expect(seen.all == Array(1...100))
     }
+
+    @Test("what handlers and chain steps capture is freed once their reactor is detached or the chain has run")
+    func capturedObjectsFreed() async {
+        final class Canary: Sendable {}
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        weak var weakHandlerCanary: Canary?
+        weak var weakChainCanary: Canary?
+        weak var weakDroppedCanary: Canary?
+        let owner = TestOwner()
+        do {
+            let handlerCanary = Canary()
+            let chainCanary = Canary()
+            let droppedCanary = Canary()
+            weakHandlerCanary = handlerCanary
+            weakChainCanary = chainCanary
+            weakDroppedCanary = droppedCanary
+            let reactor = Reactor(owner: owner, mixing: [substance])
+            reactor.handler = { _, _ in withExtendedLifetime(handlerCanary) {} }
+            reactor.mix(substance) { _ in withExtendedLifetime(chainCanary) {} }.react()
+            _ = reactor.mix(substance) { _ in withExtendedLifetime(droppedCanary) {} }
+            await bus.flush()
+            reactor.detach()
+        }
+        await bus.flush()
+        #expect(weakHandlerCanary == nil)
+        #expect(weakChainCanary == nil)
+        #expect(weakDroppedCanary == nil)
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test(
+        "a substance nobody references is freed with its reactor, even when no reaction comes to notice the owner is gone"
+    )
+    func substanceAndReactorFreed() async {
+        let bus = Flux()
+        let manager = ReactorManager()
+        weak var weakSubstance: Substance<AppState>?
+        weak var weakReactor: Reactor<TestOwner>?
+        do {
+            let owner = TestOwner()
+            let substance = Substance<AppState>(bus: bus)
+            weakSubstance = substance
+            let reactor = manager.reactor(attachedTo: owner, mixing: [substance])
+            reactor.handler = { _, _ in }
+            weakReactor = reactor
+            #expect(reactor.substances.count == 1)
+            await bus.flush()
+        }
+        await bus.flush()
+        #expect(weakSubstance == nil, "the reactor does not keep its substance alive")
+        #expect(manager.purge() == 1)
+        #expect(weakReactor == nil)
+    }
 }
