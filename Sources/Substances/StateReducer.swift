@@ -19,7 +19,9 @@ public enum StateReducer {
     static func reduce<S: State>(
         _ old: S, _ new: S, plan: ReductionPlan, substance: any AnySubstance
     ) -> StateChanges<S>? {
-        let changes = StateChanges(substance: substance, old: old, new: new, plan: plan)
+        // The plan is the plan of `S`, so its class is `StateChanges<S>`.
+        let changesType = unsafeBitCast(plan.changesClass, to: StateChanges<S>.Type.self)
+        let changes = changesType.init(substance: substance, old: old, new: new, plan: plan)
         if plan.usesCodablePath {
             _ = FlatValue.diff(
                 FlatEncoder.flatten(changes.old), FlatEncoder.flatten(changes.new), prefix: "", into: &changes.flat)

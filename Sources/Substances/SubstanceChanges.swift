@@ -85,7 +85,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     /// Changed keys found by flattening (Codable path and expandable properties).
     @exclusivity(unchecked) var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
 
-    init(substance: any AnySubstance, old: S, new: S, plan: ReductionPlan) {
+    required init(substance: any AnySubstance, old: S, new: S, plan: ReductionPlan) {
         self.old = old
         self.new = new
         self.plan = plan
