@@ -316,16 +316,17 @@ public final class Flux: Sendable {
         var batch: [FluxItem] = []
         while let (lane, epoch, start) = queue.withLock({ $0.takeBatch(into: &batch) }) {
             let seen = interrupts.load(ordering: .acquiring)
-            var index = start
-            let count = batch.count
-            while index < count {
-                run(batch[index])
-                index += 1
-                if index < count, interrupts.load(ordering: .acquiring) != seen {
-                    interrupt(&batch, at: index, lane: lane, epoch: epoch)
-                    break
+            // Items are run where they lie in the batch (borrowed, not copied out and destroyed).
+            let stoppedAt: Int? = batch.withUnsafeBufferPointer { items in
+                var index = start
+                while index < items.count {
+                    run(items[index])
+                    index += 1
+                    if index < items.count, interrupts.load(ordering: .acquiring) != seen { return index }
                 }
+                return nil
             }
+            if let stoppedAt { interrupt(&batch, at: stoppedAt, lane: lane, epoch: epoch) }
             batch.removeAll(keepingCapacity: true)
         }
     }
@@ -349,7 +350,7 @@ public final class Flux: Sendable {
         }
     }
 
-    private func run(_ item: FluxItem) {
+    private func run(_ item: borrowing FluxItem) {
         if confined.middleware.isEmpty {
             if let task = item.task {
                 task()

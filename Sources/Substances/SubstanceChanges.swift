@@ -9,8 +9,8 @@ import Foundation
 /// `@unchecked Sendable`: immutable once built; it holds the two state snapshots, which are
 /// `Sendable` values.
 public class SubstanceChanges: @unchecked Sendable {
-    /// The substance, held weakly: a substance keeps its last changes for reuse, and a strong
-    /// reference back would keep every substance alive forever.
+    /// The substance, held weakly: changes may be kept (a change stream's buffer, a main-queue
+    /// reaction) longer than anyone keeps the substance, and must not keep it alive.
     private weak var weakSubstance: (any AnySubstance)?
     /// The identity of the substance that changed.
     public let substanceIdentity: ObjectIdentifier
@@ -81,7 +81,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     // The change lists are filled only by the reducer on the bus before the object is handed out,
     // so the runtime exclusivity checks are not needed.
     /// Changed plan entries (layout path).
-    @exclusivity(unchecked) var entries: [Int32] = []
+    @exclusivity(unchecked) var entries = ChangedEntries()
     /// Changed keys found by flattening (Codable path and expandable properties).
     @exclusivity(unchecked) var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
 
