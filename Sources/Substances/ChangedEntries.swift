@@ -19,6 +19,19 @@ struct ChangedEntries: RandomAccessCollection {
         }
     }
 
+    /// The position of `entry`: every reaction's `on(key)` asks, so the inline ones are compared
+    /// directly rather than through the generic collection algorithm.
+    @inline(__always)
+    func firstIndex(of entry: Int32) -> Int? {
+        if inlineCount > 0, inline.0 == entry { return 0 }
+        if inlineCount > 1, inline.1 == entry { return 1 }
+        if inlineCount > 2, inline.2 == entry { return 2 }
+        if inlineCount > 3, inline.3 == entry { return 3 }
+        return overflow.firstIndex(of: entry).map { $0 + 4 }
+    }
+
+    func contains(_ entry: Int32) -> Bool { firstIndex(of: entry) != nil }
+
     mutating func append(_ entry: Int32) {
         switch inlineCount {
         case 0: inline.0 = entry
