@@ -15,24 +15,12 @@ struct Profile: Codable, Equatable {
     var history: [Settings.Nested] = []
 }
 
-/// A generator the test can replay from the seed it prints.
-struct FuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Archive decoding fuzz: random, truncated and mutated archives")
 struct ArchiveFuzzTests {
     /// 3,000 inputs in CI, 100,000 with FLASK_LONG=1.
     static var inputCount: Int { ProcessInfo.processInfo.environment["FLASK_LONG"] == nil ? 3_000 : 100_000 }
 
-    static func validArchive(_ random: inout FuzzRandom) -> Data {
+    static func validArchive(_ random: inout SeededRandom) -> Data {
         var profile = Profile()
         profile.id = Int.random(in: -1_000...1_000, using: &random)
         profile.name = ["ada", "", "ü∑ 🎉", "quote\"d"].randomElement(using: &random)!
@@ -46,7 +34,7 @@ struct ArchiveFuzzTests {
 
     /// One hostile input: random bytes, a truncation, byte mutations, a value of another type
     /// spliced in, or deep nesting.
-    static func input(_ random: inout FuzzRandom) -> Data {
+    static func input(_ random: inout SeededRandom) -> Data {
         var bytes = [UInt8](validArchive(&random))
         switch Int.random(in: 0..<6, using: &random) {
         case 0:
@@ -90,7 +78,7 @@ struct ArchiveFuzzTests {
     @Test("no input crashes; each restores cleanly, restores what fits, or restores defaults with its bytes kept")
     func fuzz() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var random = FuzzRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         let store = MemoryArchiveStore()
         let archiver = Archiver(store: store)
         var outcomes = (clean: 0, partial: 0, unreadable: 0)

@@ -84,49 +84,55 @@ struct MixJournalTests {
         #expect(!journal.jsonLines().contains("hunter2"))
     }
 
+    /// The recorded session's two substances, named as the replay will name them.
+    private struct Session {
+        let bus = Flux()
+        let editor: Editor
+        let notes: Substance<EditorState>
+
+        init() {
+            editor = Editor(name: "editor", bus: bus)
+            notes = Substance<EditorState>(name: "notes", bus: bus)
+        }
+    }
+
+    /// Records `record(on:_:_:)` in a journal.
+    private func recordedSession() async -> (Session, MixJournal) {
+        let session = Session()
+        let journal = MixJournal()
+        session.bus.use(journal)
+        await record(on: session.bus, session.editor, session.notes)
+        return (session, journal)
+    }
+
     @Test("a recorded session replays into fresh substances to the same states and the same changes")
     func replayInProcess() async throws {
-        let bus = Flux()
-        let journal = MixJournal()
-        bus.use(journal)
-        let editor = Editor(name: "editor", bus: bus)
-        let notes = Substance<EditorState>(name: "notes", bus: bus)
-        await record(on: bus, editor, notes)
-
-        let freshBus = Flux()
-        let freshEditor = Editor(name: "editor", bus: freshBus)
-        let freshNotes = Substance<EditorState>(name: "notes", bus: freshBus)
-        let replay = await journal.replay(on: freshBus, domains: [EditorMixers.self], substances: [freshNotes])
+        let (recorded, journal) = await recordedSession()
+        let fresh = Session()
+        let replay = await journal.replay(on: fresh.bus, domains: [EditorMixers.self], substances: [fresh.notes])
         #expect(replay.reproducesRecording, "\(replay)")
         #expect(replay.replayed == journal.entries.count)
-        #expect(freshEditor.state == editor.state)
-        #expect(freshNotes.state == notes.state)
-        #expect(editor.state.text == "hello world" && editor.state.count == 3)
-        #expect(notes.state.text == "note" && notes.state.count == 0)
+        #expect(fresh.editor.state == recorded.editor.state)
+        #expect(fresh.notes.state == recorded.notes.state)
+        #expect(recorded.editor.state.text == "hello world" && recorded.editor.state.count == 3)
+        #expect(recorded.notes.state.text == "note" && recorded.notes.state.count == 0)
     }
 
     @Test("a journal exported as JSON lines reads back and replays to the same result")
     func replayFromJSONLines() async throws {
-        let bus = Flux()
-        let journal = MixJournal()
-        bus.use(journal)
-        let editor = Editor(name: "editor", bus: bus)
-        let notes = Substance<EditorState>(name: "notes", bus: bus)
-        await record(on: bus, editor, notes)
+        let (recorded, journal) = await recordedSession()
         let text = journal.jsonLines()
         #expect(text.split(separator: "\n").count == journal.entries.count)
 
         let entries = try MixJournal.entries(fromJSONLines: text)
         #expect(entries.map(\.mixer) == journal.entries.map(\.mixer))
         #expect(entries[3].payload == ["tags": .array([.string("a"), .string("b")]), "weight": .double(2)])
-        let freshBus = Flux()
-        let freshEditor = Editor(name: "editor", bus: freshBus)
-        let freshNotes = Substance<EditorState>(name: "notes", bus: freshBus)
+        let fresh = Session()
         let replay = await MixJournal.replay(
-            entries, on: freshBus, domains: [EditorMixers.self], substances: [freshNotes])
+            entries, on: fresh.bus, domains: [EditorMixers.self], substances: [fresh.notes])
         #expect(replay.reproducesRecording, "\(replay)")
-        #expect(freshEditor.state == editor.state)
-        #expect(freshNotes.state == notes.state)
+        #expect(fresh.editor.state == recorded.editor.state)
+        #expect(fresh.notes.state == recorded.notes.state)
     }
 
     @Test("a replay says what it skipped and where it diverged")

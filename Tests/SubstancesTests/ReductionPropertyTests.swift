@@ -1,3 +1,4 @@
+import FlaskTestSupport
 import FluxBus
 import Foundation
 import Testing
@@ -110,24 +111,12 @@ enum Reference {
     }
 }
 
-/// A generator the test can replay: the seed of a failing case is printed with it.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Change reduction: property test against a reference")
 struct ReductionPropertyTests {
     static let objects = [RefTarget(), RefTarget()]
 
     /// A random state from small domains, so that many writes rewrite the same value.
-    static func randomState(_ random: inout SplitMix64) -> PropertyState {
+    static func randomState(_ random: inout SeededRandom) -> PropertyState {
         func pick<T>(_ values: [T]) -> T { values.randomElement(using: &random)! }
         func maybe() -> Bool { Bool.random(using: &random) }
         var state = PropertyState()
@@ -166,7 +155,7 @@ struct ReductionPropertyTests {
     @Test("random nested states: both reduction paths find exactly the reference's keys and values")
     func againstReference() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var random = SplitMix64(state: seed)
+        var random = SeededRandom(seed: seed)
         let substance = Substance<PropertyState>(bus: Flux())
         let layout = ReductionPlan(for: PropertyState.self)
         let codable = ReductionPlan(for: PropertyState.self, forceCodablePath: true)
