@@ -3,40 +3,73 @@
 ///
 /// A plain struct rather than an enum with payloads: the queue copies items in and out of its
 /// buffer, and a multi-payload enum of these fields is copied through outlined runtime witnesses.
-/// 56 bytes, so a pending dispatch costs one 64-byte slot of the queue's buffer and no allocation.
+/// The lock of an exclusive mix and the closure of a task share one reference (an item never has
+/// both), so an item is 41 bytes: a pending dispatch takes one 48-byte slot of the queue's buffer
+/// and allocates nothing.
 struct FluxItem: Sendable {
-    /// The mixer to deliver to its observers, when `task` is nil.
-    var mixer: FluxMixerName
-    var payload: FluxPayload?
-    /// Set for an exclusive mix.
-    var lock: FluxLock?
-    /// A task to run instead of delivering a mixer.
-    var task: (@Sendable () -> Void)?
+    /// The mixer to deliver to its observers, or the label of a mix task.
+    let mixer: FluxMixerName
+    let payload: FluxPayload?
+    /// The lock (a `FluxLock`) or the task (a `FluxTask`), told apart by `kind`.
+    private let work: (any AnyObject & Sendable)?
+    private let kind: Kind
+
+    private enum Kind: UInt8 {
+        case mixer, exclusiveMixer, task, mixTask, resume
+    }
+
+    private init(mixer: FluxMixerName, payload: FluxPayload?, work: (any AnyObject & Sendable)?, kind: Kind) {
+        self.mixer = mixer
+        self.payload = payload
+        self.work = work
+        self.kind = kind
+    }
+
+    /// The lock of an exclusive mix.
+    var lock: FluxLock? { kind == .exclusiveMixer ? unsafeDowncast(work.unsafelyUnwrapped, to: FluxLock.self) : nil }
+
+    /// The task to run instead of delivering a mixer.
+    var task: (@Sendable () -> Void)? {
+        switch kind {
+        case .task, .mixTask, .resume: unsafeDowncast(work.unsafelyUnwrapped, to: FluxTask.self).run
+        case .mixer, .exclusiveMixer: nil
+        }
+    }
+
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).
-    var runsWhenDropped = false
+    var runsWhenDropped: Bool { kind == .resume }
+
     /// Whether the task mixes substances (a chain reaction, a rollback), so middleware see it as a
     /// mix named `mixer`.
-    var isMixTask = false
+    var isMixTask: Bool { kind == .mixTask }
 
     static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, _ lock: FluxLock?) -> FluxItem {
-        FluxItem(mixer: mixer, payload: payload, lock: lock, task: nil)
+        FluxItem(mixer: mixer, payload: payload, work: lock, kind: lock == nil ? .mixer : .exclusiveMixer)
     }
 
     static func task(_ task: @escaping @Sendable () -> Void) -> FluxItem {
-        FluxItem(mixer: FluxItem.taskName, payload: nil, lock: nil, task: task)
+        FluxItem(mixer: FluxItem.taskName, payload: nil, work: FluxTask(task), kind: .task)
     }
 
     static func mixTask(_ label: FluxMixerName, _ task: @escaping @Sendable () -> Void) -> FluxItem {
-        FluxItem(mixer: label, payload: nil, lock: nil, task: task, isMixTask: true)
+        FluxItem(mixer: label, payload: nil, work: FluxTask(task), kind: .mixTask)
     }
 
     static func resume(_ continuation: CheckedContinuation<Void, Never>) -> FluxItem {
-        FluxItem(
-            mixer: FluxItem.taskName, payload: nil, lock: nil, task: { continuation.resume() }, runsWhenDropped: true)
+        FluxItem(mixer: FluxItem.taskName, payload: nil, work: FluxTask { continuation.resume() }, kind: .resume)
     }
 
     /// How diagnostics name the item: its mixer, or `task`.
-    var label: FluxMixerName { task == nil || isMixTask ? mixer : "task" }
+    var label: FluxMixerName { kind == .task || kind == .resume ? "task" : mixer }
 
     static let taskName = FluxMixerName("")
+}
+
+/// A task's closure, boxed so that it fits in the reference an item keeps for its work.
+final class FluxTask: Sendable {
+    let run: @Sendable () -> Void
+
+    init(_ run: @escaping @Sendable () -> Void) {
+        self.run = run
+    }
 }
