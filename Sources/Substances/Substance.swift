@@ -28,7 +28,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private let archiveFlag: Atomic<Bool>
 
     // Bus-confined: only read and written by work items on `bus`.
-    @exclusivity(unchecked) private final var working: S
+    /// The working copy lives in a slot allocated once, so that `prop` can hand out its address:
+    /// a `_modify` accessor over a generic stored property allocated and freed its coroutine frame
+    /// on every use (two mallocs per mixer body).
+    private let workingSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
+    /// Copies handed to `prop` writes outside a transaction (misuse, reported); freed with the
+    /// substance.
+    private let discardedSlots = LockedValue<[UnsafeMutablePointer<S>]>([])
     @exclusivity(unchecked) private final var previous: S
     @exclusivity(unchecked) private final var inTransaction = false
     /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
@@ -53,9 +59,18 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.givenName = name
         self.serial = substanceSerial.add(1, ordering: .relaxed).newValue
         self.archiveFlag = Atomic(archive)
-        self.working = initial
+        self.workingSlot.initialize(to: initial)
         self.previous = initial
         if archive { restoreArchive() }
+    }
+
+    deinit {
+        workingSlot.deinitialize(count: 1)
+        workingSlot.deallocate()
+        for slot in discardedSlots.withLock({ $0 }) {
+            slot.deinitialize(count: 1)
+            slot.deallocate()
+        }
     }
 
     /// Creates an unnamed substance on the shared bus.
@@ -78,18 +93,19 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// committed state, writes are discarded, and both are reported.
     public var prop: S {
         get {
-            if bus.isCurrent, inTransaction { return working }
+            if bus.isCurrent, inTransaction { return workingSlot.pointee }
             reportPropMisuse()
             return committed.withLock { $0 }
         }
-        _modify {
-            if bus.isCurrent, inTransaction {
-                yield &working
-            } else {
-                reportPropMisuse()
-                var discarded = committed.withLock { $0 }
-                yield &discarded
-            }
+        unsafeMutableAddress {
+            if bus.isCurrent, inTransaction { return workingSlot }
+            reportPropMisuse()
+            // Writes go to a copy nobody reads; it is kept until the substance goes, since the
+            // caller writes through the address after this returns.
+            let discarded = UnsafeMutablePointer<S>.allocate(capacity: 1)
+            discarded.initialize(to: committed.withLock { $0 })
+            discardedSlots.withLock { $0.append(discarded) }
+            return discarded
         }
     }
 
@@ -152,7 +168,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     public func beginTransaction() {
         guard !inTransaction else { return }
-        working = previous
+        workingSlot.pointee = previous
         inTransaction = true
     }
 
@@ -160,8 +176,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         guard inTransaction else { return nil }
         inTransaction = false
         let old = previous
-        previous = working
-        let new = working
+        previous = workingSlot.pointee
+        let new = previous
         committed.withLock { $0 = new }
         didCommit(new)
         guard !observerSlots.isEmpty || bus.activeReceipt != nil else { return nil }
@@ -174,7 +190,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     public func abortTransaction() {
         guard inTransaction else { return }
         inTransaction = false
-        working = previous
+        workingSlot.pointee = previous
     }
 
     public func deliver(_ changes: SubstanceChanges, lock: FluxLock?) {
@@ -195,7 +211,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Sets the state during initialization, before anything can observe it.
     func setInitialState(_ value: S) {
         committed.withLock { $0 = value }
-        working = value
+        workingSlot.pointee = value
         previous = value
     }
 
@@ -203,7 +219,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// difference. Used by rollback and restore.
     func replaceState(with value: S, lock: FluxLock? = nil) {
         beginTransaction()
-        working = value
+        workingSlot.pointee = value
         let changes = commitTransaction()
         if let changes { deliver(changes, lock: lock) }
         recordOutcome(changes)
