@@ -21,9 +21,11 @@ public protocol AnySubstance: AnyObject, Sendable {
     /// Opens a transaction (on the bus): `prop` becomes a working copy of the committed state.
     func beginTransaction()
     /// Commits the working copy: publishes it as `state` and returns the changes, nil if none
-    /// (or none computed, when nobody observes).
+    /// (or none computed, when nobody observes). While an awaited mix runs, records the outcome
+    /// (a `MixOutcome.Entry`) in the bus's active receipt.
     func commitTransaction() -> SubstanceChanges?
-    /// Discards the working copy: the state stays exactly as it was.
+    /// Discards the working copy: the state stays exactly as it was. While an awaited mix runs,
+    /// records the abort in the bus's active receipt.
     func abortTransaction()
     /// Delivers a commit's changes to the bound observers, on the bus.
     func deliver(_ changes: SubstanceChanges, lock: FluxLock?)

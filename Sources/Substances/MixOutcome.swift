@@ -68,17 +68,3 @@ public struct MixOutcome: Sendable {
         self.entries = receipt.records.compactMap { $0 as? Entry }
     }
 }
-
-extension MixOutcome.Entry {
-    /// The entry of a substance's commit, on the bus, with the number of observers it reached.
-    package init(substance: any AnySubstance, committed changes: SubstanceChanges?) {
-        let notified = changes == nil ? 0 : (substance as? any BoundObserverCounting)?.boundObserverCount ?? 0
-        self.init(
-            substance: substance, result: changes.map { .committed($0) } ?? .unchanged, observersNotified: notified)
-    }
-}
-
-/// A substance that counts its bound observers (on the bus).
-protocol BoundObserverCounting {
-    var boundObserverCount: Int { get }
-}

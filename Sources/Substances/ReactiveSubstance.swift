@@ -104,18 +104,14 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
         transactionSerial &+= 1
         switch outcome {
         case true?:
-            let changes = commitTransaction()
-            if let changes {
+            if let changes = commitTransaction() {
                 if let lock = event.lock { lock.handOver() }
                 deliver(changes, lock: event.lock)
             }
-            recordOutcome(changes)
         case false?:
             abortTransaction()
-            recordOutcome(nil, aborted: true)
         case nil:
             abortTransaction()
-            recordOutcome(nil, aborted: true)
             bus.report(
                 .mixerUnresolved,
                 "\(name()): mixer \(event.mixer) returned without react() or abort(); it was aborted")

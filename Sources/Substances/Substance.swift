@@ -180,17 +180,25 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let new = previous
         committed.withLock { $0 = new }
         didCommit(new)
-        guard !observerSlots.isEmpty || bus.activeReceipt != nil else { return nil }
+        let receipt = bus.activeReceipt
+        guard !observerSlots.isEmpty || receipt != nil else { return nil }
         // A new changes object per commit: reactions may hand it to other threads (main-queue
         // delivery, streams), so refilling last commit's object would need an ordering with those
         // threads that reference counts alone do not give.
-        return StateReducer.reduce(old, new, plan: plan, substance: self)
+        let changes = StateReducer.reduce(old, new, plan: plan, substance: self)
+        if let receipt {
+            let result: MixOutcome.Result = changes.map { .committed($0) } ?? .unchanged
+            let notified = changes == nil ? 0 : observerSlots.count
+            receipt.record(MixOutcome.Entry(substance: self, result: result, observersNotified: notified))
+        }
+        return changes
     }
 
     public func abortTransaction() {
         guard inTransaction else { return }
         inTransaction = false
         workingSlot.pointee = previous
+        bus.activeReceipt?.record(MixOutcome.Entry(substance: self, result: .aborted))
     }
 
     public func deliver(_ changes: SubstanceChanges, lock: FluxLock?) {
@@ -201,9 +209,6 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             }
         }
     }
-
-    /// The number of bound observers (on the bus only).
-    var boundObserverCount: Int { observerSlots.count }
 
     /// The committed state as the bus sees it (on the bus only).
     var committedState: S { previous }
@@ -220,17 +225,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     func replaceState(with value: S, lock: FluxLock? = nil) {
         beginTransaction()
         workingSlot.pointee = value
-        let changes = commitTransaction()
-        if let changes { deliver(changes, lock: lock) }
-        recordOutcome(changes)
-    }
-
-    /// Records how this substance's transaction ended, when an awaited mix is running.
-    func recordOutcome(_ changes: SubstanceChanges?, aborted: Bool = false) {
-        guard let receipt = bus.activeReceipt else { return }
-        let result: MixOutcome.Result = aborted ? .aborted : changes.map { .committed($0) } ?? .unchanged
-        let notified = changes == nil ? 0 : boundObserverCount
-        receipt.record(MixOutcome.Entry(substance: self, result: result, observersNotified: notified))
+        if let changes = commitTransaction() { deliver(changes, lock: lock) }
     }
 
     // MARK: Archive hooks (overridable; see Substance+Archive.swift)
@@ -258,8 +253,6 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 }
 
 private let substanceSerial = Atomic<UInt64>(0)
-
-extension Substance: BoundObserverCounting {}
 
 extension ReductionPlan {
     private static let cache = LockedValue<[ObjectIdentifier: ReductionPlan]>([:])

@@ -19,13 +19,13 @@ struct MixJournalTests {
         bus.perform(mix: "chain") {
             notes.beginTransaction()
             notes.prop.text = "note"
-            notes.recordOutcome(notes.commitTransaction())
+            _ = notes.commitTransaction()
         }
         notes.captureState()
         bus.perform(mix: "chain") {
             notes.beginTransaction()
             notes.prop.count = 7
-            notes.recordOutcome(notes.commitTransaction())
+            _ = notes.commitTransaction()
         }
         notes.rollbackState()
         bus.dispatch(.increment)
