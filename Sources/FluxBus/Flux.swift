@@ -224,8 +224,9 @@ public final class Flux: Sendable {
     ///   - now: the time to measure how long locks were held against.
     public func lockReport(queuedLimit: Int = 20, now: ContinuousClock.Instant = .now) -> FluxLockReport {
         let (locks, queued, queuedCount, exclusiveCount) = queue.withLock { q in
-            (
-                Array(q.locks.values), q.pendingMain.prefix(max(0, queuedLimit)).map(\.label), q.pendingMain.count,
+            let pending = q.pendingMain
+            return (
+                Array(q.locks.values), pending.prefix(max(0, queuedLimit)).map(\.label), pending.count,
                 q.exclusive.count
             )
         }
@@ -244,23 +245,21 @@ public final class Flux: Sendable {
     /// - Returns: the number of work items dropped (flush waiters not counted).
     @discardableResult
     public func purge() -> Int {
-        var dropped: [FluxItem] = queue.withLock { q in
+        let dropped = queue.withLock { q in
             q.purgeEpoch += 1
             return q.takeAll()
         }
         interrupts.add(1, ordering: .releasing)
-        let count = dropped.count { !$0.runsWhenDropped }
-        drop(&dropped)
-        return count
+        drop(dropped)
+        return dropped.count { !$0.runsWhenDropped }
     }
 
     /// Settles dropped items: their exclusive locks are released, flush waiters resumed.
-    private func drop(_ items: inout [FluxItem]) {
+    private func drop(_ items: some Collection<FluxItem>) {
         for item in items {
             if let lock = item.lock { lock.release(.purged) }
             if item.runsWhenDropped { item.task?() }
         }
-        items.removeAll()
     }
 
     // MARK: Diagnostics
@@ -335,7 +334,6 @@ public final class Flux: Sendable {
     /// batch is suspended whole (O(1)), the short exclusive lane gets its rest back in front. A
     /// purged batch's rest is dropped.
     private func interrupt(_ batch: inout [FluxItem], at index: Int, lane: FluxQueue.Lane, epoch: UInt64) {
-        var rest: [FluxItem] = []
         let purged = queue.withLock { q in
             guard q.purgeEpoch == epoch else { return true }
             switch lane {
@@ -344,13 +342,11 @@ public final class Flux: Sendable {
             }
             return false
         }
-        if purged {
-            rest = Array(batch[index...])
-            drop(&rest)
-        }
+        if purged { drop(batch[index...]) }
     }
 
     private func run(_ item: borrowing FluxItem) {
+        // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
         if confined.middleware.isEmpty {
             if let task = item.task {
                 task()
@@ -360,11 +356,11 @@ public final class Flux: Sendable {
             releaseIfUnclaimed(item.lock)
             return
         }
-        if let task = item.task, !item.isMixTask {
-            task()
+        guard item.mixKind != nil else {
+            item.task?()
             return
         }
-        mix(item, kind: item.isMixTask ? .task : item.lock == nil ? .mixer : .exclusiveMixer)
+        mix(item)
     }
 
     /// An exclusive mix's lock, released when it ran and nobody took responsibility for it.
@@ -377,7 +373,7 @@ public final class Flux: Sendable {
     /// Runs a mix through the middleware (on the bus): they may replace or stop a mixer, and see
     /// what it did. Returns the number of observers called.
     @discardableResult
-    func mix(_ item: FluxItem, kind: FluxMixReport.Kind) -> Int {
+    func mix(_ item: FluxItem) -> Int {
         let middleware = confined.middleware
         let start = ContinuousClock.now
         var event = FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock)
@@ -416,7 +412,7 @@ public final class Flux: Sendable {
         guard !middleware.isEmpty else { return called }
         confined.mixSerial += 1
         let report = FluxMixReport(
-            serial: confined.mixSerial, kind: kind, mixer: event.mixer, payload: event.payload,
+            serial: confined.mixSerial, kind: item.mixKind ?? .task, mixer: event.mixer, payload: event.payload,
             dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
             locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start)
         if receipt === confined.mixReceipt { receipt.reset() }

@@ -39,9 +39,15 @@ struct FluxItem: Sendable {
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).
     var runsWhenDropped: Bool { kind == .resume }
 
-    /// Whether the task mixes substances (a chain reaction, a rollback), so middleware see it as a
-    /// mix named `mixer`.
-    var isMixTask: Bool { kind == .mixTask }
+    /// What middleware see this item as: a mix of some kind, or nothing (a bookkeeping task).
+    var mixKind: FluxMixReport.Kind? {
+        switch kind {
+        case .mixer: .mixer
+        case .exclusiveMixer: .exclusiveMixer
+        case .mixTask: .task
+        case .task, .resume: nil
+        }
+    }
 
     static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, _ lock: FluxLock?) -> FluxItem {
         FluxItem(mixer: mixer, payload: payload, work: lock, kind: lock == nil ? .mixer : .exclusiveMixer)

@@ -23,9 +23,7 @@ public final class FluxLockWatch: Sendable {
 
     func start(every interval: Duration) {
         let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        let nanoseconds = max(
-            1_000_000,
-            Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000))
+        let nanoseconds = max(1_000_000, Int(interval.microseconds * 1_000))
         source.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
         source.setEventHandler { [weak self] in self?.check() }
         timer.withLock { $0 = source }

@@ -56,10 +56,7 @@ public final class FluxLogger: FluxMiddleware {
         if !report.locksHeld.isEmpty {
             line += "; locks " + report.locksHeld.map { "#\($0)" }.joined(separator: ", ")
         }
-        let microseconds =
-            Double(report.duration.components.attoseconds) / 1e12
-            + Double(report.duration.components.seconds) * 1e6
-        line += "; \((microseconds / 10).rounded() / 100) ms"
+        line += "; \((report.duration.microseconds / 10).rounded() / 100) ms"
         return line
     }
 }

@@ -55,7 +55,7 @@ extension Flux {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             perform { [self] in
                 let called = withReceipt(receipt) {
-                    mix(FluxItem.mixer(mixer, payload, nil), kind: .mixer)
+                    mix(FluxItem.mixer(mixer, payload, nil))
                 }
                 receipt.observersCalled = called
                 continuation.resume()

@@ -72,13 +72,18 @@ public final class ChangeProbe: Sendable {
         public var description: String { "Changes differ from the expected ones (− expected, + recorded):\n\(diff)" }
     }
 
-    private let recorder: ProbeRecorder
+    private let recorded = LockedValue<[Change]>([])
+    private let recorder: CommitForwarder
     private let substances: [any AnySubstance]
 
     /// Starts recording the changes of `substances`.
     public init(_ substances: [any AnySubstance]) {
         self.substances = substances
-        self.recorder = ProbeRecorder()
+        let recorded = self.recorded
+        self.recorder = CommitForwarder { changes in
+            let leaves = ChangeProbe.leaves(of: changes)
+            recorded.withLock { $0.append(contentsOf: leaves) }
+        }
         for substance in substances { substance.bind(recorder) }
     }
 
@@ -95,7 +100,7 @@ public final class ChangeProbe: Sendable {
     /// not yet expected, and forgets them.
     public func takeChanges() async -> [Change] {
         for bus in uniqueBuses { await bus.flush() }
-        return recorder.changes.withLock { changes in
+        return recorded.withLock { changes in
             defer { changes.removeAll() }
             return changes
         }
@@ -158,6 +163,22 @@ public final class ChangeProbe: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// The changes of a commit, one per leaf key: a change of `info.counter` is not also recorded
+    /// as a change of `info`.
+    static func leaves(of changes: SubstanceChanges) -> [Change] {
+        let all = changes.all
+        let keys = all.map { $0.key() }
+        let name = changes.substance.name()
+        var leaves: [Change] = []
+        for (index, change) in all.enumerated() {
+            let prefix = keys[index] + "."
+            guard !keys.contains(where: { $0.hasPrefix(prefix) }) else { continue }
+            leaves.append(
+                Change(substance: name, key: keys[index], oldValue: change.oldValue(), newValue: change.newValue()))
+        }
+        return leaves
+    }
+
     static func render(_ value: Any?) -> String {
         guard let value = value.flatMap(unwrap) else { return "nil" }
         return String(reflecting: value)
@@ -167,25 +188,5 @@ public final class ChangeProbe: Sendable {
         let recorded = recorded.flatMap(unwrap)
         guard let expected else { return recorded == nil }
         return (recorded as? Value) == expected
-    }
-}
-
-/// The probe's observer: bound to the substances, which hold it.
-final class ProbeRecorder: SubstanceObserver {
-    let changes = LockedValue<[ChangeProbe.Change]>([])
-
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        let all = changes.all
-        let keys = all.map { $0.key() }
-        let name = substance.name()
-        var leaves: [ChangeProbe.Change] = []
-        for (index, change) in all.enumerated() {
-            let prefix = keys[index] + "."
-            guard !keys.contains(where: { $0.hasPrefix(prefix) }) else { continue }
-            leaves.append(
-                ChangeProbe.Change(
-                    substance: name, key: keys[index], oldValue: change.oldValue(), newValue: change.newValue()))
-        }
-        self.changes.withLock { $0.append(contentsOf: leaves) }
     }
 }

@@ -121,8 +121,7 @@ extension MixJournal {
     private static func replayTask(
         _ entry: Entry, on bus: Flux, substances: [any AnySubstance]
     ) async -> Result<[Change], Replay.Skip> {
-        let changed = entry.changes.filter { !$0.keys.isEmpty }
-        guard !changed.isEmpty else { return .success(entry.changes) }
+        guard entry.changes.contains(where: { !$0.keys.isEmpty }) else { return .success(entry.changes) }
         guard let states = entry.states else {
             return .failure(skip(entry, "the journal did not record the states this task produced"))
         }
@@ -152,8 +151,9 @@ extension MixJournal {
 }
 
 extension MixJournal.Change {
-    init(_ entry: MixOutcome.Entry) {
-        self.init(substance: entry.receiverName, keys: entry.changedKeys, aborted: entry.aborted)
+    /// What a receiver recorded of a mix, as the journal keeps it.
+    init(_ record: any FluxReceiverRecord) {
+        self.init(substance: record.receiverName, keys: record.changedKeys, aborted: record.aborted)
     }
 }
 

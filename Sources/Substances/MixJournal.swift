@@ -54,31 +54,13 @@ public final class MixJournal: FluxMiddleware {
         /// The mixer's full name, `Domain.name`.
         public var mixerDescription: String { domain.map { "\($0).\(mixer)" } ?? mixer }
 
-        /// The payload as the mixer saw it, when it was recorded in process (not exported).
-        let livePayload: FluxPayload?
+        /// The payload as the mixer saw it, when it was recorded in process (not exported: not
+        /// among the coding keys).
+        private(set) var livePayload: FluxPayload? = nil
 
         enum CodingKeys: String, CodingKey {
             case serial, kind, mixer, domain, payload, dispatchedMixer, stop, changes, observersCalled, reactorsNotified
             case locksHeld, microseconds, date, states
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            serial = try container.decode(UInt64.self, forKey: .serial)
-            kind = try container.decode(FluxMixReport.Kind.self, forKey: .kind)
-            mixer = try container.decode(String.self, forKey: .mixer)
-            domain = try container.decodeIfPresent(String.self, forKey: .domain)
-            payload = try container.decodeIfPresent([String: JournalValue].self, forKey: .payload)
-            dispatchedMixer = try container.decodeIfPresent(String.self, forKey: .dispatchedMixer)
-            stop = try container.decodeIfPresent(Stop.self, forKey: .stop)
-            changes = try container.decode([Change].self, forKey: .changes)
-            observersCalled = try container.decode(Int.self, forKey: .observersCalled)
-            reactorsNotified = try container.decode(Int.self, forKey: .reactorsNotified)
-            locksHeld = try container.decode([UInt64].self, forKey: .locksHeld)
-            microseconds = try container.decode(Double.self, forKey: .microseconds)
-            date = try container.decode(Date.self, forKey: .date)
-            states = try container.decodeIfPresent([String: Data].self, forKey: .states)
-            livePayload = nil
         }
 
         init(report: FluxMixReport, recordsPayloadValues: Bool, recordsStates: Bool) {
@@ -95,12 +77,11 @@ public final class MixJournal: FluxMiddleware {
             dispatchedMixer = report.dispatchedMixer?.description
             stop = report.stop.map { Stop(middleware: $0.middleware, reason: $0.reason) }
             let receivers = report.receivers
-            changes = receivers.map { Change(substance: $0.receiverName, keys: $0.changedKeys, aborted: $0.aborted) }
+            changes = receivers.map(Change.init)
             reactorsNotified = receivers.reduce(0) { $0 + $1.observersNotified }
             observersCalled = report.observersCalled
             locksHeld = report.locksHeld
-            let duration = report.duration.components
-            microseconds = Double(duration.seconds) * 1e6 + Double(duration.attoseconds) / 1e12
+            microseconds = report.duration.microseconds
             date = Date()
             var states: [String: Data] = [:]
             if recordsStates, report.kind == .task {

@@ -45,7 +45,7 @@ extension Substance {
         _ element: @escaping @Sendable (SubstanceChanges) -> Element?
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: bufferingPolicy)
-        let observer = ChangeStreamObserver { changes in
+        let observer = CommitForwarder { changes in
             if let value = element(changes) { continuation.yield(value) }
         } finish: {
             continuation.finish()
@@ -56,23 +56,5 @@ extension Substance {
         }
         bind(observer)
         return stream
-    }
-}
-
-/// Feeds a change stream. The substance holds it while bound; when the substance goes away, or
-/// the stream is unbound, it is freed and the stream finishes.
-final class ChangeStreamObserver: SubstanceObserver {
-    private let yield: @Sendable (SubstanceChanges) -> Void
-    private let finish: @Sendable () -> Void
-
-    init(_ yield: @escaping @Sendable (SubstanceChanges) -> Void, finish: @escaping @Sendable () -> Void) {
-        self.yield = yield
-        self.finish = finish
-    }
-
-    deinit { finish() }
-
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        yield(changes)
     }
 }

@@ -43,19 +43,20 @@ public final class SubstanceHistory<S: State>: Sendable {
     /// Enqueues an undo: commits the state before the last undo step. Does nothing when there is
     /// nothing to undo. `completion` is called on the bus once done, with whether it undid a step.
     public func undo(completion: (@Sendable (Bool) -> Void)? = nil) {
-        let recorder = self.recorder
-        bus.perform(mix: "undo") {
-            let done = recorder.step(back: true)
-            completion?(done)
-        }
+        step(back: true, completion: completion)
     }
 
     /// Enqueues a redo of the last undone step. `completion` is called on the bus once done, with
     /// whether it redid a step.
     public func redo(completion: (@Sendable (Bool) -> Void)? = nil) {
+        step(back: false, completion: completion)
+    }
+
+    /// Enqueues one step back or forward, as a mix named `undo` or `redo`.
+    private func step(back: Bool, completion: (@Sendable (Bool) -> Void)?) {
         let recorder = self.recorder
-        bus.perform(mix: "redo") {
-            let done = recorder.step(back: false)
+        bus.perform(mix: back ? "undo" : "redo") {
+            let done = recorder.step(back: back)
             completion?(done)
         }
     }

@@ -34,7 +34,7 @@ public final class SubstanceObservation<S: State>: Observable {
     init(substance: Substance<S>) {
         self.state = substance.state
         let box = WeakViewBox<S>()
-        let feeder = ObservationFeeder { changes in
+        let feeder = CommitForwarder { changes in
             guard let new = (changes as? StateChanges<S>)?.new else { return }
             DispatchQueue.main.async {
                 MainActor.assumeIsolated { box.view?.update(to: new) }
@@ -84,17 +84,4 @@ extension Substance {
 /// only on the main actor.
 final class WeakViewBox<S: State>: @unchecked Sendable {
     weak var view: SubstanceObservation<S>?
-}
-
-/// Forwards commits to an observation view.
-final class ObservationFeeder: SubstanceObserver {
-    private let forward: @Sendable (SubstanceChanges) -> Void
-
-    init(_ forward: @escaping @Sendable (SubstanceChanges) -> Void) {
-        self.forward = forward
-    }
-
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        forward(changes)
-    }
 }
