@@ -105,7 +105,7 @@ public enum Flask {
 
     /// The bus name of a mixer.
     public static func mixerName<M: SubstanceMixer>(_ mixer: M) -> FluxMixerName {
-        FluxMixerName(mixer.mixerName, domain: M.self)
+        mixer.busName
     }
 
     // MARK: Substances

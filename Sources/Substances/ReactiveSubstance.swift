@@ -69,10 +69,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
     }
 
     private func register(_ mixer: M) {
-        let name = FluxMixerName(mixer.mixerName, domain: M.self)
         let isNew = observations.withLock { $0[mixer] == nil }
         guard isNew else { return }
-        let observation = bus.observe(name, owner: self) { substance, event in
+        let observation = bus.observe(mixer.busName, owner: self) { substance, event in
             substance.dispatch(mixer, event)
         }
         observations.withLock { $0[mixer] = observation }

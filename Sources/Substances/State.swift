@@ -1,3 +1,5 @@
+import FluxBus
+
 /// The value a substance holds: a `Codable`, `Sendable` struct with an empty initializer.
 ///
 /// ```swift
@@ -47,6 +49,10 @@ public protocol SubstanceMixer: Hashable, Sendable {
 
 extension SubstanceMixer {
     public var mixerName: String { String(describing: self) }
+
+    /// The name the bus knows this mixer by: ``mixerName``, scoped by the enumeration, so that
+    /// `AuthMixers.login` and `ShopMixers.login` never collide.
+    public var busName: FluxMixerName { FluxMixerName(mixerName, domain: Self.self) }
 }
 
 extension SubstanceMixer where Self: RawRepresentable, RawValue == String {

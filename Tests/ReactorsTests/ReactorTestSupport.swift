@@ -36,7 +36,7 @@ final class AppSubstance: ReactiveSubstance<AppState, EnvMixers>, @unchecked Sen
 final class TestOwner: Sendable {}
 
 func name(_ mixer: EnvMixers) -> FluxMixerName {
-    FluxMixerName(mixer.mixerName, domain: EnvMixers.self)
+    mixer.busName
 }
 
 extension Flux {

@@ -38,7 +38,7 @@ final class CounterSubstance: ReactiveSubstance<CounterState, CounterMixers>, @u
 }
 
 func mixerName(_ mixer: CounterMixers) -> FluxMixerName {
-    FluxMixerName(mixer.mixerName, domain: CounterMixers.self)
+    mixer.busName
 }
 
 @Suite("Substances: transactions, mixers, identity")

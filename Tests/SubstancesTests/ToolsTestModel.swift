@@ -49,6 +49,6 @@ final class Editor: ReactiveSubstance<EditorState, EditorMixers>, @unchecked Sen
 
 extension Flux {
     func dispatch(_ mixer: EditorMixers, _ payload: FluxPayload? = nil) {
-        dispatch(FluxMixerName(mixer.mixerName, domain: EditorMixers.self), payload: payload)
+        dispatch(mixer.busName, payload: payload)
     }
 }
