@@ -83,13 +83,12 @@ final class ReductionPlan: @unchecked Sendable {
                 let subtree = tree.child(at: [Substring(field.name)])
                 let traits = ValueTraits.of(field.type)
                 keyIndex[key] = index
+                entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent))
                 if field.isStruct, let subtree, case .keyed = subtree, !(field.type is any KeyedByContent.Type),
                     let nested = FieldLayout.storedFields(of: field.type), ReductionPlan.shape(nested, matches: subtree)
                 {
-                    entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent))
                     add(nested, base: offset, prefix: key + ".", parent: index, tree: subtree)
                 } else {
-                    entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent))
                     let kind: Leaf.Kind
                     switch traits.comparison {
                     case .bits: kind = .bits
