@@ -17,32 +17,24 @@ let scenarios: [Scenario] = [
         wideRig(counter, reactorsPerField: 10)
     },
     Scenario(id: "S4", name: "nested", defaultCount: 1_000_000) { counter in
-        let owner = BenchOwner()
         let substance = NestedSubstance()
-        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
-        reactor.handler = { _, reaction in reaction.on("a.b.c.leaf") { _ in counter.hit() } }
-        return Rig(
+        return oneReactorRig(
+            counter, substance: substance, key: "a.b.c.leaf",
             dispatch: { Flask.substances(reactTo: NestedMixers.incrementLeaf) },
-            reactionsPerDispatch: 1,
             verify: { count in
                 let state = substance.state
                 return state.a.b.c.leaf == count && state.a.b.label == "b" ? nil : "leaf is \(state.a.b.c.leaf)"
-            },
-            teardown: { Flask.detachReactor(from: owner) })
+            })
     },
     Scenario(id: "S5", name: "wide-100", defaultCount: 1_000_000) { counter in
-        let owner = BenchOwner()
         let substance = HundredSubstance()
-        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
-        reactor.handler = { _, reaction in reaction.on("f0") { _ in counter.hit() } }
-        return Rig(
+        return oneReactorRig(
+            counter, substance: substance, key: "f0",
             dispatch: { Flask.substances(reactTo: HundredMixers.incrementFirst) },
-            reactionsPerDispatch: 1,
             verify: { count in
                 let state = substance.state
                 return state.f0 == count && state.f99 == 0 ? nil : "f0 is \(state.f0)"
-            },
-            teardown: { Flask.detachReactor(from: owner) })
+            })
     },
     Scenario(id: "S6", name: "chain", defaultCount: 500_000) { counter in
         let owner = BenchOwner()
@@ -132,13 +124,25 @@ private func counterRig(
     _ counter: ReactionCounter, substance: Substance<CounterState>, teardown: @escaping () -> Void = {},
     dispatch: @escaping () -> Void = { Flask.substances(reactTo: CounterMixers.increment) }
 ) -> Rig {
+    oneReactorRig(
+        counter, substance: substance, key: "counter", dispatch: dispatch,
+        verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
+        teardown: teardown)
+}
+
+/// One reactor on `key` of `substance`, counting its reactions; `teardown` runs before the reactor
+/// is detached.
+private func oneReactorRig(
+    _ counter: ReactionCounter, substance: any AnySubstance, key: String, dispatch: @escaping () -> Void,
+    verify: @escaping (Int) -> String?, teardown: @escaping () -> Void = {}
+) -> Rig {
     let owner = BenchOwner()
     let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
-    reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+    reactor.handler = { _, reaction in reaction.on(key) { _ in counter.hit() } }
     return Rig(
         dispatch: dispatch,
         reactionsPerDispatch: 1,
-        verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
+        verify: verify,
         teardown: {
             teardown()
             Flask.detachReactor(from: owner)
