@@ -224,9 +224,8 @@ public final class Flux: Sendable {
     ///   - now: the time to measure how long locks were held against.
     public func lockReport(queuedLimit: Int = 20, now: ContinuousClock.Instant = .now) -> FluxLockReport {
         let (locks, queued, queuedCount, exclusiveCount) = queue.withLock { q in
-            let pending = q.pendingMain
-            return (
-                Array(q.locks.values), pending.prefix(max(0, queuedLimit)).map(\.label), pending.count,
+            (
+                Array(q.locks.values), q.pendingMainLabels(limit: max(0, queuedLimit)), q.pendingMainCount,
                 q.exclusive.count
             )
         }

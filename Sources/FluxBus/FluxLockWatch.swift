@@ -34,16 +34,17 @@ public final class FluxLockWatch: Sendable {
     /// test). Returns the report when a lock newly passed the threshold, nil otherwise.
     @discardableResult
     public func check(now: ContinuousClock.Instant = .now) -> FluxLockReport? {
-        let report = bus.lockReport(now: now)
-        let open = Set(report.locks.map(\.serial))
-        let late = report.locks.filter { $0.heldFor > threshold }.map(\.serial)
+        // The open locks alone decide; the full report (with the queue) is made only to report.
+        let locks = bus.openLocks
+        let late = locks.filter { now - $0.takenAt > threshold }.map(\.serial)
         let fresh: [UInt64] = reported.withLock { reported in
-            reported.formIntersection(open)
+            reported.formIntersection(locks.map(\.serial))
             let fresh = late.filter { !reported.contains($0) }
             reported.formUnion(fresh)
             return fresh
         }
         guard !fresh.isEmpty else { return nil }
+        let report = bus.lockReport(now: now)
         let serials = fresh.map { "#\($0)" }.joined(separator: ", ")
         bus.report(.lockHeldLong, "lock \(serials) held longer than \(threshold):\n\(report)")
         handler?(report)

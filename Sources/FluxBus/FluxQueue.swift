@@ -26,8 +26,15 @@ struct FluxQueue {
 
     var hasSuspended: Bool { suspendedIndex < suspended.count }
 
-    /// The main-lane items waiting, in the order they will run.
-    var pendingMain: some Collection<FluxItem> { suspended[suspendedIndex...] + main }
+    /// How many main-lane items are waiting.
+    var pendingMainCount: Int { suspended.count - suspendedIndex + main.count }
+
+    /// The labels of the first `limit` main-lane items waiting, in the order they will run.
+    func pendingMainLabels(limit: Int) -> [FluxMixerName] {
+        var labels = suspended[suspendedIndex...].prefix(limit).map(\.label)
+        labels += main.prefix(limit - labels.count).map(\.label)
+        return labels
+    }
 
     /// Keeps an interrupted main-lane batch to resume at `index` (the batch is swapped out: O(1)).
     mutating func suspend(_ batch: inout [FluxItem], at index: Int) {
