@@ -20,6 +20,18 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
 
     /// The journal form of a payload value.
     public init(_ value: Any) {
+        // A Foundation number says what it holds; `as Bool` would take any 0 or 1 for a boolean on
+        // Apple platforms. The dictionary references' conversion already tells them apart.
+        if type(of: value) is NSNumber.Type, let number = FlaskDictRef.flatten(value) {
+            switch number {
+            case .bool(let value): self = .bool(value)
+            case .int(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
+            case .uint(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
+            case .double(let value): self = .double(value)
+            default: self = .unrepresentable(type: "\(type(of: value))")
+            }
+            return
+        }
         switch value {
         case is FlaskNull, is NSNull: self = .null
         case let value as Bool: self = .bool(value)

@@ -171,4 +171,11 @@ struct MixJournalTests {
         #expect(try JSONDecoder().decode([JournalValue].self, from: data) == values)
         #expect(JournalValue.array([.int(1), .int(2)]).value as? [Int] == [1, 2])
     }
+
+    @Test("Foundation numbers are recorded as what they hold, as dictionary references read them")
+    func foundationNumbers() {
+        #expect(JournalValue(NSNumber(value: 1)) == .int(1))
+        #expect(JournalValue(NSNumber(value: true)) == .bool(true))
+        #expect(JournalValue(NSNumber(value: 2.5)) == .double(2.5))
+    }
 }
