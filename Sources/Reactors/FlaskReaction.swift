@@ -88,9 +88,13 @@ final class KeyValidator: @unchecked Sendable {
     /// when the key is not a plan entry (a dictionary sub-key, the Codable path, an unknown key).
     func resolvedEntry(_ key: String, in changes: SubstanceChanges) -> Int32? {
         guard let plan = changes.planIdentity, bus.isCurrent else { return nil }
-        for index in resolved.indices where resolved[index].plan == plan && resolved[index].key == key {
-            return resolved[index].entry
+        let found: Int32? = resolved.withUnsafeBufferPointer { resolved in
+            for index in resolved.indices where resolved[index].plan == plan && resolved[index].key == key {
+                return resolved[index].entry
+            }
+            return nil
         }
+        if let found { return found }
         guard let entry = changes.entry(forKey: key) else { return nil }
         resolved.append(Resolved(plan: plan, key: key, entry: entry))
         return entry

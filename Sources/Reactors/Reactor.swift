@@ -123,18 +123,23 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             detach()
             return
         }
-        let mainActorHandler = busMainActorHandler
-        let handler = busHandler
-        guard mainActorHandler != nil || handler != nil else { return }
-        let reaction = FlaskReaction(changes: changes, onLock: lock, validator: validator)
-        if let mainActorHandler {
+        // The common case first: one handler, called here on the bus.
+        if delivery == .bus, busMainActorHandler == nil {
+            busHandler?(owner, FlaskReaction(changes: changes, onLock: lock, validator: validator))
+            return
+        }
+        deliverElsewhere(owner, FlaskReaction(changes: changes, onLock: lock, validator: validator))
+    }
+
+    private func deliverElsewhere(_ owner: Owner, _ reaction: FlaskReaction) {
+        if let mainActorHandler = busMainActorHandler {
             // The owner is used only on the main actor, where a UI owner lives.
             nonisolated(unsafe) let owner = owner
             DispatchQueue.main.async {
                 MainActor.assumeIsolated { mainActorHandler(owner, reaction) }
             }
         }
-        guard let handler else { return }
+        guard let handler = busHandler else { return }
         switch delivery {
         case .bus:
             handler(owner, reaction)

@@ -16,12 +16,20 @@ public class SubstanceChanges: @unchecked Sendable {
     public let substanceIdentity: ObjectIdentifier
     private let stateType: any Any.Type
     private let bus: Flux
+    /// The identity of the state type's reduction plan (nil without one): a resolved key is valid
+    /// for every change of substances with the same plan. Stored, not overridden, so that a
+    /// reaction's key lookup makes no dynamic call.
+    package let planIdentity: ObjectIdentifier?
+    /// Changed plan entries (layout path), filled by the reducer on the bus before the object is
+    /// handed out, then only read; so the runtime exclusivity checks are not needed.
+    @exclusivity(unchecked) final var entries = ChangedEntries()
 
-    init(substance: any AnySubstance, stateType: any Any.Type) {
+    init(substance: any AnySubstance, stateType: any Any.Type, planIdentity: ObjectIdentifier? = nil) {
         self.weakSubstance = substance
         self.substanceIdentity = ObjectIdentifier(substance)
         self.stateType = stateType
         self.bus = substance.bus
+        self.planIdentity = planIdentity
     }
 
     /// The substance that changed. If it has gone away since, a stand-in with its bus and state
@@ -55,16 +63,16 @@ public class SubstanceChanges: @unchecked Sendable {
 
     // MARK: Resolved keys (package): a reactor resolves a key once, then compares integers.
 
-    /// The identity of the state type's reduction plan: a resolved key is valid for every change
-    /// of substances with the same plan.
-    package var planIdentity: ObjectIdentifier? { nil }
-
     /// The plan entry of `key`, if it is a property (or nested property) of the state; nil for
     /// sub-keys of dictionaries and for the Codable path, which are looked up by string.
     package func entry(forKey key: String) -> Int32? { nil }
 
     /// The change of a resolved plan entry, if it changed.
-    package func change(entry: Int32) -> SubstanceChange? { nil }
+    @inline(__always)
+    package final func change(entry: Int32) -> SubstanceChange? {
+        guard let slot = entries.firstIndex(of: entry) else { return nil }
+        return SubstanceChange(changes: self, slot: slot)
+    }
     func oldValue(at slot: Int) -> Any? { nil }
     func newValue(at slot: Int) -> Any? { nil }
     /// The committed state as JSON, for a journal (nil if it cannot be encoded).
@@ -78,10 +86,8 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     let old: S
     let new: S
     let plan: ReductionPlan
-    // The change lists are filled only by the reducer on the bus before the object is handed out,
+    // The change list is filled only by the reducer on the bus before the object is handed out,
     // so the runtime exclusivity checks are not needed.
-    /// Changed plan entries (layout path).
-    @exclusivity(unchecked) var entries = ChangedEntries()
     /// Changed keys found by flattening (Codable path and expandable properties).
     @exclusivity(unchecked) var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
 
@@ -89,7 +95,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         self.old = old
         self.new = new
         self.plan = plan
-        super.init(substance: substance, stateType: S.self)
+        super.init(substance: substance, stateType: S.self, planIdentity: ObjectIdentifier(plan))
     }
 
     override var count: Int { entries.count + flat.count }
@@ -98,15 +104,8 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         slot < entries.count ? plan.entries[Int(entries[slot])].key : flat[slot - entries.count].key
     }
 
-    override var planIdentity: ObjectIdentifier? { ObjectIdentifier(plan) }
-
     override func entry(forKey key: String) -> Int32? {
         plan.keyIndex[key].map { Int32($0) }
-    }
-
-    override func change(entry: Int32) -> SubstanceChange? {
-        guard let slot = entries.firstIndex(of: entry) else { return nil }
-        return SubstanceChange(changes: self, slot: slot)
     }
 
     override func slot(of key: String) -> Int? {
