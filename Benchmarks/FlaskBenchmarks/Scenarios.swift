@@ -115,6 +115,17 @@ let toolScenarios: [Scenario] = [
     },
 ]
 
+/// S2 and S3 with reactors that declare their keys (`reactor.keys`, not in SCENARIOS.md): what the
+/// fan-out costs when the bus may skip the reactors whose key did not change.
+let declaredKeyScenarios: [Scenario] = [
+    Scenario(id: "S2k", name: "wide-10+keys", defaultCount: 1_000_000) { counter in
+        wideRig(counter, reactorsPerField: 1, declaringKeys: true)
+    },
+    Scenario(id: "S3k", name: "fanout-100+keys", defaultCount: 1_000_000) { counter in
+        wideRig(counter, reactorsPerField: 10, declaringKeys: true)
+    },
+]
+
 /// A middleware that passes every mix and ignores reports: the cost of the middleware path itself.
 final class PassingMiddleware: FluxMiddleware {}
 
@@ -151,13 +162,16 @@ private func oneReactorRig(
 
 /// S2 and S3: ten fields, a mixer per field dispatched round-robin, `reactorsPerField` reactors on
 /// each field.
-private func wideRig(_ counter: ReactionCounter, reactorsPerField: Int) -> Rig {
+/// With `declaringKeys`, each reactor also declares its key (`reactor.keys`), so that the bus skips
+/// the reactors whose key did not change.
+private func wideRig(_ counter: ReactionCounter, reactorsPerField: Int, declaringKeys: Bool = false) -> Rig {
     let owners = (0..<(10 * reactorsPerField)).map { _ in BenchOwner() }
     let substance = WideSubstance()
     let keys = WideMixers.allCases.map(\.rawValue)
     for (index, owner) in owners.enumerated() {
         let key = keys[index % 10]
         let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        if declaringKeys { reactor.keys = [key] }
         reactor.handler = { _, reaction in reaction.on(key) { _ in counter.hit() } }
     }
     let mixers = WideMixers.allCases

@@ -42,6 +42,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     private weak var manager: ReactorManager?
     private let handlerBox = LockedValue<Handler?>(nil)
     private let mainActorHandlerBox = LockedValue<MainActorHandler?>(nil)
+    private let keysBox = LockedValue<[String]?>(nil)
     // Bus-confined copy of the main-actor handler.
     @exclusivity(unchecked) private var busMainActorHandler: MainActorHandler?
     private let detached = Atomic<Bool>(false)
@@ -92,6 +93,40 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         set {
             mainActorHandlerBox.withLock { $0 = newValue }
             bus.performExclusive { [self] in busMainActorHandler = newValue }
+        }
+    }
+
+    /// The keys this reactor reacts to, or nil (the default) to react to every commit.
+    ///
+    /// With keys, a commit of one of the reactor's substances calls the handlers only if it changed
+    /// one of them, or a key below one (`"info"` covers `"info.counter"`); a commit that hands over
+    /// a lock (an exclusive mix) always calls them, so that they can release it. The handlers still
+    /// use `reaction.on(key)` to tell the keys apart. Reactors whose keys did not change cost the
+    /// bus a comparison of integers instead of a call, which matters when many reactors watch
+    /// different parts of one state.
+    ///
+    /// ```swift
+    /// let reactor = Flask.reactor(attachedTo: self, mixing: store)
+    /// reactor.keys = ["title"]
+    /// reactor.handler = { owner, reaction in
+    ///     reaction.on("title") { change in owner.render(change.newValue() as String?) }
+    /// }
+    /// ```
+    ///
+    /// A key below a dictionary-like property counts as that property; a state archived through
+    /// its Codable encoding (custom `CodingKeys`) is not filtered. A key that none of the
+    /// reactor's substances has is reported once (`FluxDiagnostic.Code.unknownKey`). Takes effect
+    /// before any work item that has not started yet.
+    public var keys: [String]? {
+        get { keysBox.withLock { $0 } }
+        set {
+            keysBox.withLock { $0 = newValue }
+            let substances = self.substances
+            for key in newValue ?? [] where !substances.contains(where: { $0.isValid(key: key) }) {
+                bus.report(.unknownKey, "reactor.keys: none of the reactor's substances has a key \"\(key)\"")
+            }
+            guard !isDetached else { return }
+            for substance in substances { substance.setInterest(of: self, keys: newValue) }
         }
     }
 

@@ -12,6 +12,12 @@ public protocol AnySubstance: AnyObject, Sendable {
     /// Registers a receiver of this substance's commits. Takes effect before any work item that
     /// has not started yet; the substance holds the observer until ``unbind(_:)``.
     func bind(_ observer: any SubstanceObserver)
+    /// Limits a bound observer to the commits that change one of `keys` (or a key below one) and
+    /// the commits that hand over a lock; nil gives it every commit again. Keys this state does
+    /// not have are ignored; a dictionary sub-key counts as the property that holds it. Takes
+    /// effect before any work item that has not started yet; does nothing for an observer that is
+    /// not bound (so that it cannot undo an ``unbind(_:)`` that came first).
+    func setInterest(of observer: any SubstanceObserver, keys: [String]?)
     /// Removes a receiver registered with ``bind(_:)``.
     func unbind(_ observer: any SubstanceObserver)
 

@@ -117,6 +117,24 @@ final class ReductionPlan: @unchecked Sendable {
         return true
     }
 
+    /// The entries whose change concerns an observer that declared `keys`; nil when changes of
+    /// this state are not told apart by entry (the Codable path). A key below a dictionary-like
+    /// property is represented by that property; a key the state does not have adds nothing.
+    func interest(in keys: [String]) -> PlanEntries? {
+        if usesCodablePath { return nil }
+        var interest = PlanEntries()
+        for key in keys {
+            if let index = keyIndex[key] {
+                interest.append(Int32(index))
+            } else if let prefix = openPrefixes.first(where: { key.hasPrefix($0) }),
+                let index = keyIndex[String(prefix.dropLast())]
+            {
+                interest.append(Int32(index))
+            }
+        }
+        return interest
+    }
+
     /// Whether `key` names something in this state (a property, a nested property, or a sub-key
     /// of a dictionary-like property).
     func isValid(key: String) -> Bool {

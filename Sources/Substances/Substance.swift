@@ -137,6 +137,16 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         }
     }
 
+    public func setInterest(of observer: any SubstanceObserver, keys: [String]?) {
+        let id = ObjectIdentifier(observer)
+        let interest = keys.flatMap(plan.interest(in:))
+        bus.performExclusive { [self] in
+            guard let slot = observerSlots[id] else { return }
+            observers[slot].filtersByKey = interest != nil
+            observers[slot].interest = interest ?? PlanEntries()
+        }
+    }
+
     public func unbind(_ observer: any SubstanceObserver) {
         let id = ObjectIdentifier(observer)
         bus.performExclusive { [self] in
@@ -205,6 +215,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         // Observers change only through exclusive-lane tasks, never while this loop runs.
         observers.withUnsafeBufferPointer { observers in
             for index in observers.indices {
+                // An observer that declared its keys skips commits that changed none of them,
+                // unless the commit hands over a lock that its handler must be able to release.
+                if lock == nil, !observers[index].accepts(changes) { continue }
                 observers[index].observer?.substance(self, didCommit: changes, lock: lock)
             }
         }
@@ -274,4 +287,14 @@ extension ReductionPlan {
 /// class is itself generic, and its metadata would be looked up at run time on every delivery.
 struct BoundObserver: Sendable {
     var observer: (any SubstanceObserver)?
+    /// Whether the observer receives only the commits that change one of `interest`.
+    var filtersByKey = false
+    /// The plan entries the observer reacts to, when it filters by key.
+    var interest = PlanEntries()
+
+    /// Whether `changes` concern the observer.
+    @inline(__always)
+    func accepts(_ changes: SubstanceChanges) -> Bool {
+        !filtersByKey || (interest.mask & changes.entries.mask != 0 && interest.intersects(changes.entries))
+    }
 }

@@ -22,7 +22,7 @@ public class SubstanceChanges: @unchecked Sendable {
     package let planIdentity: ObjectIdentifier?
     /// Changed plan entries (layout path), filled by the reducer on the bus before the object is
     /// handed out, then only read; so the runtime exclusivity checks are not needed.
-    @exclusivity(unchecked) final var entries = ChangedEntries()
+    @exclusivity(unchecked) final var entries = PlanEntries()
 
     init(substance: any AnySubstance, stateType: any Any.Type, planIdentity: ObjectIdentifier? = nil) {
         self.weakSubstance = substance
@@ -187,6 +187,7 @@ final class GoneSubstance: AnySubstance {
 
     func name() -> String { "\(stateTypeName) (gone)" }
     func bind(_ observer: any SubstanceObserver) {}
+    func setInterest(of observer: any SubstanceObserver, keys: [String]?) {}
     func unbind(_ observer: any SubstanceObserver) {}
     func isValid(key: String) -> Bool { true }
     func beginTransaction() {}

@@ -15,3 +15,14 @@ func saveAndRestore(settings: SampleSettings, archiver: Archiver) -> SampleSetti
     archiver.flush()
     return archiver.restore(SampleSettings.self, key: "settings", defaultValue: SampleSettings()).value
 }
+
+// docs/getting-started.md: a reactor that declares its keys.
+final class UserLabel {
+    func start() {
+        let reactor = Flask.reactor(attachedTo: self, mixing: Session.shared)
+        reactor.keys = ["user"]
+        reactor.handler = { label, reaction in
+            reaction.on("user") { change in print("user: \(change.newValue() as String? ?? "nobody")") }
+        }
+    }
+}

@@ -1,10 +1,14 @@
-/// The plan entries a commit changed, in the order found: the first four inline, the rest in an
-/// array. Most commits change a few keys, and an array per commit was an allocation, a growth and
-/// a free on every dispatch.
-struct ChangedEntries: RandomAccessCollection {
+/// A short list of reduction-plan entries: the entries a commit changed, in the order found, or
+/// the entries a reactor declared it reacts to. The first four are inline, the rest in an array:
+/// most commits change a few keys, and an array per commit was an allocation, a growth and a free
+/// on every dispatch.
+struct PlanEntries: RandomAccessCollection {
     private var inline: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
     private var inlineCount = 0
     private var overflow: [Int32] = []
+    /// One bit per entry modulo 64: two lists whose masks share no bit share no entry, which a
+    /// reactor filtering by key checks without reading the lists.
+    private(set) var mask: UInt64 = 0
 
     var startIndex: Int { 0 }
     var endIndex: Int { inlineCount + overflow.count }
@@ -32,7 +36,16 @@ struct ChangedEntries: RandomAccessCollection {
 
     func contains(_ entry: Int32) -> Bool { firstIndex(of: entry) != nil }
 
+    /// Whether any entry of `other` is in this list.
+    @inline(__always)
+    func intersects(_ other: PlanEntries) -> Bool {
+        if mask & other.mask == 0 { return false }
+        for index in other.indices where contains(other[index]) { return true }
+        return false
+    }
+
     mutating func append(_ entry: Int32) {
+        mask |= 1 &<< UInt64(entry & 63)
         switch inlineCount {
         case 0: inline.0 = entry
         case 1: inline.1 = entry
