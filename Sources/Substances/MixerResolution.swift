@@ -1,3 +1,5 @@
+import FluxBus
+
 /// The `react` or `abort` handed to a mixer: call it (`react()`) to commit or discard the
 /// transaction.
 ///
@@ -5,17 +7,57 @@
 /// a call after the mixer has returned is ignored and reported. For work that finishes later,
 /// dispatch the mixer with a lock (`Flask.lock(withMixer:)`) and release it when done.
 public struct MixerResolution: Sendable {
-    let transaction: any MixerTransaction
+    let resolver: MixerResolver
     let serial: UInt64
     let commits: Bool
 
     /// Resolves the transaction.
     public func callAsFunction() {
-        transaction.resolve(serial: serial, commit: commits)
+        resolver.resolve(serial: serial, commit: commits)
     }
 }
 
-/// A substance running a mixer: receives `react()`/`abort()`.
-protocol MixerTransaction: AnyObject, Sendable {
-    func resolve(serial: UInt64, commit: Bool)
+/// Where a reactive substance's running mixer records `react()` or `abort()`.
+///
+/// An object of its own rather than the substance: the two resolutions handed to every mixer hold
+/// it strongly, and a substance is also held weakly (by the bus and by reactors), which puts every
+/// retain and release of it on the runtime's slow path (about 75 instructions instead of 5).
+///
+/// `@unchecked Sendable`: `serial` and `resolution` are read and written only on the bus; a call
+/// from elsewhere is turned away by `bus.isCurrent` before it reads them.
+final class MixerResolver: @unchecked Sendable {
+    private let bus: Flux
+    /// For messages only; set once, right after the substance's `init`.
+    weak var substance: (any AnySubstance)?
+    @exclusivity(unchecked) private var serial: UInt64 = 0
+    @exclusivity(unchecked) private var resolution: Bool?
+
+    init(bus: Flux) {
+        self.bus = bus
+    }
+
+    /// Opens a transaction's resolution; the serial tells its `react`/`abort` from older ones.
+    func begin() -> UInt64 {
+        serial &+= 1
+        resolution = nil
+        return serial
+    }
+
+    /// Closes the resolution when the mixer returns: true for react, false for abort, nil for
+    /// neither. Calls after this are late.
+    func end() -> Bool? {
+        serial &+= 1
+        return resolution
+    }
+
+    func resolve(serial: UInt64, commit: Bool) {
+        guard bus.isCurrent, serial == self.serial, resolution == nil else {
+            bus.report(
+                .mixerResolvedLate,
+                "\(substance?.name() ?? "a substance that is gone"): \(commit ? "react()" : "abort()") called after "
+                    + "the mixer returned or twice; ignored")
+            return
+        }
+        resolution = commit
+    }
 }

@@ -27,7 +27,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: inherits ``Substance``'s reasoning; the mixer table is behind a mutex and
 /// the dispatch bookkeeping is touched only on the bus (or in `init`, before the bus can see it).
-open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTransaction, @unchecked Sendable {
+open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchecked Sendable {
     /// A mixer body: the payload of the dispatch, and `react`/`abort` to resolve the transaction.
     public typealias Mixer = (_ payload: FluxPayload?, _ react: MixerResolution, _ abort: MixerResolution) -> Void
 
@@ -38,12 +38,13 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
     /// The mixer lives in a slot allocated once: an `M?` property would make every dispatch look
     /// up `Optional<M>`'s metadata at run time.
     private let runningMixer = UnsafeMutablePointer<M>.allocate(capacity: 1)
-    @exclusivity(unchecked) private final var runningEvent: FluxEvent?
-    @exclusivity(unchecked) private final var transactionSerial: UInt64 = 0
-    @exclusivity(unchecked) private final var resolution: Bool?
+    @exclusivity(unchecked) private final var runningEvent: UnsafePointer<FluxEvent>?
+    private let resolver: MixerResolver
 
     public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
+        resolver = MixerResolver(bus: bus)
         super.init(name: name, archive: archive, bus: bus)
+        resolver.substance = self
         registering = true
         defineMixers()
         registering = false
@@ -84,28 +85,29 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
 
     private func dispatch(_ mixer: M, _ event: FluxEvent) {
         runningMixer.initialize(to: mixer)
-        runningEvent = event
-        defineMixers()
-        runningEvent = nil
+        // The event is borrowed for the length of `defineMixers()`, not copied (its payload
+        // dictionary would be retained and released on every dispatch).
+        withUnsafePointer(to: event) { event in
+            runningEvent = event
+            defineMixers()
+            runningEvent = nil
+        }
         runningMixer.deinitialize(count: 1)
     }
 
-    private func run(_ body: Mixer, _ event: FluxEvent) {
+    private func run(_ body: Mixer, _ event: UnsafePointer<FluxEvent>) {
         beginTransaction()
-        transactionSerial &+= 1
-        resolution = nil
-        let serial = transactionSerial
+        let serial = resolver.begin()
         body(
-            event.payload,
-            MixerResolution(transaction: self, serial: serial, commits: true),
-            MixerResolution(transaction: self, serial: serial, commits: false))
-        let outcome = resolution
-        transactionSerial &+= 1
+            event.pointee.payload,
+            MixerResolution(resolver: resolver, serial: serial, commits: true),
+            MixerResolution(resolver: resolver, serial: serial, commits: false))
+        let outcome = resolver.end()
         switch outcome {
         case true?:
             if let changes = commitTransaction() {
-                if let lock = event.lock { lock.handOver() }
-                deliver(changes, lock: event.lock)
+                if let lock = event.pointee.lock { lock.handOver() }
+                deliver(changes, lock: event.pointee.lock)
             }
         case false?:
             abortTransaction()
@@ -113,17 +115,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, MixerTr
             abortTransaction()
             bus.report(
                 .mixerUnresolved,
-                "\(name()): mixer \(event.mixer) returned without react() or abort(); it was aborted")
+                "\(name()): mixer \(event.pointee.mixer) returned without react() or abort(); it was aborted")
         }
-    }
-
-    func resolve(serial: UInt64, commit: Bool) {
-        guard bus.isCurrent, serial == transactionSerial, resolution == nil else {
-            bus.report(
-                .mixerResolvedLate,
-                "\(name()): \(commit ? "react()" : "abort()") called after the mixer returned or twice; ignored")
-            return
-        }
-        resolution = commit
     }
 }

@@ -17,11 +17,11 @@ public enum StateReducer {
 
     /// The changes between two states of a substance, or nil when nothing observable changed.
     static func reduce<S: State>(
-        _ old: S, _ new: S, plan: ReductionPlan, substance: any AnySubstance
+        _ old: S, _ new: S, plan: ReductionPlan, reference: SubstanceReference
     ) -> StateChanges<S>? {
         // The plan is the plan of `S`, so its class is `StateChanges<S>`.
         let changesType = unsafeBitCast(plan.changesClass, to: StateChanges<S>.Type.self)
-        let changes = changesType.init(substance: substance, old: old, new: new, plan: plan)
+        let changes = changesType.init(reference: reference, old: old, new: new, plan: plan)
         if plan.usesCodablePath {
             _ = FlatValue.diff(
                 FlatEncoder.flatten(changes.old), FlatEncoder.flatten(changes.new), prefix: "", into: &changes.flat)

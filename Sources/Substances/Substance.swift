@@ -22,6 +22,8 @@ import Synchronization
 open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     public let bus: Flux
     let plan: ReductionPlan
+    /// The weak reference each commit's changes hold (made once: see ``SubstanceReference``).
+    let reference: SubstanceReference
     private let committed: LockedValue<S>
     private let givenName: String?
     private let serial: UInt64
@@ -61,6 +63,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.archiveFlag = Atomic(archive)
         self.workingSlot.initialize(to: initial)
         self.previous = initial
+        self.reference = SubstanceReference(bus: bus, stateType: S.self)
+        reference.attach(self)
         if archive { restoreArchive() }
     }
 
@@ -195,7 +199,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         // A new changes object per commit: reactions may hand it to other threads (main-queue
         // delivery, streams), so refilling last commit's object would need an ordering with those
         // threads that reference counts alone do not give.
-        let changes = StateReducer.reduce(old, new, plan: plan, substance: self)
+        let changes = StateReducer.reduce(old, new, plan: plan, reference: reference)
         if let receipt {
             let result: MixOutcome.Result = changes.map { .committed($0) } ?? .unchanged
             let notified = changes == nil ? 0 : observerSlots.count

@@ -9,13 +9,12 @@ import Foundation
 /// `@unchecked Sendable`: immutable once built; it holds the two state snapshots, which are
 /// `Sendable` values.
 public class SubstanceChanges: @unchecked Sendable {
-    /// The substance, held weakly: changes may be kept (a change stream's buffer, a main-queue
-    /// reaction) longer than anyone keeps the substance, and must not keep it alive.
-    private weak var weakSubstance: (any AnySubstance)?
+    /// The substance, held weakly through its shared reference: changes may be kept (a change
+    /// stream's buffer, a main-queue reaction) longer than anyone keeps the substance, and must not
+    /// keep it alive.
+    private let reference: SubstanceReference
     /// The identity of the substance that changed.
     public let substanceIdentity: ObjectIdentifier
-    private let stateType: any Any.Type
-    private let bus: Flux
     /// The identity of the state type's reduction plan (nil without one): a resolved key is valid
     /// for every change of substances with the same plan. Stored, not overridden, so that a
     /// reaction's key lookup makes no dynamic call.
@@ -24,18 +23,16 @@ public class SubstanceChanges: @unchecked Sendable {
     /// handed out, then only read; so the runtime exclusivity checks are not needed.
     @exclusivity(unchecked) final var entries = PlanEntries()
 
-    init(substance: any AnySubstance, stateType: any Any.Type, planIdentity: ObjectIdentifier? = nil) {
-        self.weakSubstance = substance
-        self.substanceIdentity = ObjectIdentifier(substance)
-        self.stateType = stateType
-        self.bus = substance.bus
+    init(reference: SubstanceReference, planIdentity: ObjectIdentifier? = nil) {
+        self.reference = reference
+        self.substanceIdentity = reference.identity
         self.planIdentity = planIdentity
     }
 
     /// The substance that changed. If it has gone away since, a stand-in with its bus and state
     /// type (and no state) is returned rather than crashing.
     public var substance: any AnySubstance {
-        weakSubstance ?? GoneSubstance(bus: bus, stateTypeName: "\(stateType)")
+        reference.substance ?? GoneSubstance(bus: reference.bus, stateTypeName: "\(reference.stateType)")
     }
 
     /// The changed keys, parents included (`info` and `info.counter`).
@@ -91,11 +88,11 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     /// Changed keys found by flattening (Codable path and expandable properties).
     @exclusivity(unchecked) var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
 
-    required init(substance: any AnySubstance, old: S, new: S, plan: ReductionPlan) {
+    required init(reference: SubstanceReference, old: S, new: S, plan: ReductionPlan) {
         self.old = old
         self.new = new
         self.plan = plan
-        super.init(substance: substance, stateType: S.self, planIdentity: ObjectIdentifier(plan))
+        super.init(reference: reference, planIdentity: ObjectIdentifier(plan))
     }
 
     override var count: Int { entries.count + flat.count }

@@ -168,7 +168,7 @@ struct ReductionPropertyTests {
             let expected = Reference.keys(old, new)
             if !expected.isEmpty { changedCases += 1 }
             for plan in [layout, codable] {
-                let changes = StateReducer.reduce(old, new, plan: plan, substance: substance)
+                let changes = StateReducer.reduce(old, new, plan: plan, reference: substance.reference)
                 let found = Set(changes?.keys ?? [])
                 guard found == expected else {
                     mismatches += 1

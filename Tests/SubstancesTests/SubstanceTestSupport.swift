@@ -39,11 +39,11 @@ extension Substance {
 func changedKeys<S: State>(_ old: S, _ new: S, codablePath: Bool = false) -> [String] {
     let plan = ReductionPlan(for: S.self, forceCodablePath: codablePath)
     let substance = Substance<S>(bus: Flux())
-    return StateReducer.reduce(old, new, plan: plan, substance: substance)?.keys.sorted() ?? []
+    return StateReducer.reduce(old, new, plan: plan, reference: substance.reference)?.keys.sorted() ?? []
 }
 
 func changes<S: State>(_ old: S, _ new: S, codablePath: Bool = false) -> SubstanceChanges? {
     let plan = ReductionPlan(for: S.self, forceCodablePath: codablePath)
     let substance = Substance<S>(bus: Flux())
-    return StateReducer.reduce(old, new, plan: plan, substance: substance)
+    return StateReducer.reduce(old, new, plan: plan, reference: substance.reference)
 }
