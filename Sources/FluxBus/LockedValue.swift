@@ -13,28 +13,35 @@
 /// a pthread mutex is understood by the sanitizer, and costs about the same uncontended.
 ///
 /// `@unchecked Sendable`: the value is only ever touched inside `withLock`, with the mutex held.
-package final class LockedValue<Value>: @unchecked Sendable {
-    // Only reached with the mutex held, which already excludes overlapping access.
-    @exclusivity(unchecked) private var value: Value
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+package struct LockedValue<Value>: @unchecked Sendable {
+    private let storage: Storage
 
     package init(_ value: Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        // The mutex lives in the same allocation as the value (a managed buffer's tail element has
+        // a stable address, which a pthread mutex needs): one allocation per locked value, not two.
+        storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value }, to: Storage.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
+        }
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    /// Runs `body` with exclusive access to the value.
     @inline(__always)
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+
+    /// The value as header, the mutex as the one element.
+    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        deinit {
+            withUnsafeMutablePointerToElements { mutex in
+                pthread_mutex_destroy(mutex)
+                mutex.deinitialize(count: 1)
+            }
+        }
     }
 }
