@@ -37,6 +37,32 @@ final class ReductionPlan: @unchecked Sendable {
         let entry: Int32
     }
 
+    /// Consecutive leaves whose bytes follow each other: `length` bytes from `offset`.
+    struct LeafGroup {
+        static let maximumCount = 8
+
+        let offset: Int
+        let length: Int
+        let leaves: Range<Int>
+
+        static func grouping(_ leaves: [Leaf]) -> [LeafGroup] {
+            var groups: [LeafGroup] = []
+            var start = 0
+            while start < leaves.count {
+                var end = start + 1
+                while end < leaves.count, end - start < maximumCount,
+                    leaves[end].offset == leaves[end - 1].offset + leaves[end - 1].size
+                {
+                    end += 1
+                }
+                let length = leaves[end - 1].offset + leaves[end - 1].size - leaves[start].offset
+                groups.append(LeafGroup(offset: leaves[start].offset, length: length, leaves: start..<end))
+                start = end
+            }
+            return groups
+        }
+    }
+
     let stateType: any Any.Type
     /// `StateChanges<S>.self`, looked up once: allocating through it spares every commit a run-time
     /// lookup of the generic class's metadata (5% of a dispatch's instructions).
@@ -44,6 +70,10 @@ final class ReductionPlan: @unchecked Sendable {
     let entries: [Entry]
     /// The compared properties (every entry but nested structs), in declaration order.
     let leaves: [Leaf]
+    /// The leaves in groups of up to eight whose bytes are contiguous: a group whose bytes did not
+    /// change is skipped whole, so a wide state costs a comparison of a few words per group rather
+    /// than a loop turn per property.
+    let groups: [LeafGroup]
     let keyIndex: [String: Int]
     /// Keys under which any dotted sub-key is valid (dictionaries, expandable values).
     let openPrefixes: [String]
@@ -65,6 +95,7 @@ final class ReductionPlan: @unchecked Sendable {
         }
         entries = builder.entries
         leaves = builder.leaves
+        groups = LeafGroup.grouping(builder.leaves)
         keyIndex = builder.keyIndex
         openPrefixes = builder.openPrefixes
     }

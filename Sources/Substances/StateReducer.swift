@@ -40,31 +40,42 @@ public enum StateReducer {
         _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, plan: ReductionPlan, into changes: StateChanges<S>
     ) {
         plan.leaves.withUnsafeBufferPointer { leaves in
-            for leaf in leaves {
-                let offset = leaf.offset
-                if sameBits(old + offset, new + offset, leaf.size) { continue }
-                switch leaf.kind {
-                case .bits:
-                    break
-                case .equatable:
-                    guard case .equatable(let equal) = plan.entries[Int(leaf.entry)].traits.comparison else { break }
-                    if equal(old + offset, new + offset) { continue }
-                case .expand:
-                    let entry = plan.entries[Int(leaf.entry)]
-                    var expanded: [(key: String, old: FlatValue?, new: FlatValue?)] = []
-                    let changed = FlatValue.diff(
-                        entry.traits.flatten(old + offset), entry.traits.flatten(new + offset),
-                        prefix: entry.key, into: &expanded)
-                    if !changed { continue }
-                    expanded.removeLast()  // the property itself, reported with its typed values below
-                    changes.flat.append(contentsOf: expanded)
-                }
-                changes.entries.append(leaf.entry)
-                var parent = leaf.parent
-                while parent >= 0, !changes.entries.contains(parent) {
-                    changes.entries.append(parent)
-                    parent = Int32(plan.entries[Int(parent)].parent)
-                }
+            for group in plan.groups where !sameBits(old + group.offset, new + group.offset, group.length) {
+                compareLeaves(
+                    old, new, leaves: UnsafeBufferPointer(rebasing: leaves[group.leaves]), plan: plan, into: changes)
+            }
+        }
+    }
+
+    /// Finds the changed properties among `leaves`, whose group's bytes differ.
+    private static func compareLeaves<S>(
+        _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, leaves: UnsafeBufferPointer<ReductionPlan.Leaf>,
+        plan: ReductionPlan, into changes: StateChanges<S>
+    ) {
+        for leaf in leaves {
+            let offset = leaf.offset
+            if sameBits(old + offset, new + offset, leaf.size) { continue }
+            switch leaf.kind {
+            case .bits:
+                break
+            case .equatable:
+                guard case .equatable(let equal) = plan.entries[Int(leaf.entry)].traits.comparison else { break }
+                if equal(old + offset, new + offset) { continue }
+            case .expand:
+                let entry = plan.entries[Int(leaf.entry)]
+                var expanded: [(key: String, old: FlatValue?, new: FlatValue?)] = []
+                let changed = FlatValue.diff(
+                    entry.traits.flatten(old + offset), entry.traits.flatten(new + offset),
+                    prefix: entry.key, into: &expanded)
+                if !changed { continue }
+                expanded.removeLast()  // the property itself, reported with its typed values below
+                changes.flat.append(contentsOf: expanded)
+            }
+            changes.entries.append(leaf.entry)
+            var parent = leaf.parent
+            while parent >= 0, !changes.entries.contains(parent) {
+                changes.entries.append(parent)
+                parent = Int32(plan.entries[Int(parent)].parent)
             }
         }
     }

@@ -44,6 +44,34 @@ struct RenamedKeys: State {
 
 @Suite("Change reduction")
 struct ReductionTests {
+    /// Twenty contiguous properties of mixed sizes: more than one group of leaves, whose bytes are
+    /// compared together before the properties are.
+    struct WideState: State {
+        var a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, a8 = 0, a9 = 0
+        var s0 = "", s1 = "", s2 = ""
+        var b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0
+        var flag = false
+    }
+
+    @Test("wide states: every property is found whichever group it is in, alone or with others")
+    func wideStateGroups() {
+        let paths: [(String, WritableKeyPath<WideState, Int>)] = [
+            ("a0", \.a0), ("a7", \.a7), ("a8", \.a8), ("a9", \.a9), ("b0", \.b0), ("b5", \.b5),
+        ]
+        for (key, path) in paths {
+            var new = WideState()
+            new[keyPath: path] = 1
+            #expect(changedKeys(WideState(), new) == [key])
+        }
+        var new = WideState()
+        new.a0 = 1
+        new.s2 = "a long string that is stored out of line, not in the property's bytes"
+        new.b5 = 2
+        new.flag = true
+        #expect(changedKeys(WideState(), new) == ["a0", "b5", "flag", "s2"])
+        #expect(changedKeys(new, new).isEmpty)
+    }
+
     @Test("top-level properties: only the changed ones", arguments: [false, true])
     func topLevel(codablePath: Bool) {
         var new = ValueState()
