@@ -36,7 +36,6 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     /// Where the handler runs.
     public let delivery: ReactionDelivery
     let bus: Flux
-    let validator: KeyValidator
     /// Creation order, unique per process.
     package let serial = reactorSerial.add(1, ordering: .relaxed).newValue
     private weak var manager: ReactorManager?
@@ -54,7 +53,6 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         self.weakSubstances = substances.map(WeakSubstance.init)
         self.delivery = delivery
         self.bus = substances.first?.bus ?? .shared
-        self.validator = KeyValidator(bus: bus)
         self.manager = manager
         if substances.contains(where: { $0.bus !== bus }) {
             bus.report(
@@ -160,10 +158,10 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         }
         // The common case first: one handler, called here on the bus.
         if delivery == .bus, busMainActorHandler == nil {
-            busHandler?(owner, FlaskReaction(changes: changes, onLock: lock, validator: validator))
+            busHandler?(owner, FlaskReaction(changes: changes, onLock: lock))
             return
         }
-        deliverElsewhere(owner, FlaskReaction(changes: changes, onLock: lock, validator: validator))
+        deliverElsewhere(owner, FlaskReaction(changes: changes, onLock: lock))
     }
 
     private func deliverElsewhere(_ owner: Owner, _ reaction: FlaskReaction) {

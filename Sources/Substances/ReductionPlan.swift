@@ -75,6 +75,8 @@ final class ReductionPlan: @unchecked Sendable {
     /// than a loop turn per property.
     let groups: [LeafGroup]
     let keyIndex: [String: Int]
+    /// The entries by the bits of their keys, for reactions.
+    let keyTable: KeyTable
     /// Keys under which any dotted sub-key is valid (dictionaries, expandable values).
     let openPrefixes: [String]
     /// True when the whole state goes through the Codable path.
@@ -97,6 +99,7 @@ final class ReductionPlan: @unchecked Sendable {
         leaves = builder.leaves
         groups = LeafGroup.grouping(builder.leaves)
         keyIndex = builder.keyIndex
+        keyTable = KeyTable(keys: builder.entries.map(\.key))
         openPrefixes = builder.openPrefixes
     }
 

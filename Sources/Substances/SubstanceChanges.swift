@@ -15,18 +15,17 @@ public class SubstanceChanges: @unchecked Sendable {
     private let reference: SubstanceReference
     /// The identity of the substance that changed.
     public let substanceIdentity: ObjectIdentifier
-    /// The identity of the state type's reduction plan (nil without one): a resolved key is valid
-    /// for every change of substances with the same plan. Stored, not overridden, so that a
-    /// reaction's key lookup makes no dynamic call.
-    package let planIdentity: ObjectIdentifier?
+    /// The state type's reduction plan (nil without one). Stored here, not in the subclass, so that
+    /// a reaction's key lookup makes no dynamic call.
+    let plan: ReductionPlan?
     /// Changed plan entries (layout path), filled by the reducer on the bus before the object is
     /// handed out, then only read; so the runtime exclusivity checks are not needed.
     @exclusivity(unchecked) final var entries = PlanEntries()
 
-    init(reference: SubstanceReference, planIdentity: ObjectIdentifier? = nil) {
+    init(reference: SubstanceReference, plan: ReductionPlan? = nil) {
         self.reference = reference
         self.substanceIdentity = reference.identity
-        self.planIdentity = planIdentity
+        self.plan = plan
     }
 
     /// The substance that changed. If it has gone away since, a stand-in with its bus and state
@@ -58,13 +57,20 @@ public class SubstanceChanges: @unchecked Sendable {
     func key(at slot: Int) -> String { "" }
     func slot(of key: String) -> Int? { nil }
 
-    // MARK: Resolved keys (package): a reactor resolves a key once, then compares integers.
+    // MARK: Keys by entry (package): reactions look keys up in the plan's key table, then compare
+    // integers.
 
-    /// The plan entry of `key`, if it is a property (or nested property) of the state; nil for
-    /// sub-keys of dictionaries and for the Codable path, which are looked up by string.
-    package func entry(forKey key: String) -> Int32? { nil }
+    /// The plan entry of `key`: from the plan's key table by the key's bits, else (a key longer
+    /// than 15 bytes) by hashing it; nil for keys that are not entries (a sub-key of a dictionary,
+    /// the Codable path, an unknown key), which are then looked up by string.
+    @inline(__always)
+    package final func entry(forKey key: String) -> Int32? {
+        guard let plan else { return nil }
+        if let entry = plan.keyTable.entry(forKey: key) { return entry }
+        return plan.keyIndex[key].map { Int32($0) }
+    }
 
-    /// The change of a resolved plan entry, if it changed.
+    /// The change of a plan entry, if it changed.
     @inline(__always)
     package final func change(entry: Int32) -> SubstanceChange? {
         guard let slot = entries.firstIndex(of: entry) else { return nil }
@@ -82,7 +88,6 @@ public class SubstanceChanges: @unchecked Sendable {
 final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     let old: S
     let new: S
-    let plan: ReductionPlan
     // The change list is filled only by the reducer on the bus before the object is handed out,
     // so the runtime exclusivity checks are not needed.
     /// Changed keys found by flattening (Codable path and expandable properties).
@@ -91,23 +96,21 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     required init(reference: SubstanceReference, old: S, new: S, plan: ReductionPlan) {
         self.old = old
         self.new = new
-        self.plan = plan
-        super.init(reference: reference, planIdentity: ObjectIdentifier(plan))
+        super.init(reference: reference, plan: plan)
     }
+
+    /// The plan, which changes of a `Substance<S>` always have.
+    private var layout: ReductionPlan { plan.unsafelyUnwrapped }
 
     override var count: Int { entries.count + flat.count }
 
     override func key(at slot: Int) -> String {
-        slot < entries.count ? plan.entries[Int(entries[slot])].key : flat[slot - entries.count].key
-    }
-
-    override func entry(forKey key: String) -> Int32? {
-        plan.keyIndex[key].map { Int32($0) }
+        slot < entries.count ? layout.entries[Int(entries[slot])].key : flat[slot - entries.count].key
     }
 
     override func slot(of key: String) -> Int? {
         let entries = self.entries
-        let planEntries = plan.entries
+        let planEntries = layout.entries
         for index in entries.indices where planEntries[Int(entries[index])].key == key {
             return index
         }
@@ -128,7 +131,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
 
     private func value(at slot: Int, in state: S, flat: FlatValue??) -> Any? {
         if slot < entries.count {
-            let entry = plan.entries[Int(entries[slot])]
+            let entry = layout.entries[Int(entries[slot])]
             var state = state
             return withUnsafeBytes(of: &state) { unwrap(entry.traits.read($0.baseAddress! + entry.offset)) }
         }

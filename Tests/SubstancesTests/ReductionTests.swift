@@ -236,3 +236,29 @@ struct ReductionTests {
         }
     }
 }
+
+@Suite("Key table: plan entries by the bits of their keys")
+struct KeyTableTests {
+    @Test("every short key is found, however its string was made; unknown keys are not")
+    func shortKeys() {
+        let keys = (0..<40).map { "key\($0)" }
+        let table = KeyTable(keys: keys)
+        for (entry, key) in keys.enumerated() {
+            #expect(table.entry(forKey: key) == Int32(entry))
+            let rebuilt = String(key.prefix(3)) + String(key.dropFirst(3))
+            #expect(table.entry(forKey: rebuilt) == Int32(entry))
+        }
+        #expect(table.entry(forKey: "key40") == nil)
+        #expect(table.entry(forKey: "") == nil)
+    }
+
+    @Test("a long key is found by its own string; another string with the same text may miss, never mismatch")
+    func longKeys() {
+        let long = "settings.display.brightness.level"
+        let table = KeyTable(keys: ["a", long])
+        #expect(table.entry(forKey: long) == 1)
+        let other = String(long.dropLast()) + "l"
+        #expect(table.entry(forKey: other) == nil || table.entry(forKey: other) == 1)
+        #expect(table.entry(forKey: "settings.display.brightness.other") == nil)
+    }
+}
