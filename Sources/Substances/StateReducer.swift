@@ -16,41 +16,56 @@ public enum StateReducer {
     }
 
     /// The changes between two states of a substance, or nil when nothing observable changed.
+    /// The states are compared where they lie; the changes object, which copies them, is made
+    /// only when something changed.
+    static func reduce<S: State>(
+        _ old: UnsafePointer<S>, _ new: UnsafePointer<S>, plan: ReductionPlan, reference: SubstanceReference
+    ) -> StateChanges<S>? {
+        var entries = PlanEntries()
+        var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
+        if plan.usesCodablePath {
+            _ = FlatValue.diff(
+                FlatEncoder.flatten(old.pointee), FlatEncoder.flatten(new.pointee), prefix: "", into: &flat)
+        } else {
+            compare(UnsafeRawPointer(old), UnsafeRawPointer(new), plan: plan, entries: &entries, flat: &flat)
+        }
+        if entries.isEmpty && flat.isEmpty { return nil }
+        // The plan is the plan of `S`, so its class is `StateChanges<S>`.
+        let changesType = unsafeBitCast(plan.changesClass, to: StateChanges<S>.Type.self)
+        let changes = changesType.init(reference: reference, old: old.pointee, new: new.pointee, plan: plan)
+        changes.entries = entries
+        changes.flat = flat
+        return changes
+    }
+
+    /// The changes between two state values (tests and tools).
     static func reduce<S: State>(
         _ old: S, _ new: S, plan: ReductionPlan, reference: SubstanceReference
     ) -> StateChanges<S>? {
-        // The plan is the plan of `S`, so its class is `StateChanges<S>`.
-        let changesType = unsafeBitCast(plan.changesClass, to: StateChanges<S>.Type.self)
-        let changes = changesType.init(reference: reference, old: old, new: new, plan: plan)
-        if plan.usesCodablePath {
-            _ = FlatValue.diff(
-                FlatEncoder.flatten(changes.old), FlatEncoder.flatten(changes.new), prefix: "", into: &changes.flat)
-        } else {
-            withUnsafeBytes(of: changes.old) { oldBytes in
-                withUnsafeBytes(of: changes.new) { newBytes in
-                    compare(oldBytes.baseAddress!, newBytes.baseAddress!, plan: plan, into: changes)
-                }
-            }
+        withUnsafePointer(to: old) { old in
+            withUnsafePointer(to: new) { new in reduce(old, new, plan: plan, reference: reference) }
         }
-        return changes.entries.isEmpty && changes.flat.isEmpty ? nil : changes
     }
 
     /// Finds the changed properties of the layout path.
-    private static func compare<S>(
-        _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, plan: ReductionPlan, into changes: StateChanges<S>
+    private static func compare(
+        _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, plan: ReductionPlan, entries: inout PlanEntries,
+        flat: inout [(key: String, old: FlatValue?, new: FlatValue?)]
     ) {
         plan.leaves.withUnsafeBufferPointer { leaves in
             for group in plan.groups where !sameBits(old + group.offset, new + group.offset, group.length) {
                 compareLeaves(
-                    old, new, leaves: UnsafeBufferPointer(rebasing: leaves[group.leaves]), plan: plan, into: changes)
+                    old, new, leaves: UnsafeBufferPointer(rebasing: leaves[group.leaves]), plan: plan,
+                    entries: &entries,
+                    flat: &flat)
             }
         }
     }
 
     /// Finds the changed properties among `leaves`, whose group's bytes differ.
-    private static func compareLeaves<S>(
+    private static func compareLeaves(
         _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, leaves: UnsafeBufferPointer<ReductionPlan.Leaf>,
-        plan: ReductionPlan, into changes: StateChanges<S>
+        plan: ReductionPlan, entries: inout PlanEntries, flat: inout [(key: String, old: FlatValue?, new: FlatValue?)]
     ) {
         for leaf in leaves {
             let offset = leaf.offset
@@ -69,12 +84,12 @@ public enum StateReducer {
                     prefix: entry.key, into: &expanded)
                 if !changed { continue }
                 expanded.removeLast()  // the property itself, reported with its typed values below
-                changes.flat.append(contentsOf: expanded)
+                flat.append(contentsOf: expanded)
             }
-            changes.entries.append(leaf.entry)
+            entries.append(leaf.entry)
             var parent = leaf.parent
-            while parent >= 0, !changes.entries.contains(parent) {
-                changes.entries.append(parent)
+            while parent >= 0, !entries.contains(parent) {
+                entries.append(parent)
                 parent = Int32(plan.entries[Int(parent)].parent)
             }
         }

@@ -37,7 +37,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Copies handed to `prop` writes outside a transaction (misuse, reported); freed with the
     /// substance.
     private let discardedSlots = LockedValue<[UnsafeMutablePointer<S>]>([])
-    @exclusivity(unchecked) private final var previous: S
+    /// The last committed state as the bus sees it, in a slot allocated once: the reducer compares
+    /// it with the working copy in place, without copying either.
+    private let previousSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
     @exclusivity(unchecked) private final var inTransaction = false
     /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
     /// detached or its owner goes away). An unbound slot is emptied at once and the list compacted
@@ -62,7 +64,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.serial = substanceSerial.add(1, ordering: .relaxed).newValue
         self.archiveFlag = Atomic(archive)
         self.workingSlot.initialize(to: initial)
-        self.previous = initial
+        self.previousSlot.initialize(to: initial)
         self.reference = SubstanceReference(bus: bus, stateType: S.self)
         reference.attach(self)
         if archive { restoreArchive() }
@@ -71,6 +73,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     deinit {
         workingSlot.deinitialize(count: 1)
         workingSlot.deallocate()
+        previousSlot.deinitialize(count: 1)
+        previousSlot.deallocate()
         for slot in discardedSlots.withLock({ $0 }) {
             slot.deinitialize(count: 1)
             slot.deallocate()
@@ -182,24 +186,25 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     public func beginTransaction() {
         guard !inTransaction else { return }
-        workingSlot.pointee = previous
+        workingSlot.pointee = previousSlot.pointee
         inTransaction = true
     }
 
     public func commitTransaction() -> SubstanceChanges? {
         guard inTransaction else { return nil }
         inTransaction = false
-        let old = previous
-        previous = workingSlot.pointee
-        let new = previous
-        committed.withLock { $0 = new }
-        didCommit(new)
+        committed.withLock { $0 = workingSlot.pointee }
+        didCommit(workingSlot.pointee)
         let receipt = bus.activeReceipt
-        guard !observerSlots.isEmpty || receipt != nil else { return nil }
+        guard !observerSlots.isEmpty || receipt != nil else {
+            previousSlot.pointee = workingSlot.pointee
+            return nil
+        }
         // A new changes object per commit: reactions may hand it to other threads (main-queue
         // delivery, streams), so refilling last commit's object would need an ordering with those
         // threads that reference counts alone do not give.
-        let changes = StateReducer.reduce(old, new, plan: plan, reference: reference)
+        let changes = StateReducer.reduce(previousSlot, workingSlot, plan: plan, reference: reference)
+        previousSlot.pointee = workingSlot.pointee
         if let receipt {
             let result: MixOutcome.Result = changes.map { .committed($0) } ?? .unchanged
             let notified = changes == nil ? 0 : observerSlots.count
@@ -211,7 +216,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     public func abortTransaction() {
         guard inTransaction else { return }
         inTransaction = false
-        workingSlot.pointee = previous
+        workingSlot.pointee = previousSlot.pointee
         bus.activeReceipt?.record(MixOutcome.Entry(substance: self, result: .aborted))
     }
 
@@ -228,13 +233,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     }
 
     /// The committed state as the bus sees it (on the bus only).
-    var committedState: S { previous }
+    var committedState: S { previousSlot.pointee }
 
     /// Sets the state during initialization, before anything can observe it.
     func setInitialState(_ value: S) {
         committed.withLock { $0 = value }
         workingSlot.pointee = value
-        previous = value
+        previousSlot.pointee = value
     }
 
     /// Replaces the committed state in one transaction, as a bus item; observers react to the
