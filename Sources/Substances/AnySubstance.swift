@@ -34,7 +34,7 @@ public protocol AnySubstance: AnyObject, Sendable {
     /// records the abort in the bus's active receipt.
     func abortTransaction()
     /// Delivers a commit's changes to the bound observers, on the bus.
-    func deliver(_ changes: SubstanceChanges, lock: FluxLock?)
+    func deliver(_ changes: consuming SubstanceChanges, lock: FluxLock?)
 }
 
 /// A receiver of a substance's commits: reactors implement it.

@@ -19,7 +19,8 @@ public enum StateReducer {
     /// The states are compared where they lie; the changes object, which copies them, is made
     /// only when something changed.
     static func reduce<S: State>(
-        _ old: UnsafePointer<S>, _ new: UnsafePointer<S>, plan: ReductionPlan, reference: SubstanceReference
+        _ old: UnsafePointer<S>, _ new: UnsafePointer<S>, plan: ReductionPlan, reference: SubstanceReference,
+        recycling spare: inout SubstanceChanges?
     ) -> StateChanges<S>? {
         var entries = PlanEntries()
         var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
@@ -30,9 +31,17 @@ public enum StateReducer {
             compare(UnsafeRawPointer(old), UnsafeRawPointer(new), plan: plan, entries: &entries, flat: &flat)
         }
         if entries.isEmpty && flat.isEmpty { return nil }
-        // The plan is the plan of `S`, so its class is `StateChanges<S>`.
-        let changesType = unsafeBitCast(plan.changesClass, to: StateChanges<S>.Type.self)
-        let changes = changesType.init(reference: reference, old: old.pointee, new: new.pointee, plan: plan)
+        let changes: StateChanges<S>
+        if let recycled = spare {
+            spare = nil
+            // Recycled changes of this substance, so of class `StateChanges<S>`.
+            changes = unsafeDowncast(recycled, to: StateChanges<S>.self)
+            changes.refill(old: old, new: new)
+        } else {
+            // The plan is the plan of `S`, so its class is `StateChanges<S>`.
+            let changesType = unsafeBitCast(plan.changesClass, to: StateChanges<S>.Type.self)
+            changes = changesType.init(reference: reference, old: old.pointee, new: new.pointee, plan: plan)
+        }
         changes.entries = entries
         changes.flat = flat
         return changes
@@ -43,7 +52,10 @@ public enum StateReducer {
         _ old: S, _ new: S, plan: ReductionPlan, reference: SubstanceReference
     ) -> StateChanges<S>? {
         withUnsafePointer(to: old) { old in
-            withUnsafePointer(to: new) { new in reduce(old, new, plan: plan, reference: reference) }
+            withUnsafePointer(to: new) { new in
+                var none: SubstanceChanges?
+                return reduce(old, new, plan: plan, reference: reference, recycling: &none)
+            }
         }
     }
 

@@ -37,6 +37,11 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Copies handed to `prop` writes outside a transaction (misuse, reported); freed with the
     /// substance.
     private let discardedSlots = LockedValue<[UnsafeMutablePointer<S>]>([])
+    /// The changes of an earlier commit that nobody held any more once delivered: refilled by the
+    /// next commit instead of allocating (and later freeing) a new object.
+    /// Held as the base class: naming `StateChanges<S>` here would look its metadata up at run time
+    /// on every use.
+    @exclusivity(unchecked) private final var spareChanges: SubstanceChanges?
     /// The last committed state as the bus sees it, in a slot allocated once: the reducer compares
     /// it with the working copy in place, without copying either.
     private let previousSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
@@ -203,7 +208,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         // A new changes object per commit: reactions may hand it to other threads (main-queue
         // delivery, streams), so refilling last commit's object would need an ordering with those
         // threads that reference counts alone do not give.
-        let changes = StateReducer.reduce(previousSlot, workingSlot, plan: plan, reference: reference)
+        let changes = StateReducer.reduce(
+            previousSlot, workingSlot, plan: plan, reference: reference, recycling: &spareChanges)
         previousSlot.pointee = workingSlot.pointee
         if let receipt {
             let result: MixOutcome.Result = changes.map { .committed($0) } ?? .unchanged
@@ -220,7 +226,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         bus.activeReceipt?.record(MixOutcome.Entry(substance: self, result: .aborted))
     }
 
-    public func deliver(_ changes: SubstanceChanges, lock: FluxLock?) {
+    public func deliver(_ changes: consuming SubstanceChanges, lock: FluxLock?) {
         // Observers change only through exclusive-lane tasks, never while this loop runs.
         observers.withUnsafeBufferPointer { observers in
             for index in observers.indices {
@@ -230,6 +236,19 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
                 observers[index].observer?.substance(self, didCommit: changes, lock: lock)
             }
         }
+        recycle(changes)
+    }
+
+    /// Keeps delivered changes that nobody else holds (no reaction, stream or receipt kept them) for
+    /// the next commit. A count of one means no other thread holds the object, and any that did
+    /// has released it, with the ordering a release gives.
+    private func recycle(_ changes: consuming SubstanceChanges) {
+        var changes = changes
+        guard spareChanges == nil, changes.substanceIdentity == ObjectIdentifier(self),
+            ObjectIdentifier(type(of: changes)) == ObjectIdentifier(plan.changesClass),
+            isKnownUniquelyReferenced(&changes)
+        else { return }
+        spareChanges = changes
     }
 
     /// The committed state as the bus sees it (on the bus only).

@@ -84,10 +84,11 @@ public class SubstanceChanges: @unchecked Sendable {
 
 /// The changes of a commit of a `Substance<S>`, with both snapshots for typed access.
 ///
-/// Filled on the bus by the reducer, then only read.
+/// Filled on the bus by the reducer, then only read. Once delivered, an object nobody else holds
+/// is refilled by the next commit of its substance rather than freed (see `Substance.deliver`).
 final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
-    let old: S
-    let new: S
+    @exclusivity(unchecked) private(set) var old: S
+    @exclusivity(unchecked) private(set) var new: S
     // The change list is filled only by the reducer on the bus before the object is handed out,
     // so the runtime exclusivity checks are not needed.
     /// Changed keys found by flattening (Codable path and expandable properties).
@@ -97,6 +98,12 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         self.old = old
         self.new = new
         super.init(reference: reference, plan: plan)
+    }
+
+    /// Refills a recycled object (on the bus, while nobody else holds it).
+    func refill(old: UnsafePointer<S>, new: UnsafePointer<S>) {
+        self.old = old.pointee
+        self.new = new.pointee
     }
 
     /// The plan, which changes of a `Substance<S>` always have.
@@ -193,5 +200,5 @@ final class GoneSubstance: AnySubstance {
     func beginTransaction() {}
     func commitTransaction() -> SubstanceChanges? { nil }
     func abortTransaction() {}
-    func deliver(_ changes: SubstanceChanges, lock: FluxLock?) {}
+    func deliver(_ changes: consuming SubstanceChanges, lock: FluxLock?) {}
 }

@@ -31,6 +31,35 @@ struct ReactorTests {
         #expect(Set(seen.all) == ["counter 3", "info.counter 0", "typed 0->9"])
     }
 
+    @Test("changes a reaction hands to another thread keep their values while later commits go on")
+    func changesKeptElsewhereAreNotRefilled() async {
+        // A commit's changes object is refilled by a later commit only when nobody else holds it:
+        // here every reaction is read again on another queue, long after later commits.
+        let bus = Flux()
+        let substance = Substance<AppState>(bus: bus)
+        let owner = TestOwner()
+        let reader = DispatchQueue(label: "reader")
+        let group = DispatchGroup()
+        let mismatches = Recorder<String>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.handler = { _, reaction in
+            let expected = reaction.changes.change("counter")?.newValue() as Int?
+            group.enter()
+            reader.async {
+                let seen = reaction.changes.change("counter")?.newValue() as Int?
+                if seen != expected {
+                    mismatches.append("\(String(describing: expected)) read as \(String(describing: seen))")
+                }
+                group.leave()
+            }
+        }
+        for value in 1...2_000 { reactor.mix(substance) { $0.prop.counter = value }.react() }
+        await bus.flush()
+        await withCheckedContinuation { continuation in group.notify(queue: reader) { continuation.resume() } }
+        #expect(mismatches.all.isEmpty, "\(mismatches.all.count) mismatches, first \(mismatches.all.prefix(3))")
+        #expect(substance.state.counter == 2_000)
+    }
+
     @Test("a key the state does not have is reported with the key and the state type, no crash")
     func unknownKey() async {
         let bus = Flux()
