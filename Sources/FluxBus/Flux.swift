@@ -188,12 +188,12 @@ public final class Flux: Sendable {
 
     /// The locks currently held, oldest first, for diagnosis.
     public var openLocks: [FluxLock] {
-        queue.withLock { $0.locks.values.sorted { $0.serial < $1.serial } }
+        queue.withLock { $0.locks.all }
     }
 
     /// The serials of the open locks, oldest first.
     private func openLockSerials() -> [UInt64] {
-        queue.withLock { q in q.locks.isEmpty ? [] : q.locks.keys.sorted() }
+        queue.withLock { q in q.locks.isEmpty ? [] : q.locks.serials }
     }
 
     private func takeLock(mixer: FluxMixerName?, autorelease: Bool, origin: FluxLock.Origin) -> FluxLock {
@@ -201,7 +201,7 @@ public final class Flux: Sendable {
             q.lastLockSerial += 1
             let lock = FluxLock(
                 bus: self, serial: q.lastLockSerial, mixer: mixer, autorelease: autorelease, origin: origin)
-            q.locks[lock.serial] = lock
+            q.locks.insert(lock)
             return lock
         }
         interrupts.add(1, ordering: .releasing)
@@ -210,7 +210,7 @@ public final class Flux: Sendable {
 
     func lockReleased(_ lock: FluxLock) {
         let start = queue.withLock { q in
-            q.locks[lock.serial] = nil
+            q.locks.remove(serial: lock.serial)
             return q.claimDrain()
         }
         if start { scheduleDrain() }
@@ -225,12 +225,12 @@ public final class Flux: Sendable {
     public func lockReport(queuedLimit: Int = 20, now: ContinuousClock.Instant = .now) -> FluxLockReport {
         let (locks, queued, queuedCount, exclusiveCount) = queue.withLock { q in
             (
-                Array(q.locks.values), q.pendingMainLabels(limit: max(0, queuedLimit)), q.pendingMainCount,
+                q.locks.all, q.pendingMainLabels(limit: max(0, queuedLimit)), q.pendingMainCount,
                 q.exclusive.count
             )
         }
         return FluxLockReport(
-            locks: locks.sorted { $0.serial < $1.serial }.map { FluxLockReport.Lock($0, now: now) },
+            locks: locks.map { FluxLockReport.Lock($0, now: now) },
             queued: queued, queuedCount: queuedCount, exclusiveQueuedCount: exclusiveCount)
     }
 

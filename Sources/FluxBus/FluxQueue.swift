@@ -10,7 +10,7 @@ struct FluxQueue {
     /// Items that run even while the main lane is paused, ahead of the main lane.
     var exclusive: [FluxItem] = []
     /// Open locks by serial.
-    var locks: [UInt64: FluxLock] = [:]
+    var locks = FluxOpenLocks()
     var lastLockSerial: UInt64 = 0
     /// Whether a drain is scheduled or running on the executor.
     var draining = false

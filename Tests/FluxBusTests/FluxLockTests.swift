@@ -5,6 +5,31 @@ import Testing
 
 @Suite("Flux: locks, exclusive dispatch, purge, diagnostics")
 struct FluxLockTests {
+    @Test("locks released in any order: open locks stay listed oldest first; the lane resumes after the last")
+    func locksReleasedInAnyOrder() async {
+        let bus = Flux()
+        var random = SeededRandom(seed: 7)
+        var open: [FluxLock] = (0..<40).map { _ in bus.lock() }
+        let ran = Recorder<Int>()
+        bus.perform(mix: "behind the locks") { ran.append(1) }
+        for round in 0..<200 {
+            // Release one at random, and now and then take a new one, so that released slots pile
+            // up at the front, in the middle and at the end.
+            let lock = open.remove(at: Int.random(in: 0..<open.count, using: &random))
+            lock.release()
+            if round % 3 == 0 && round < 120 { open.append(bus.lock()) }
+            #expect(bus.openLocks.map(\.serial) == open.map(\.serial).sorted())
+            if open.isEmpty { break }
+        }
+        for lock in open { lock.release() }
+        await bus.flush()
+        #expect(bus.openLocks.isEmpty)
+        #expect(ran.all == [1])
+        let again = bus.lock()
+        #expect(bus.openLocks.map(\.serial) == [again.serial])
+        again.release()
+    }
+
     @Test("a lock pauses the main lane; stacked locks resume it only when all are released")
     func stackedLocks() async {
         let bus = Flux()
