@@ -157,22 +157,31 @@ public final class ChainReaction: @unchecked Sendable {
 
     private static func run(_ steps: [Step]) {
         // Steps are borrowed in place: a copy of a step retains its substance, which (weakly
-        // referenced by the bus) takes the runtime's slow path.
+        // referenced by the bus) takes the runtime's slow path. The bookkeeping lives on the stack.
         steps.withUnsafeBufferPointer { steps in
-            // The substances involved, each once, in the order of their first step.
-            var involved: [Int] = []
-            involved.reserveCapacity(steps.count)
-            for index in steps.indices {
-                let id = ObjectIdentifier(steps[index].substance)
-                if !involved.contains(where: { ObjectIdentifier(steps[$0].substance) == id }) { involved.append(index) }
-            }
-            for index in involved { steps[index].substance.beginTransaction() }
-            for index in steps.indices { steps[index].run() }
-            var committed: [SubstanceChanges?] = []
-            committed.reserveCapacity(involved.count)
-            for index in involved { committed.append(steps[index].substance.commitTransaction()) }
-            for (position, index) in involved.enumerated() {
-                if let changes = committed[position] { steps[index].substance.deliver(changes, lock: nil) }
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: steps.count) { involved in
+                // The substances involved, each once, by the index of their first step.
+                var count = 0
+                for index in steps.indices {
+                    let id = ObjectIdentifier(steps[index].substance)
+                    if !involved[..<count].contains(where: { ObjectIdentifier(steps[$0].substance) == id }) {
+                        involved[count] = index
+                        count += 1
+                    }
+                }
+                for position in 0..<count { steps[involved[position]].substance.beginTransaction() }
+                for index in steps.indices { steps[index].run() }
+                withUnsafeTemporaryAllocation(of: SubstanceChanges?.self, capacity: count) { committed in
+                    for position in 0..<count {
+                        (committed.baseAddress! + position).initialize(
+                            to: steps[involved[position]].substance.commitTransaction())
+                    }
+                    for position in 0..<count {
+                        if let changes = (committed.baseAddress! + position).move() {
+                            steps[involved[position]].substance.deliver(changes, lock: nil)
+                        }
+                    }
+                }
             }
         }
     }
