@@ -16,11 +16,13 @@ public enum StateReducer {
     }
 
     /// The changes between two states of a substance, or nil when nothing observable changed.
-    /// The states are compared where they lie; the changes object, which copies them, is made
-    /// only when something changed.
+    /// The states are compared where they lie; the changes object is made only when something
+    /// changed. A recycled object (`spare`) takes the two states by swapping them with its own old
+    /// ones, without copying: `old` and `new` then hold stale states, and the committed state is
+    /// the returned object's `new`.
     static func reduce<S: State>(
-        _ old: UnsafePointer<S>, _ new: UnsafePointer<S>, plan: ReductionPlan, reference: SubstanceReference,
-        recycling spare: inout SubstanceChanges?
+        _ old: UnsafeMutablePointer<S>, _ new: UnsafeMutablePointer<S>, plan: ReductionPlan,
+        reference: SubstanceReference, recycling spare: inout SubstanceChanges?
     ) -> StateChanges<S>? {
         var entries = PlanEntries()
         var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
@@ -36,7 +38,7 @@ public enum StateReducer {
             spare = nil
             // Recycled changes of this substance, so of class `StateChanges<S>`.
             changes = unsafeDowncast(recycled, to: StateChanges<S>.self)
-            changes.refill(old: old, new: new)
+            changes.takeStates(old: old, new: new)
         } else {
             // The plan is the plan of `S`, so its class is `StateChanges<S>`.
             let changesType = unsafeBitCast(plan.changesClass, to: StateChanges<S>.Type.self)
@@ -51,12 +53,10 @@ public enum StateReducer {
     static func reduce<S: State>(
         _ old: S, _ new: S, plan: ReductionPlan, reference: SubstanceReference
     ) -> StateChanges<S>? {
-        withUnsafePointer(to: old) { old in
-            withUnsafePointer(to: new) { new in
-                var none: SubstanceChanges?
-                return reduce(old, new, plan: plan, reference: reference, recycling: &none)
-            }
-        }
+        var old = old
+        var new = new
+        var none: SubstanceChanges?
+        return reduce(&old, &new, plan: plan, reference: reference, recycling: &none)
     }
 
     /// Finds the changed properties of the layout path.

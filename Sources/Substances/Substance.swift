@@ -205,12 +205,15 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             previousSlot.pointee = workingSlot.pointee
             return nil
         }
-        // A new changes object per commit: reactions may hand it to other threads (main-queue
-        // delivery, streams), so refilling last commit's object would need an ordering with those
-        // threads that reference counts alone do not give.
+        // Last commit's changes object is refilled when nobody held it after its delivery (see
+        // `recycle`); refilling moves the two states into it, and the committed state is its `new`.
         let changes = StateReducer.reduce(
             previousSlot, workingSlot, plan: plan, reference: reference, recycling: &spareChanges)
-        previousSlot.pointee = workingSlot.pointee
+        if let changes {
+            previousSlot.pointee = changes.new
+        } else {
+            previousSlot.pointee = workingSlot.pointee
+        }
         if let receipt {
             let result: MixOutcome.Result = changes.map { .committed($0) } ?? .unchanged
             let notified = changes == nil ? 0 : observerSlots.count

@@ -100,10 +100,17 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         super.init(reference: reference, plan: plan)
     }
 
-    /// Refills a recycled object (on the bus, while nobody else holds it).
-    func refill(old: UnsafePointer<S>, new: UnsafePointer<S>) {
-        self.old = old.pointee
-        self.new = new.pointee
+    /// Refills a recycled object (on the bus, while nobody else holds it) with the states in the two
+    /// slots. A state with references is swapped in (no retains and releases; the slots are left
+    /// with this object's stale states); plain data is copied, which is cheaper than a swap.
+    func takeStates(old: UnsafeMutablePointer<S>, new: UnsafeMutablePointer<S>) {
+        if _isPOD(S.self) {
+            self.old = old.pointee
+            self.new = new.pointee
+        } else {
+            swap(&self.old, &old.pointee)
+            swap(&self.new, &new.pointee)
+        }
     }
 
     /// The plan, which changes of a `Substance<S>` always have.
