@@ -112,9 +112,9 @@ public final class Archiver: Sendable {
         let deadline = DispatchTime.now() + max(0, delay)
         let store = store ?? self.store
         let arm = pending.withLock { pending in
-            let isArmed = pending[key] != nil
-            pending[key] = Pending(encode: encode, onFailure: onFailure, store: store, deadline: deadline)
-            return !isArmed
+            // One hash of the key: the previous write, if any, is armed already.
+            pending.updateValue(
+                Pending(encode: encode, onFailure: onFailure, store: store, deadline: deadline), forKey: key) == nil
         }
         if arm { queue.asyncAfter(deadline: deadline) { self.fire(key) } }
     }
@@ -220,7 +220,8 @@ enum ArchiverRegistry {
 ///
 /// `@unchecked Sendable`: the value is only touched inside `withLock`, with the lock held.
 final class Guarded<Value>: @unchecked Sendable {
-    private var value: Value
+    // Only reached with the lock held, which already excludes overlapping access.
+    @exclusivity(unchecked) private var value: Value
     private let lock = NSLock()
 
     init(_ value: Value) {
