@@ -12,7 +12,8 @@ extension Substance {
             let value = committedState
             let key = archiveKey()
             let store = archiver()
-            store.scheduleWrite(key: key, after: 0, encode: { try JSONEncoder().encode(value) }, onFailure: report)
+            store.scheduleWrite(
+                key: key, after: 0, encode: { try JSONEncoder().encode(value) }, onFailure: reportArchiveProblem)
         }
     }
 
@@ -22,7 +23,7 @@ extension Substance {
         do {
             try archiver().remove(key: key)
         } catch {
-            report(ArchiveProblem(key: key, kind: .storeFailed(operation: "delete"), reason: "\(error)"))
+            reportArchiveProblem(ArchiveProblem(key: key, kind: .storeFailed(operation: "delete"), reason: "\(error)"))
         }
     }
 
@@ -30,7 +31,7 @@ extension Substance {
     /// defaults, and problems are reported.
     func restoreArchive() {
         let restoration = archiver().restore(S.self, key: archiveKey(), defaultValue: S())
-        for problem in restoration.problems { report(problem) }
+        for problem in restoration.problems { reportArchiveProblem(problem) }
         if restoration.found { setInitialState(restoration.value) }
     }
 
@@ -39,15 +40,17 @@ extension Substance {
         guard !archiveDisabled() else { return }
         let delay = archiveDelay()
         archiver().scheduleWrite(
-            key: archiveKey(), after: delay, encode: { try JSONEncoder().encode(value) }, onFailure: report)
+            key: archiveKey(), after: delay, encode: { try JSONEncoder().encode(value) },
+            onFailure: reportArchiveProblem)
     }
 
-    @Sendable private func report(_ problem: ArchiveProblem) {
+    static func report(_ problem: ArchiveProblem, of reference: SubstanceReference) {
         let code: FluxDiagnostic.Code =
             switch problem.kind {
             case .storeFailed: .archiveWriteFailed
             case .unreadable, .partiallyRestored: .archiveUnreadable
             }
-        bus.report(code, "\(name()): \(problem)")
+        let name = reference.substance?.name() ?? "a substance that is gone"
+        reference.bus.report(code, "\(name): \(problem)")
     }
 }

@@ -24,6 +24,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     let plan: ReductionPlan
     /// The weak reference each commit's changes hold (made once: see ``SubstanceReference``).
     let reference: SubstanceReference
+    /// Reports an archive problem; made once, and holding the substance only weakly, so that a
+    /// pending write neither allocates a closure per commit nor keeps the substance alive.
+    let reportArchiveProblem: @Sendable (ArchiveProblem) -> Void
     private let committed: LockedValue<S>
     private let givenName: String?
     private let serial: UInt64
@@ -70,7 +73,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.archiveFlag = Atomic(archive)
         self.workingSlot.initialize(to: initial)
         self.previousSlot.initialize(to: initial)
-        self.reference = SubstanceReference(bus: bus, stateType: S.self)
+        let reference = SubstanceReference(bus: bus, stateType: S.self)
+        self.reference = reference
+        self.reportArchiveProblem = { problem in Substance.report(problem, of: reference) }
         reference.attach(self)
         if archive { restoreArchive() }
     }
