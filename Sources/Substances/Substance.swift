@@ -45,6 +45,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Held as the base class: naming `StateChanges<S>` here would look its metadata up at run time
     /// on every use.
     @exclusivity(unchecked) private final var spareChanges: SubstanceChanges?
+    /// False under the thread sanitizer, which cannot see why a refill is safe (see
+    /// ``ThreadSanitizer``).
+    private let recyclesChanges = !ThreadSanitizer.isActive
     /// The last committed state as the bus sees it, in a slot allocated once: the reducer compares
     /// it with the working copy in place, without copying either.
     private let previousSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
@@ -252,7 +255,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// has released it, with the ordering a release gives.
     private func recycle(_ changes: consuming SubstanceChanges) {
         var changes = changes
-        guard spareChanges == nil, changes.substanceIdentity == ObjectIdentifier(self),
+        guard recyclesChanges, spareChanges == nil, changes.substanceIdentity == ObjectIdentifier(self),
             ObjectIdentifier(type(of: changes)) == ObjectIdentifier(plan.changesClass),
             isKnownUniquelyReferenced(&changes)
         else { return }
