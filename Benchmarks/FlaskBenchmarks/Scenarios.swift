@@ -126,6 +126,9 @@ let declaredKeyScenarios: [Scenario] = [
     },
 ]
 
+/// Every scenario the executable knows, in the order of its table.
+let allScenarios = scenarios + declaredKeyScenarios + concurrencyScenarios + toolScenarios
+
 /// A middleware that passes every mix and ignores reports: the cost of the middleware path itself.
 final class PassingMiddleware: FluxMiddleware {}
 

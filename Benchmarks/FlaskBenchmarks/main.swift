@@ -110,7 +110,7 @@ func printTable(_ results: [ScenarioResult], naive: Double?) {
 // One run of one scenario.
 if let wanted = options.scenario {
     guard
-        let scenario = (scenarios + declaredKeyScenarios + concurrencyScenarios + toolScenarios).first(where: {
+        let scenario = allScenarios.first(where: {
             $0.id.lowercased() == wanted.lowercased() || $0.name == wanted
         })
     else {
@@ -127,7 +127,7 @@ if let wanted = options.scenario {
 
 // The smoke run of CI: every scenario and probe with small counts; the checks must pass.
 if options.smoke {
-    for scenario in scenarios + declaredKeyScenarios + concurrencyScenarios + toolScenarios {
+    for scenario in allScenarios {
         results.append(run(scenario, count: 2_000, reps: 1, latencySamples: 20))
     }
     failures += results.filter { $0.check != "ok" }.map { "\($0.id): \($0.check)" }
@@ -231,7 +231,7 @@ for run in busOne + busFour { if let check = run.check { failures.append("bus al
 let busOneRate = busOne.map(\.rate).sorted()[1]
 let busFourRate = busFour.map(\.rate).sorted()[1]
 
-for scenario in scenarios + declaredKeyScenarios + concurrencyScenarios + toolScenarios {
+for scenario in allScenarios {
     results.append(
         run(scenario, count: options.count ?? scenario.defaultCount, reps: options.reps, latencySamples: 1_000))
 }

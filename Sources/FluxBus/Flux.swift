@@ -193,7 +193,7 @@ public final class Flux: Sendable {
 
     /// The serials of the open locks, oldest first.
     private func openLockSerials() -> [UInt64] {
-        queue.withLock { q in q.locks.isEmpty ? [] : q.locks.serials }
+        queue.withLock { $0.locks.serials }
     }
 
     private func takeLock(mixer: FluxMixerName?, autorelease: Bool, origin: FluxLock.Origin) -> FluxLock {

@@ -52,5 +52,5 @@ struct FluxOpenLocks {
     var all: [FluxLock] { slots[head...].compactMap { $0 } }
 
     /// The serials of the open locks, oldest first.
-    var serials: [UInt64] { all.map(\.serial) }
+    var serials: [UInt64] { slots[head...].compactMap { $0?.serial } }
 }

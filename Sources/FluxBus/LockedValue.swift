@@ -26,6 +26,7 @@ package struct LockedValue<Value>: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with exclusive access to the value.
     @inline(__always)
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, mutex in

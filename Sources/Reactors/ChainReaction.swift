@@ -145,8 +145,7 @@ public final class ChainReaction: @unchecked Sendable {
         return steps
     }
 
-    /// Runs the steps as one transaction, on the bus. Each substance's commit records what it did
-    /// in the active receipt, if any.
+    /// Runs `body` with the builder state, holding the `busy` flag.
     private func withState<Result>(_ body: (inout [Step], inout Phase) -> Result) -> Result {
         while !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
             sched_yield()
@@ -155,6 +154,8 @@ public final class ChainReaction: @unchecked Sendable {
         return body(&steps, &phase)
     }
 
+    /// Runs the steps as one transaction, on the bus. Each substance's commit records what it did
+    /// in the active receipt, if any.
     private static func run(_ steps: [Step]) {
         // Steps are borrowed in place: a copy of a step retains its substance, which (weakly
         // referenced by the bus) takes the runtime's slow path. The bookkeeping lives on the stack.

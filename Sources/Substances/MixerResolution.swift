@@ -24,11 +24,13 @@ public struct MixerResolution: Sendable {
 /// retain and release of it on the runtime's slow path (about 75 instructions instead of 5).
 ///
 /// `@unchecked Sendable`: `serial` and `resolution` are read and written only on the bus; a call
-/// from elsewhere is turned away by `bus.isCurrent` before it reads them.
+/// from elsewhere is turned away by `bus.isCurrent` before it reads them. `reference` is written
+/// once, in the substance's `init`, before the substance can be seen by another thread.
 final class MixerResolver: @unchecked Sendable {
     private let bus: Flux
-    /// For messages only; set once, right after the substance's `init`.
-    weak var substance: (any AnySubstance)?
+    /// The substance's shared weak reference, for messages only; set once, right after the
+    /// substance's `init` (which makes it).
+    var reference: SubstanceReference?
     @exclusivity(unchecked) private var serial: UInt64 = 0
     @exclusivity(unchecked) private var resolution: Bool?
 
@@ -54,8 +56,8 @@ final class MixerResolver: @unchecked Sendable {
         guard bus.isCurrent, serial == self.serial, resolution == nil else {
             bus.report(
                 .mixerResolvedLate,
-                "\(substance?.name() ?? "a substance that is gone"): \(commit ? "react()" : "abort()") called after "
-                    + "the mixer returned or twice; ignored")
+                "\(reference?.name ?? "a substance"): \(commit ? "react()" : "abort()") called after the mixer "
+                    + "returned or twice; ignored")
             return
         }
         resolution = commit

@@ -44,7 +44,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
         resolver = MixerResolver(bus: bus)
         super.init(name: name, archive: archive, bus: bus)
-        resolver.substance = self
+        resolver.reference = reference
         registering = true
         defineMixers()
         registering = false

@@ -158,13 +158,7 @@ final class ReductionPlan: @unchecked Sendable {
         if usesCodablePath { return nil }
         var interest = PlanEntries()
         for key in keys {
-            if let index = keyIndex[key] {
-                interest.append(Int32(index))
-            } else if let prefix = openPrefixes.first(where: { key.hasPrefix($0) }),
-                let index = keyIndex[String(prefix.dropLast())]
-            {
-                interest.append(Int32(index))
-            }
+            if let index = entry(holding: key) { interest.append(Int32(index)) }
         }
         return interest
     }
@@ -172,7 +166,14 @@ final class ReductionPlan: @unchecked Sendable {
     /// Whether `key` names something in this state (a property, a nested property, or a sub-key
     /// of a dictionary-like property).
     func isValid(key: String) -> Bool {
-        if usesCodablePath || keyIndex[key] != nil { return true }
-        return openPrefixes.contains { key.hasPrefix($0) }
+        usesCodablePath || entry(holding: key) != nil
+    }
+
+    /// The entry of `key`, or of the dictionary-like property a sub-key is below; nil for a key the
+    /// state does not have (and on the Codable path, which has no entries).
+    private func entry(holding key: String) -> Int? {
+        if let index = keyIndex[key] { return index }
+        guard let prefix = openPrefixes.first(where: { key.hasPrefix($0) }) else { return nil }
+        return keyIndex[String(prefix.dropLast())]
     }
 }

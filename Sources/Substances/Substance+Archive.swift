@@ -50,7 +50,6 @@ extension Substance {
             case .storeFailed: .archiveWriteFailed
             case .unreadable, .partiallyRestored: .archiveUnreadable
             }
-        let name = reference.substance?.name() ?? "a substance that is gone"
-        reference.bus.report(code, "\(name): \(problem)")
+        reference.bus.report(code, "\(reference.name): \(problem)")
     }
 }

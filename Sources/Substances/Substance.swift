@@ -209,14 +209,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         committed.withLock { $0 = workingSlot.pointee }
         didCommit(workingSlot.pointee)
         let receipt = bus.activeReceipt
-        guard !observerSlots.isEmpty || receipt != nil else {
-            previousSlot.pointee = workingSlot.pointee
-            return nil
-        }
-        // Last commit's changes object is refilled when nobody held it after its delivery (see
-        // `recycle`); refilling moves the two states into it, and the committed state is its `new`.
-        let changes = StateReducer.reduce(
-            previousSlot, workingSlot, plan: plan, reference: reference, recycling: &spareChanges)
+        // Nothing is reduced when nobody observes. Last commit's changes object is refilled when
+        // nobody held it after its delivery (see `recycle`); refilling may move the two states
+        // into it, so the committed state is then its `new`.
+        let changes =
+            observerSlots.isEmpty && receipt == nil
+            ? nil
+            : StateReducer.reduce(previousSlot, workingSlot, plan: plan, reference: reference, recycling: &spareChanges)
         if let changes {
             previousSlot.pointee = changes.new
         } else {
@@ -334,6 +333,6 @@ struct BoundObserver: Sendable {
     /// Whether `changes` concern the observer.
     @inline(__always)
     func accepts(_ changes: SubstanceChanges) -> Bool {
-        !filtersByKey || (interest.mask & changes.entries.mask != 0 && interest.intersects(changes.entries))
+        !filtersByKey || interest.intersects(changes.entries)
     }
 }

@@ -1,7 +1,7 @@
 import FluxBus
 
-/// A weak reference to a substance, made once with it and shared by what refers to the substance on
-/// every commit without keeping it alive: each commit's changes.
+/// A weak reference to a substance, made once with it and shared by what refers to the substance
+/// without keeping it alive: each commit's changes, its mixer resolver, its archive reports.
 ///
 /// Holding this object costs a plain retain. Forming a weak reference to the substance on every
 /// commit cost about 50 instructions, and every retain and release of the substance itself takes the
@@ -19,6 +19,9 @@ final class SubstanceReference: @unchecked Sendable {
         self.bus = bus
         self.stateType = stateType
     }
+
+    /// The substance's name for messages, or its state type's if it has gone away.
+    var name: String { substance?.name() ?? "\(stateType) (gone)" }
 
     /// Points the reference at its substance (once, in the substance's `init`).
     func attach(_ substance: any AnySubstance) {
