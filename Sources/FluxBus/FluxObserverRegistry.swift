@@ -28,7 +28,9 @@ final class FluxObserverRegistry: @unchecked Sendable {
     @exclusivity(unchecked) private var byName: [FluxMixerName: Observers] = [:]
     // A one-entry cache: bursts of the same mixer skip hashing the name.
     @exclusivity(unchecked) private var lastName: FluxMixerName?
-    @exclusivity(unchecked) private var lastObservers: Observers?
+    /// `lastName`'s observers, unretained: they are also in `byName`, and the cache is cleared
+    /// whenever `byName` changes.
+    @exclusivity(unchecked) private var lastObservers: Unmanaged<Observers>?
 
     func add(_ entry: Entry, for name: FluxMixerName) {
         if let observers = byName[name] {
@@ -37,55 +39,56 @@ final class FluxObserverRegistry: @unchecked Sendable {
             let observers = Observers()
             observers.entries.append(entry)
             byName[name] = observers
-            lastName = nil
-            lastObservers = nil
         }
     }
 
     func remove(id: UInt64, for name: FluxMixerName) {
         guard let observers = byName[name] else { return }
         observers.entries.removeAll { $0.id == id }
-        if observers.entries.isEmpty {
-            byName[name] = nil
-            lastName = nil
-            lastObservers = nil
-        }
+        removeIfEmpty(observers, for: name)
+    }
+
+    private func removeIfEmpty(_ observers: Observers, for name: FluxMixerName) {
+        guard observers.entries.isEmpty else { return }
+        byName[name] = nil
+        lastName = nil
+        lastObservers = nil
     }
 
     /// Calls every live observer of the event's mixer, in registration order, and forgets
     /// observers whose owner has gone. Returns how many observers were called.
     @discardableResult
     func deliver(_ event: FluxEvent) -> Int {
-        let observers: Observers
+        let observers: Unmanaged<Observers>
         if let lastName, let lastObservers, lastName == event.mixer {
             observers = lastObservers
         } else {
             guard let found = byName[event.mixer] else { return 0 }
+            observers = Unmanaged.passUnretained(found)
             lastName = event.mixer
-            lastObservers = found
-            observers = found
+            lastObservers = observers
         }
         var called = 0
         var sawGone = false
-        // Handlers never change the registry synchronously (changes are exclusive-lane tasks),
-        // so iterating the live array is safe.
-        observers.entries.withUnsafeBufferPointer { entries in
-            for index in entries.indices {
-                if let owner = entries[index].owner {
-                    entries[index].handler(owner, event)
-                    called += 1
-                } else {
-                    sawGone = true
+        // Handlers never change the registry synchronously (changes are exclusive-lane tasks), so
+        // the observers and each entry stay alive while they run: they are borrowed, not retained.
+        observers._withUnsafeGuaranteedRef { observers in
+            observers.entries.withUnsafeBufferPointer { entries in
+                for index in entries.indices {
+                    Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
+                        if let owner = entry.owner {
+                            entry.handler(owner, event)
+                            called += 1
+                        } else {
+                            sawGone = true
+                        }
+                    }
                 }
             }
         }
-        if sawGone {
+        if sawGone, let observers = byName[event.mixer] {
             observers.entries.removeAll { $0.owner == nil }
-            if observers.entries.isEmpty {
-                byName[event.mixer] = nil
-                self.lastName = nil
-                self.lastObservers = nil
-            }
+            removeIfEmpty(observers, for: event.mixer)
         }
         return called
     }

@@ -45,8 +45,13 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     // Bus-confined copy of the main-actor handler.
     @exclusivity(unchecked) private var busMainActorHandler: MainActorHandler?
     private let detached = Atomic<Bool>(false)
-    // Bus-confined copy of the handler, read on every delivery without a lock.
-    @exclusivity(unchecked) private var busHandler: Handler?
+    // Bus-confined copy of the handler, read on every delivery without a lock; replaced only by
+    // exclusive-lane tasks, so never while it runs.
+    @exclusivity(unchecked) private var busHandler: HandlerBox<Owner>? {
+        didSet { unretainedBusHandler = busHandler.map(Unmanaged.passUnretained) }
+    }
+    // The same box, read without a retain: `busHandler` keeps it alive.
+    @exclusivity(unchecked) private var unretainedBusHandler: Unmanaged<HandlerBox<Owner>>?
 
     init(owner: Owner, substances: [any AnySubstance], delivery: ReactionDelivery, manager: ReactorManager?) {
         self.owner = owner
@@ -77,7 +82,11 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         get { handlerBox.withLock { $0 } }
         set {
             handlerBox.withLock { $0 = newValue }
-            bus.performExclusive { [self] in busHandler = newValue }
+            bus.performExclusive { [self] in
+                // Not `newValue.map(HandlerBox.init)`: passing the closure through a generic
+                // function would wrap it in reabstraction thunks, two calls more per reaction.
+                if let newValue { busHandler = HandlerBox(newValue) } else { busHandler = nil }
+            }
         }
     }
 
@@ -158,7 +167,10 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         }
         // The common case first: one handler, called here on the bus.
         if delivery == .bus, busMainActorHandler == nil {
-            busHandler?(owner, FlaskReaction(changes: changes, onLock: lock))
+            // Borrowed, not retained: it is replaced only between work items.
+            unretainedBusHandler?._withUnsafeGuaranteedRef {
+                $0.call(owner, FlaskReaction(changes: changes, onLock: lock))
+            }
             return
         }
         deliverElsewhere(owner, FlaskReaction(changes: changes, onLock: lock))
@@ -172,7 +184,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
                 MainActor.assumeIsolated { mainActorHandler(owner, reaction) }
             }
         }
-        guard let handler = busHandler else { return }
+        guard let handler = busHandler?.call else { return }
         switch delivery {
         case .bus:
             handler(owner, reaction)
@@ -194,5 +206,14 @@ struct WeakSubstance: @unchecked Sendable {
 
     init(_ substance: any AnySubstance) {
         self.substance = substance
+    }
+}
+
+/// A reactor's handler in a box, so the bus can call it without retaining it.
+private final class HandlerBox<Owner: AnyObject>: Sendable {
+    let call: Reactor<Owner>.Handler
+
+    init(_ call: @escaping Reactor<Owner>.Handler) {
+        self.call = call
     }
 }

@@ -154,7 +154,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         bus.performExclusive { [self] in
             guard observerSlots[id] == nil else { return }
             observerSlots[id] = observers.count
-            observers.append(BoundObserver(observer: observer))
+            observers.append(BoundObserver(binding: ObserverBinding(observer)))
         }
     }
 
@@ -172,7 +172,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let id = ObjectIdentifier(observer)
         bus.performExclusive { [self] in
             guard let slot = observerSlots.removeValue(forKey: id) else { return }
-            observers[slot].observer = nil
+            observers[slot].binding = nil
             emptySlots += 1
             if emptySlots > 8 && emptySlots * 2 > observers.count { compactObservers() }
         }
@@ -180,10 +180,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Drops the empty slots of unbound observers (on the bus).
     private func compactObservers() {
-        observers.removeAll { $0.observer == nil }
+        observers.removeAll { $0.binding == nil }
         observerSlots.removeAll(keepingCapacity: true)
         for (slot, bound) in observers.enumerated() {
-            if let observer = bound.observer { observerSlots[ObjectIdentifier(observer)] = slot }
+            if let binding = bound.binding { observerSlots[ObjectIdentifier(binding.observer)] = slot }
         }
         emptySlots = 0
     }
@@ -243,7 +243,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
                 // An observer that declared its keys skips commits that changed none of them,
                 // unless the commit hands over a lock that its handler must be able to release.
                 if lock == nil, !observers[index].accepts(changes) { continue }
-                observers[index].observer?.substance(self, didCommit: changes, lock: lock)
+                // Borrowed, not retained: bindings change only between work items.
+                observers[index].binding.map(Unmanaged.passUnretained)?._withUnsafeGuaranteedRef {
+                    $0.observer.substance(self, didCommit: changes, lock: lock)
+                }
             }
         }
         recycle(changes)
@@ -324,7 +327,7 @@ extension ReductionPlan {
 /// A bound observer; nil once unbound. Not nested in `Substance<S>`: a type nested in a generic
 /// class is itself generic, and its metadata would be looked up at run time on every delivery.
 struct BoundObserver: Sendable {
-    var observer: (any SubstanceObserver)?
+    var binding: ObserverBinding?
     /// Whether the observer receives only the commits that change one of `interest`.
     var filtersByKey = false
     /// The plan entries the observer reacts to, when it filters by key.
@@ -334,5 +337,15 @@ struct BoundObserver: Sendable {
     @inline(__always)
     func accepts(_ changes: SubstanceChanges) -> Bool {
         !filtersByKey || interest.intersects(changes.entries)
+    }
+}
+
+/// A bound observer in a box of its own: a delivery can then call it borrowed, without retaining
+/// and releasing it (the list of bound observers changes only between work items).
+final class ObserverBinding: Sendable {
+    let observer: any SubstanceObserver
+
+    init(_ observer: any SubstanceObserver) {
+        self.observer = observer
     }
 }

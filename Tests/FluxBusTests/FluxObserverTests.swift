@@ -57,4 +57,29 @@ struct FluxObserverTests {
         #expect(seen.all == ["auth1", "auth2"])
         #expect(FluxMixerName("login", domain: AuthMixers.self).description == "AuthMixers.login")
     }
+
+    @Test("a mixer's observers can all go and new ones come: deliveries reach exactly the live ones")
+    func observersComeAndGo() async {
+        // The bus remembers the last mixer's observers without retaining them; removing the last
+        // observer of a name must forget that, or a later dispatch would reach freed observers.
+        let bus = Flux()
+        let owner = Owner()
+        let seen = Recorder<String>()
+        let first = bus.observe("ping", owner: owner) { _, _ in seen.append("first") }
+        let second = bus.observe("ping", owner: owner) { _, _ in seen.append("second") }
+        bus.dispatch("ping")
+        await bus.flush()
+        first.cancel()
+        bus.dispatch("ping")
+        await bus.flush()
+        second.cancel()
+        bus.dispatch("ping")
+        await bus.flush()
+        #expect(await bus.observerCount(of: "ping") == 0)
+        bus.observe("ping", owner: owner) { _, _ in seen.append("third") }
+        bus.dispatch("pong")  // another name in between
+        bus.dispatch("ping")
+        await bus.flush()
+        #expect(seen.all == ["first", "second", "second", "third"])
+    }
 }

@@ -198,6 +198,32 @@ struct ReactorTests {
         #expect(seen.all == Array(1...100))
     }
 
+    @Test("a replaced handler takes over at the next commit, a removed one stops, and the old one is freed")
+    func handlerReplaced() async {
+        let bus = Flux()
+        let substance = Substance<AppState>(bus: bus)
+        let owner = TestOwner()
+        let seen = Recorder<String>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        weak var weakCapture: TestOwner?
+        do {
+            let capture = TestOwner()
+            weakCapture = capture
+            reactor.handler = { _, _ in withExtendedLifetime(capture) { seen.append("first") } }
+        }
+        reactor.mix(substance) { $0.prop.counter = 1 }.react()
+        await bus.flush()
+        reactor.handler = { _, _ in seen.append("second") }
+        reactor.mix(substance) { $0.prop.counter = 2 }.react()
+        await bus.flush()
+        #expect(weakCapture == nil)
+        reactor.handler = nil
+        reactor.mix(substance) { $0.prop.counter = 3 }.react()
+        await bus.flush()
+        #expect(seen.all == ["first", "second"])
+        #expect(reactor.handler == nil)
+    }
+
     @Test("what handlers and chain steps capture is freed once their reactor is detached or the chain has run")
     func capturedObjectsFreed() async {
         final class Canary: Sendable {}
