@@ -33,20 +33,17 @@ public enum StateReducer {
             compare(UnsafeRawPointer(old), UnsafeRawPointer(new), plan: plan, entries: &entries, flat: &flat)
         }
         if entries.isEmpty && flat.isEmpty { return nil }
-        let changes: StateChanges<S>
-        if let recycled = spare {
-            spare = nil
+        if let recycled = spare.take() {
             // Recycled changes of this substance, so of class `StateChanges<S>`.
-            changes = unsafeDowncast(recycled, to: StateChanges<S>.self)
-            changes.takeStates(old: old, new: new)
-        } else {
-            // The plan is the plan of `S`, so its class is `StateChanges<S>`.
-            let changesType = unsafeBitCast(plan.changesClass, to: StateChanges<S>.Type.self)
-            changes = changesType.init(reference: reference, old: old.pointee, new: new.pointee, plan: plan)
+            let changes = unsafeDowncast(recycled, to: StateChanges<S>.self)
+            changes.refill(old: old, new: new, entries: consume entries, flat: consume flat)
+            return changes
         }
-        changes.entries = entries
-        changes.flat = flat
-        return changes
+        // The plan is the plan of `S`, so its class is `StateChanges<S>`.
+        let changesType = unsafeBitCast(plan.changesClass, to: StateChanges<S>.Type.self)
+        return changesType.init(
+            reference: reference, old: old.pointee, new: new.pointee, plan: plan, entries: consume entries,
+            flat: consume flat)
     }
 
     /// The changes between two state values (tests and tools).

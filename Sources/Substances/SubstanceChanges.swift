@@ -94,16 +94,25 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     /// Changed keys found by flattening (Codable path and expandable properties).
     @exclusivity(unchecked) var flat: [(key: String, old: FlatValue?, new: FlatValue?)] = []
 
-    required init(reference: SubstanceReference, old: S, new: S, plan: ReductionPlan) {
+    required init(
+        reference: SubstanceReference, old: S, new: S, plan: ReductionPlan, entries: consuming PlanEntries,
+        flat: consuming [(key: String, old: FlatValue?, new: FlatValue?)]
+    ) {
         self.old = old
         self.new = new
+        self.flat = flat
         super.init(reference: reference, plan: plan)
+        self.entries = entries
     }
 
-    /// Refills a recycled object (on the bus, while nobody else holds it) with the states in the two
-    /// slots. A state with references is swapped in (no retains and releases; the slots are left
-    /// with this object's stale states); plain data is copied, which is cheaper than a swap.
-    func takeStates(old: UnsafeMutablePointer<S>, new: UnsafeMutablePointer<S>) {
+    /// Refills a recycled object (on the bus, while nobody else holds it) with a new reduction and
+    /// the states in the two slots. A state with references is swapped in (no retains and
+    /// releases; the slots are left with this object's stale states); plain data is copied, which
+    /// is cheaper than a swap.
+    func refill(
+        old: UnsafeMutablePointer<S>, new: UnsafeMutablePointer<S>, entries: consuming PlanEntries,
+        flat: consuming [(key: String, old: FlatValue?, new: FlatValue?)]
+    ) {
         if _isPOD(S.self) {
             self.old = old.pointee
             self.new = new.pointee
@@ -111,6 +120,9 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
             swap(&self.old, &old.pointee)
             swap(&self.new, &new.pointee)
         }
+        self.entries = entries
+        // Most commits find no flattened changes: an empty list stays as it is.
+        if !flat.isEmpty || !self.flat.isEmpty { self.flat = flat }
     }
 
     /// The plan, which changes of a `Substance<S>` always have.
