@@ -32,22 +32,22 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     public typealias Mixer = (_ payload: FluxPayload?, _ react: MixerResolution, _ abort: MixerResolution) -> Void
 
     private let observations = LockedValue<[M: FluxObservation]>([:])
-    /// True while `init` runs `defineMixers()` to learn the mixers.
-    @exclusivity(unchecked) private final var registering = false
-    /// The mixer being dispatched and its event, while `defineMixers()` runs for it (on the bus).
-    /// The mixer lives in a slot allocated once: an `M?` property would make every dispatch look
-    /// up `Optional<M>`'s metadata at run time.
+    /// The mixer being dispatched, while `defineMixers()` runs for it (on the bus). It lives in a
+    /// slot allocated once: an `M?` property would make every dispatch look up `Optional<M>`'s
+    /// metadata at run time.
     private let runningMixer = UnsafeMutablePointer<M>.allocate(capacity: 1)
-    @exclusivity(unchecked) private final var runningEvent: UnsafePointer<FluxEvent>?
+    /// What `define(mix:)` needs to know while `defineMixers()` runs, in one property: each
+    /// property of a generic class is found through its metadata.
+    @exclusivity(unchecked) private final var definition = MixerDefinition()
     private let resolver: MixerResolver
 
     public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
         resolver = MixerResolver(bus: bus)
         super.init(name: name, archive: archive, bus: bus)
         resolver.reference = reference
-        registering = true
+        definition.registering = true
         defineMixers()
-        registering = false
+        definition.registering = false
     }
 
     /// Override to ``define(mix:_:)`` the mixers this substance reacts to.
@@ -57,23 +57,34 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     ///
     /// Call it only from ``defineMixers()``.
     public func define(mix mixer: M, _ body: Mixer) {
-        if let event = runningEvent {
-            if runningMixer.pointee == mixer { run(body, event) }
-        } else if registering {
-            register(mixer)
+        let position = definition.nextPosition
+        definition.nextPosition &+= 1
+        if let event = definition.runningEvent {
+            // Only the definition at the running mixer's position is compared with it, so a
+            // dispatch costs a few instructions per other mixer the substance defines.
+            let expected = definition.runningPosition
+            if expected < 0 || position == expected, runningMixer.pointee == mixer {
+                definition.ranBody = true
+                run(body, event)
+            }
+        } else if definition.registering {
+            register(mixer, position: position)
         } else {
-            register(mixer)
+            register(mixer, position: -1)
             bus.report(
                 .reactorMisuse,
                 "\(name()): define(mix: \(mixer)) called outside defineMixers(); its body will never run")
         }
     }
 
-    private func register(_ mixer: M) {
+    private func register(_ mixer: M, position: Int) {
         let isNew = observations.withLock { $0[mixer] == nil }
-        guard isNew else { return }
+        guard isNew else {
+            definition.definesTwice = true
+            return
+        }
         let observation = bus.observe(mixer.busName, owner: self) { substance, event in
-            substance.dispatch(mixer, event)
+            substance.dispatch(mixer, at: position, event)
         }
         observations.withLock { $0[mixer] = observation }
     }
@@ -83,14 +94,19 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         runningMixer.deallocate()
     }
 
-    private func dispatch(_ mixer: M, _ event: FluxEvent) {
+    private func dispatch(_ mixer: M, at position: Int, _ event: FluxEvent) {
         runningMixer.initialize(to: mixer)
         // The event is borrowed for the length of `defineMixers()`, not copied (its payload
         // dictionary would be retained and released on every dispatch).
         withUnsafePointer(to: event) { event in
-            runningEvent = event
+            definition.start(event, at: position)
             defineMixers()
-            runningEvent = nil
+            if definition.mustCompareAll() {
+                // `defineMixers()` defined its mixers in another order than at registration:
+                // look at every definition.
+                defineMixers()
+            }
+            definition.runningEvent = nil
         }
         runningMixer.deinitialize(count: 1)
     }
@@ -117,5 +133,39 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
                 .mixerUnresolved,
                 "\(name()): mixer \(event.pointee.mixer) returned without react() or abort(); it was aborted")
         }
+    }
+}
+
+/// The bookkeeping of `defineMixers()` runs: registration at creation, or the dispatch of one mixer.
+/// Not nested in the generic substance class (its metadata would be looked up at run time).
+struct MixerDefinition {
+    /// True while `init` runs `defineMixers()` to learn the mixers.
+    var registering = false
+    /// The event of the mixer being dispatched, while `defineMixers()` runs for it.
+    var runningEvent: UnsafePointer<FluxEvent>?
+    /// Where in `defineMixers()` the running mixer is defined (its position among the
+    /// `define(mix:)` calls, learned at registration), or -1 to compare every definition with it.
+    var runningPosition = -1
+    /// The position of the next `define(mix:)` call.
+    var nextPosition = 0
+    /// Whether a definition matched the running mixer.
+    var ranBody = false
+    /// Whether `defineMixers()` defines a mixer twice (then every definition is compared).
+    var definesTwice = false
+
+    mutating func start(_ event: UnsafePointer<FluxEvent>, at position: Int) {
+        runningEvent = event
+        runningPosition = definesTwice ? -1 : position
+        ranBody = false
+        nextPosition = 0
+    }
+
+    /// After a run by position that found nothing there: prepares a run that compares every
+    /// definition and returns true.
+    mutating func mustCompareAll() -> Bool {
+        guard !ranBody && runningPosition >= 0 else { return false }
+        runningPosition = -1
+        nextPosition = 0
+        return true
     }
 }

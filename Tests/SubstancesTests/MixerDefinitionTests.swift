@@ -1,0 +1,87 @@
+import FlaskTestSupport
+import FluxBus
+import Synchronization
+import Testing
+
+@testable import Substances
+
+enum ShelfMixers: SubstanceMixer, CaseIterable {
+    case a, b, c, d, e
+}
+
+/// Defines its mixers in the order of `order`, which a test may change after creation, and
+/// records which body ran.
+final class ShelfSubstance: ReactiveSubstance<CounterState, ShelfMixers>, @unchecked Sendable {
+    let ran = Recorder<String>()
+    let order = Mutex<[ShelfMixers]>(ShelfMixers.allCases)
+
+    override func defineMixers() {
+        for mixer in order.withLock({ $0 }) {
+            define(mix: mixer) { _, react, _ in
+                self.ran.append("\(mixer)")
+                self.prop.counter += 1
+                react()
+            }
+        }
+    }
+}
+
+/// Defines `.c` twice.
+final class TwiceSubstance: ReactiveSubstance<CounterState, ShelfMixers>, @unchecked Sendable {
+    let ran = Recorder<String>()
+
+    override func defineMixers() {
+        for mixer in [ShelfMixers.a, .c] {
+            define(mix: mixer) { _, react, _ in
+                self.ran.append("\(mixer)")
+                self.prop.counter += 1
+                react()
+            }
+        }
+        define(mix: .c) { _, react, _ in
+            self.ran.append("c again")
+            self.prop.counter += 10
+            react()
+        }
+    }
+}
+
+@Suite("Substances: finding a dispatched mixer's body among its definitions")
+struct MixerDefinitionTests {
+    @Test("each dispatch runs exactly the body of its mixer, among many")
+    func rightBody() async {
+        let bus = Flux()
+        let substance = ShelfSubstance(bus: bus)
+        for mixer in [ShelfMixers.e, .a, .c, .b, .d, .c] { bus.dispatch(mixer.busName) }
+        await bus.flush()
+        #expect(substance.ran.all == ["e", "a", "c", "b", "d", "c"])
+        #expect(substance.state.counter == 6)
+    }
+
+    @Test("a defineMixers() that defines in another order or leaves mixers out later still runs the right body")
+    func orderChanged() async {
+        // Bodies are found by their position at registration, checked against the mixer: a
+        // mismatch falls back to comparing every definition.
+        let bus = Flux()
+        let substance = ShelfSubstance(bus: bus)
+        substance.order.withLock { $0 = [.e, .d, .c, .b, .a] }
+        for mixer in [ShelfMixers.a, .d, .b] { bus.dispatch(mixer.busName) }
+        await bus.flush()
+        substance.order.withLock { $0 = [.d] }
+        for mixer in [ShelfMixers.d, .e] { bus.dispatch(mixer.busName) }
+        await bus.flush()
+        #expect(substance.ran.all == ["a", "d", "b", "d"])
+    }
+
+    @Test("a mixer defined twice runs both bodies, in definition order")
+    func definedTwice() async {
+        let bus = Flux()
+        let substance = TwiceSubstance(bus: bus)
+        bus.dispatch(ShelfMixers.c.busName)
+        bus.dispatch(ShelfMixers.a.busName)
+        await bus.flush()
+        #expect(substance.ran.all == ["c", "c again", "a"])
+        #expect(substance.state.counter == 12)
+        #expect(await bus.observerCount(of: ShelfMixers.c.busName) == 1)
+    }
+}
