@@ -39,9 +39,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     /// Creation order, unique per process.
     package let serial = reactorSerial.add(1, ordering: .relaxed).newValue
     private weak var manager: ReactorManager?
-    private let handlerBox = LockedValue<Handler?>(nil)
-    private let mainActorHandlerBox = LockedValue<MainActorHandler?>(nil)
-    private let keysBox = LockedValue<[String]?>(nil)
+    /// The handlers and keys as set, behind one lock (one allocation per reactor, not three).
+    private let settings = LockedValue(ReactorSettings<Owner>())
     // Bus-confined copy of the main-actor handler.
     @exclusivity(unchecked) private var busMainActorHandler: MainActorHandler?
     private let detached = Atomic<Bool>(false)
@@ -79,9 +78,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     /// Called with every reaction. Set it right after creating the reactor: the change takes effect
     /// before any work item that has not started yet.
     public var handler: Handler? {
-        get { handlerBox.withLock { $0 } }
+        get { settings.withLock { $0.handler } }
         set {
-            handlerBox.withLock { $0 = newValue }
+            settings.withLock { $0.handler = newValue }
             bus.performExclusive { [self] in
                 // Not `newValue.map(HandlerBox.init)`: passing the closure through a generic
                 // function would wrap it in reabstraction thunks, two calls more per reaction.
@@ -96,9 +95,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     /// The bus does not wait for it. A lock that comes with an exclusive mix stays held until the
     /// handler releases it (`reaction.onLock?.release()`), so async flux works across the hop.
     public var mainActorHandler: MainActorHandler? {
-        get { mainActorHandlerBox.withLock { $0 } }
+        get { settings.withLock { $0.mainActorHandler } }
         set {
-            mainActorHandlerBox.withLock { $0 = newValue }
+            settings.withLock { $0.mainActorHandler = newValue }
             bus.performExclusive { [self] in busMainActorHandler = newValue }
         }
     }
@@ -125,9 +124,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     /// reactor's substances has is reported once (`FluxDiagnostic.Code.unknownKey`). Takes effect
     /// before any work item that has not started yet.
     public var keys: [String]? {
-        get { keysBox.withLock { $0 } }
+        get { settings.withLock { $0.keys } }
         set {
-            keysBox.withLock { $0 = newValue }
+            settings.withLock { $0.keys = newValue }
             let substances = self.substances
             for key in newValue ?? [] where !substances.contains(where: { $0.isValid(key: key) }) {
                 bus.report(.unknownKey, "reactor.keys: none of the reactor's substances has a key \"\(key)\"")
@@ -207,6 +206,13 @@ struct WeakSubstance: @unchecked Sendable {
     init(_ substance: any AnySubstance) {
         self.substance = substance
     }
+}
+
+/// What a reactor's user set: read back by the properties' getters.
+private struct ReactorSettings<Owner: AnyObject> {
+    var handler: Reactor<Owner>.Handler?
+    var mainActorHandler: Reactor<Owner>.MainActorHandler?
+    var keys: [String]?
 }
 
 /// A reactor's handler in a box, so the bus can call it without retaining it.
