@@ -26,11 +26,9 @@ final class FluxObserverRegistry: @unchecked Sendable {
     }
 
     @exclusivity(unchecked) private var byName: [FluxMixerName: Observers] = [:]
-    // A one-entry cache: bursts of the same mixer skip hashing the name.
-    @exclusivity(unchecked) private var lastName: FluxMixerName?
-    /// `lastName`'s observers, unretained: they are also in `byName`, and the cache is cleared
-    /// whenever `byName` changes.
-    @exclusivity(unchecked) private var lastObservers: Unmanaged<Observers>?
+    /// Recently dispatched names' observers, found without hashing the name; cleared whenever a
+    /// name's observers leave `byName`.
+    @exclusivity(unchecked) private var cache = FluxMixerCache<Observers>()
 
     func add(_ entry: Entry, for name: FluxMixerName) {
         if let observers = byName[name] {
@@ -51,8 +49,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
     private func removeIfEmpty(_ observers: Observers, for name: FluxMixerName) {
         guard observers.entries.isEmpty else { return }
         byName[name] = nil
-        lastName = nil
-        lastObservers = nil
+        cache.removeAll()
     }
 
     /// Calls every live observer of the event's mixer, in registration order, and forgets
@@ -60,13 +57,12 @@ final class FluxObserverRegistry: @unchecked Sendable {
     @discardableResult
     func deliver(_ event: FluxEvent) -> Int {
         let observers: Unmanaged<Observers>
-        if let lastName, let lastObservers, lastName == event.mixer {
-            observers = lastObservers
+        if let cached = cache.target(for: event.mixer) {
+            observers = cached
         } else {
             guard let found = byName[event.mixer] else { return 0 }
             observers = Unmanaged.passUnretained(found)
-            lastName = event.mixer
-            lastObservers = observers
+            cache.insert(found, for: event.mixer)
         }
         var called = 0
         var sawGone = false

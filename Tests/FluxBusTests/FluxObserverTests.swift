@@ -82,4 +82,27 @@ struct FluxObserverTests {
         await bus.flush()
         #expect(seen.all == ["first", "second", "second", "third"])
     }
+
+    @Test("a name reaches its observers however its string was made, short or long, in any order")
+    func namesByValue() async {
+        // The bus finds recent names by the bits of their strings: a name built at run time has
+        // other bits than the literal, and must still be found (by its text).
+        let bus = Flux()
+        let owner = Owner()
+        let seen = Recorder<String>()
+        let long = "settings.display.brightness.changed"
+        bus.observe("ping", owner: owner) { _, _ in seen.append("ping") }
+        bus.observe(FluxMixerName(long), owner: owner) { _, _ in seen.append("long") }
+        bus.observe(FluxMixerName("ping", domain: AuthMixers.self), owner: owner) { _, _ in seen.append("auth") }
+        let builtPing = String("gnip".reversed())
+        let builtLong = ["settings", "display", "brightness", "changed"].joined(separator: ".")
+        for name in [
+            FluxMixerName("ping"), FluxMixerName(builtLong), FluxMixerName(builtPing), FluxMixerName(long),
+            FluxMixerName(builtPing, domain: AuthMixers.self), FluxMixerName("ping"), FluxMixerName("pong"),
+        ] {
+            bus.dispatch(name)
+        }
+        await bus.flush()
+        #expect(seen.all == ["ping", "long", "ping", "long", "auth", "ping"])
+    }
 }
