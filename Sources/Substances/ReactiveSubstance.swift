@@ -32,10 +32,6 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     public typealias Mixer = (_ payload: FluxPayload?, _ react: MixerResolution, _ abort: MixerResolution) -> Void
 
     private let observations = LockedValue<[M: FluxObservation]>([:])
-    /// The mixer being dispatched, while `defineMixers()` runs for it (on the bus). It lives in a
-    /// slot allocated once: an `M?` property would make every dispatch look up `Optional<M>`'s
-    /// metadata at run time.
-    private let runningMixer = UnsafeMutablePointer<M>.allocate(capacity: 1)
     /// What `define(mix:)` needs to know while `defineMixers()` runs, in one property: each
     /// property of a generic class is found through its metadata.
     @exclusivity(unchecked) private final var definition = MixerDefinition()
@@ -63,7 +59,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             // Only the definition at the running mixer's position is compared with it, so a
             // dispatch costs a few instructions per other mixer the substance defines.
             let expected = definition.runningPosition
-            if expected < 0 || position == expected, runningMixer.pointee == mixer {
+            if expected < 0 || position == expected,
+                definition.runningMixer.unsafelyUnwrapped.assumingMemoryBound(to: M.self).pointee == mixer
+            {
                 definition.ranBody = true
                 run(body, event)
             }
@@ -91,24 +89,25 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
 
     deinit {
         for observation in observations.withLock({ $0.values }) { observation.cancel() }
-        runningMixer.deallocate()
     }
 
     private func dispatch(_ mixer: M, at position: Int, _ event: FluxEvent) {
-        runningMixer.initialize(to: mixer)
-        // The event is borrowed for the length of `defineMixers()`, not copied (its payload
-        // dictionary would be retained and released on every dispatch).
-        withUnsafePointer(to: event) { event in
-            definition.start(event, at: position)
-            defineMixers()
-            if definition.mustCompareAll() {
-                // `defineMixers()` defined its mixers in another order than at registration:
-                // look at every definition.
+        // The mixer and the event are borrowed for the length of `defineMixers()`, not copied (an
+        // event's payload would be retained and released, a generic mixer copied through its
+        // value witnesses, on every dispatch).
+        withUnsafePointer(to: mixer) { mixer in
+            withUnsafePointer(to: event) { event in
+                definition.start(UnsafeRawPointer(mixer), event, at: position)
                 defineMixers()
+                if definition.mustCompareAll() {
+                    // `defineMixers()` defined its mixers in another order than at registration:
+                    // look at every definition.
+                    defineMixers()
+                }
+                definition.runningEvent = nil
+                definition.runningMixer = nil
             }
-            definition.runningEvent = nil
         }
-        runningMixer.deinitialize(count: 1)
     }
 
     private func run(_ body: Mixer, _ event: UnsafePointer<FluxEvent>) {
@@ -141,7 +140,8 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
 struct MixerDefinition {
     /// True while `init` runs `defineMixers()` to learn the mixers.
     var registering = false
-    /// The event of the mixer being dispatched, while `defineMixers()` runs for it.
+    /// The mixer being dispatched (an `M`) and its event, while `defineMixers()` runs for it.
+    var runningMixer: UnsafeRawPointer?
     var runningEvent: UnsafePointer<FluxEvent>?
     /// Where in `defineMixers()` the running mixer is defined (its position among the
     /// `define(mix:)` calls, learned at registration), or -1 to compare every definition with it.
@@ -153,7 +153,8 @@ struct MixerDefinition {
     /// Whether `defineMixers()` defines a mixer twice (then every definition is compared).
     var definesTwice = false
 
-    mutating func start(_ event: UnsafePointer<FluxEvent>, at position: Int) {
+    mutating func start(_ mixer: UnsafeRawPointer, _ event: UnsafePointer<FluxEvent>, at position: Int) {
+        runningMixer = mixer
         runningEvent = event
         runningPosition = definesTwice ? -1 : position
         ranBody = false
