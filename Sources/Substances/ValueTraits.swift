@@ -64,22 +64,20 @@ struct ValueTraits {
 }
 
 /// Whether `size` bytes at two addresses are identical.
+///
+/// Whole words are compared without a branch per word (the differences are or-ed together), which
+/// is cheaper for the few words of a property or a group of properties than stopping at the first.
 @inline(__always)
 func sameBits(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ size: Int) -> Bool {
-    var offset = 0
-    while offset + 8 <= size {
-        if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        {
-            return false
-        }
-        offset += 8
+    let words = size &>> 3
+    var difference: UInt64 = 0
+    for word in 0..<words {
+        difference |=
+            a.loadUnaligned(fromByteOffset: word &<< 3, as: UInt64.self)
+            ^ b.loadUnaligned(fromByteOffset: word &<< 3, as: UInt64.self)
     }
-    while offset < size {
-        if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) {
-            return false
-        }
-        offset += 1
+    for offset in (words &<< 3)..<size {
+        difference |= UInt64(a.load(fromByteOffset: offset, as: UInt8.self) ^ b.load(fromByteOffset: offset, as: UInt8.self))
     }
-    return true
+    return difference == 0
 }
