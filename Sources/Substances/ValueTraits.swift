@@ -77,7 +77,8 @@ func sameBits(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ size: Int) -> Bool
             ^ b.loadUnaligned(fromByteOffset: word &<< 3, as: UInt64.self)
     }
     for offset in (words &<< 3)..<size {
-        difference |= UInt64(a.load(fromByteOffset: offset, as: UInt8.self) ^ b.load(fromByteOffset: offset, as: UInt8.self))
+        difference |= UInt64(
+            a.load(fromByteOffset: offset, as: UInt8.self) ^ b.load(fromByteOffset: offset, as: UInt8.self))
     }
     return difference == 0
 }
