@@ -4,8 +4,8 @@
 /// domain, and is found there only if those bits are identical. Identical bits are the same string
 /// (a slot keeps its name, so the storage a long name's bits point to cannot be freed and reused),
 /// so a hit is exact; a name spelled by another `String` value of the same text simply misses and
-/// is found by the registry's dictionary. Names dispatched in turn (a substance's mixers, say) stay
-/// in their slots, where the one-entry cache it replaces missed on every change of mixer.
+/// is found by the registry's dictionary. Names dispatched in turn (a substance's mixers, say) each
+/// keep their slot.
 ///
 /// Confined to the bus like the registry. The targets are unretained: the registry clears the cache
 /// whenever it drops a target.
