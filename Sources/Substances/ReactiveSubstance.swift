@@ -53,11 +53,11 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     ///
     /// Call it only from ``defineMixers()``.
     public func define(mix mixer: M, _ body: Mixer) {
-        let position = definition.nextPosition
-        definition.nextPosition &+= 1
         if let event = definition.runningEvent {
             // Only the definition at the running mixer's position is compared with it, so a
             // dispatch costs a few instructions per other mixer the substance defines.
+            let position = definition.nextPosition
+            definition.nextPosition &+= 1
             let expected = definition.runningPosition
             if expected < 0 || position == expected,
                 definition.runningMixer.unsafelyUnwrapped.assumingMemoryBound(to: M.self).pointee == mixer
@@ -66,21 +66,27 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
                 run(body, event)
             }
         } else if definition.registering {
-            register(mixer, position: position)
+            register(mixer, position: definition.nextPosition)
+            definition.nextPosition &+= 1
         } else {
-            register(mixer, position: -1)
+            register(mixer, position: nil)
             bus.report(
                 .reactorMisuse,
                 "\(name()): define(mix: \(mixer)) called outside defineMixers(); its body will never run")
         }
     }
 
-    private func register(_ mixer: M, position: Int) {
+    /// Observes `mixer` on the bus. `position` is its place among the `define(mix:)` calls when
+    /// `init` learns the mixers, nil for a mixer defined later (then found by comparing every
+    /// definition).
+    private func register(_ mixer: M, position: Int?) {
         let isNew = observations.withLock { $0[mixer] == nil }
         guard isNew else {
-            definition.definesTwice = true
+            // Only while `init` learns the mixers, before the bus can see the substance.
+            if position != nil { definition.definesTwice = true }
             return
         }
+        let position = position ?? -1
         let observation = bus.observe(mixer.busName, owner: self) { substance, event in
             substance.dispatch(mixer, at: position, event)
         }
