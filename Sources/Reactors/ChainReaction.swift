@@ -30,9 +30,20 @@ import Synchronization
 /// `@unchecked Sendable`: `steps` and `phase` are read and written only inside ``withState(_:)``,
 /// which holds the `busy` flag (acquired and released with acquiring/releasing atomics).
 public final class ChainReaction: @unchecked Sendable {
+    /// A step: the identity of the substance it mixes, and one closure that holds the substance and
+    /// does each phase of the chain to it. A substance stored beside the closure cost the runtime's
+    /// slow reference counting on every call: substances are weakly referenced, so each retain of
+    /// one goes through its side table, and a method called on an existential read from the list
+    /// retains it first. Calling the closure retains only its context.
     private struct Step {
-        let substance: any AnySubstance
-        let run: @Sendable () -> Void
+        let substance: ObjectIdentifier
+        let act: @Sendable (consuming Action) -> SubstanceChanges?
+    }
+
+    /// What a step's closure does to its substance.
+    private enum Action {
+        case begin, mix, commit
+        case deliver(SubstanceChanges)
     }
 
     private enum Phase { case open, reacted, aborted }
@@ -66,7 +77,17 @@ public final class ChainReaction: @unchecked Sendable {
         let added = withState { steps, phase in
             guard phase == .open else { return false }
             if steps.isEmpty { steps.reserveCapacity(4) }
-            steps.append(Step(substance: substance, run: { body(substance) }))
+            steps.append(
+                Step(substance: ObjectIdentifier(substance)) { (action: consuming Action) in
+                    // Consumed, so that delivered changes nobody else holds can be recycled.
+                    switch consume action {
+                    case .begin: substance.beginTransaction()
+                    case .mix: body(substance)
+                    case .commit: return substance.commitTransaction()
+                    case .deliver(let changes): substance.deliver(consume changes, lock: nil)
+                    }
+                    return nil
+                })
             return true
         }
         if !added {
@@ -157,29 +178,27 @@ public final class ChainReaction: @unchecked Sendable {
     /// Runs the steps as one transaction, on the bus. Each substance's commit records what it did
     /// in the active receipt, if any.
     private static func run(_ steps: [Step]) {
-        // Steps are borrowed in place: a copy of a step retains its substance, which (weakly
-        // referenced by the bus) takes the runtime's slow path. The bookkeeping lives on the stack.
+        // Steps are borrowed in place, and the bookkeeping lives on the stack.
         steps.withUnsafeBufferPointer { steps in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: steps.count) { involved in
                 // The substances involved, each once, by the index of their first step.
                 var count = 0
                 for index in steps.indices {
-                    let id = ObjectIdentifier(steps[index].substance)
-                    if !involved[..<count].contains(where: { ObjectIdentifier(steps[$0].substance) == id }) {
+                    let id = steps[index].substance
+                    if !involved[..<count].contains(where: { steps[$0].substance == id }) {
                         involved[count] = index
                         count += 1
                     }
                 }
-                for position in 0..<count { steps[involved[position]].substance.beginTransaction() }
-                for index in steps.indices { steps[index].run() }
+                for position in 0..<count { _ = steps[involved[position]].act(.begin) }
+                for index in steps.indices { _ = steps[index].act(.mix) }
                 withUnsafeTemporaryAllocation(of: SubstanceChanges?.self, capacity: count) { committed in
                     for position in 0..<count {
-                        (committed.baseAddress! + position).initialize(
-                            to: steps[involved[position]].substance.commitTransaction())
+                        (committed.baseAddress! + position).initialize(to: steps[involved[position]].act(.commit))
                     }
                     for position in 0..<count {
                         if let changes = (committed.baseAddress! + position).move() {
-                            steps[involved[position]].substance.deliver(changes, lock: nil)
+                            _ = steps[involved[position]].act(.deliver(consume changes))
                         }
                     }
                 }
