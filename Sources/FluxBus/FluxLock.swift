@@ -12,7 +12,10 @@ import Synchronization
 /// ```
 ///
 /// `release()` is idempotent. ``onRelease`` is called exactly once, with the reason of the release.
-public final class FluxLock: Sendable, CustomStringConvertible {
+///
+/// `@unchecked Sendable`: its one mutable property, `state`, is read and written only inside
+/// `stateLock.withLock`.
+public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// Why a lock was released.
     public enum Release: Sendable, Equatable {
         /// ``release()`` was called.
@@ -57,7 +60,10 @@ public final class FluxLock: Sendable, CustomStringConvertible {
         }
     }
 
-    private let state = LockedValue(LockState())
+    /// Guards `state`: a lock's state changes once or twice in its life, so a flag in place costs
+    /// less than a `LockedValue`'s allocation and mutex per lock.
+    private let stateLock = FlagLock()
+    @exclusivity(unchecked) private var state = LockState()
     private let handedOver = Atomic<Bool>(false)
     private let bus: Flux
 
@@ -78,11 +84,11 @@ public final class FluxLock: Sendable, CustomStringConvertible {
     /// Called once when the lock is released, on the releasing thread, with the reason.
     /// Set after the lock was already released, it is called at once.
     public var onRelease: (@Sendable (Release) -> Void)? {
-        get { state.withLock { $0.onRelease } }
+        get { stateLock.withLock { state.onRelease } }
         set {
-            let alreadyReleased: Release? = state.withLock { s in
-                if let release = s.release { return release }
-                s.onRelease = newValue
+            let alreadyReleased: Release? = stateLock.withLock {
+                if let release = state.release { return release }
+                state.onRelease = newValue
                 return nil
             }
             if let alreadyReleased { newValue?(alreadyReleased) }
@@ -90,7 +96,7 @@ public final class FluxLock: Sendable, CustomStringConvertible {
     }
 
     /// Whether the lock has been released.
-    public var isReleased: Bool { state.withLock { $0.release != nil } }
+    public var isReleased: Bool { stateLock.withLock { state.release != nil } }
 
     /// Releases the lock. Releasing it again has no effect (and is reported when both were explicit).
     public func release() {
@@ -100,11 +106,11 @@ public final class FluxLock: Sendable, CustomStringConvertible {
     /// Releases with a reason; returns whether this call did release it.
     @discardableResult
     package func release(_ reason: Release) -> Bool {
-        let (callback, previous): ((@Sendable (Release) -> Void)?, Release?) = state.withLock { s in
-            if let previous = s.release { return (nil, previous) }
-            s.release = reason
-            defer { s.onRelease = nil }
-            return (s.onRelease, nil)
+        let (callback, previous): ((@Sendable (Release) -> Void)?, Release?) = stateLock.withLock {
+            if let previous = state.release { return (nil, previous) }
+            state.release = reason
+            defer { state.onRelease = nil }
+            return (state.onRelease, nil)
         }
         if let previous {
             if previous == .explicit && reason == .explicit {

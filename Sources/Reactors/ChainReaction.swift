@@ -1,14 +1,5 @@
 import FluxBus
 import Substances
-import Synchronization
-
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// Mixes one or several substances as one transaction.
 ///
@@ -28,7 +19,7 @@ import Synchronization
 /// Aliases: `mixing`, `with` and `and` for `mix`; `andReact` for `react`; `andAbort` for `abort`.
 ///
 /// `@unchecked Sendable`: `steps` and `phase` are read and written only inside ``withState(_:)``,
-/// which holds the `busy` flag (acquired and released with acquiring/releasing atomics).
+/// which holds the chain's `FlagLock`.
 public final class ChainReaction: @unchecked Sendable {
     /// A step: the identity of the substance it mixes, and one closure that holds the substance and
     /// does each phase of the chain to it. A substance stored beside the closure cost the runtime's
@@ -52,7 +43,7 @@ public final class ChainReaction: @unchecked Sendable {
     // A chain is built by one caller in a few calls, so its state is guarded by a flag that is
     // almost never contended: a mutex cost an allocation, an initialization and a destruction per
     // chain, about 8% of a chain's instructions.
-    private let busy = Atomic<Bool>(false)
+    private let stateLock = FlagLock()
     @exclusivity(unchecked) private var steps: [Step] = []
     @exclusivity(unchecked) private var phase = Phase.open
 
@@ -166,12 +157,11 @@ public final class ChainReaction: @unchecked Sendable {
         return steps
     }
 
-    /// Runs `body` with the builder state, holding the `busy` flag.
+    /// Runs `body` with the builder state, holding the state's lock (taken and given back
+    /// directly: `FlagLock.withLock` is generic code this module would call unspecialized).
     private func withState<Result>(_ body: (inout [Step], inout Phase) -> Result) -> Result {
-        while !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
-            sched_yield()
-        }
-        defer { busy.store(false, ordering: .releasing) }
+        stateLock.lock()
+        defer { stateLock.unlock() }
         return body(&steps, &phase)
     }
 
