@@ -1,30 +1,40 @@
 /// A small cache from mixer names to the registry's observers, looked up without hashing the name.
 ///
-/// Direct-mapped: a name goes to one of 16 slots chosen from the bits of its `String` value and its
-/// domain, and is found there only if those bits are identical. Identical bits are the same string
-/// (a slot keeps its name, so the storage a long name's bits point to cannot be freed and reused),
-/// so a hit is exact; a name spelled by another `String` value of the same text simply misses and
-/// is found by the registry's dictionary. Names dispatched in turn (a substance's mixers, say) each
-/// keep their slot.
+/// Direct-mapped: a name goes to one of 16 slots chosen from the two words of its `String` value
+/// and its domain, and is found there only if both are identical. A slot keeps its name alive (a
+/// long string's words include the address of its storage), so a hit is exact; a name spelled by
+/// another `String` value of the same text simply misses and is found by the registry's
+/// dictionary, as is every name on a platform where a `String` is not two words. Names dispatched
+/// in turn (a substance's mixers, say) each keep their slot.
+///
+/// The reduction plan's `KeyTable` (Substances) finds keys by the same two words. The few lines
+/// are not shared: a `package` function of this module is called, not inlined, from another one,
+/// and a shared version put a call on every reaction's key lookup (S3 38,645 → 65,344
+/// instructions a dispatch).
 ///
 /// Confined to the bus like the registry. The targets are unretained: the registry clears the cache
 /// whenever it drops a target.
 struct FluxMixerCache<Target: AnyObject> {
     private struct Slot {
-        /// The bits of the name (compared), and the name itself (kept alive).
-        var key: Key = (0, 0, 0)
+        /// The bits of the name and its domain's address (compared), and the name itself (kept
+        /// alive); no key in an empty slot.
+        var key: Key?
         var name: FluxMixerName?
         var target: Unmanaged<Target>?
     }
 
-    private typealias Key = (UInt64, UInt64, UInt)
+    private struct Key: Equatable {
+        let low: UInt64
+        let high: UInt64
+        let domain: UInt
+    }
 
     private var slots = Array(repeating: Slot(), count: 16)
 
     /// The target cached for `name`, if any.
     @inline(__always)
     func target(for name: FluxMixerName) -> Unmanaged<Target>? {
-        let key = FluxMixerCache.key(of: name)
+        guard let key = FluxMixerCache.key(of: name) else { return nil }
         return slots.withUnsafeBufferPointer { slots in
             let slot = slots.baseAddress.unsafelyUnwrapped + FluxMixerCache.index(of: key)
             return slot.pointee.key == key ? slot.pointee.target : nil
@@ -32,7 +42,7 @@ struct FluxMixerCache<Target: AnyObject> {
     }
 
     mutating func insert(_ target: Target, for name: FluxMixerName) {
-        let key = FluxMixerCache.key(of: name)
+        guard let key = FluxMixerCache.key(of: name) else { return }
         slots[FluxMixerCache.index(of: key)] = Slot(key: key, name: name, target: .passUnretained(target))
     }
 
@@ -40,19 +50,22 @@ struct FluxMixerCache<Target: AnyObject> {
         for index in slots.indices { slots[index] = Slot() }
     }
 
-    /// The bits of the name's string and the address of its domain type. No string's bits are
-    /// all zero, so an empty slot matches nothing.
+    /// The two words of the name's string and the address of its domain type; nil where a
+    /// `String` is not two words.
     @inline(__always)
-    private static func key(of name: FluxMixerName) -> Key {
+    private static func key(of name: FluxMixerName) -> Key? {
+        guard MemoryLayout<String>.size == 16 else { return nil }
         let domain = name.domain.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
         return withUnsafeBytes(of: name.name) { bytes in
-            (bytes.load(as: UInt64.self), bytes.load(fromByteOffset: 8, as: UInt64.self), domain)
+            Key(
+                low: bytes.load(as: UInt64.self), high: bytes.load(fromByteOffset: 8, as: UInt64.self),
+                domain: domain)
         }
     }
 
     @inline(__always)
     private static func index(of key: Key) -> Int {
-        let mixed = (key.0 ^ (key.1 &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(key.2)) &* 0xBF58_476D_1CE4_E5B9
+        let mixed = (key.low ^ (key.high &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(key.domain)) &* 0xBF58_476D_1CE4_E5B9
         return Int(truncatingIfNeeded: mixed >> 60)
     }
 }

@@ -82,7 +82,8 @@ final class FluxObserverRegistry: @unchecked Sendable {
                 }
             }
         }
-        if sawGone, let observers = byName[event.mixer] {
+        if sawGone {
+            let observers = observers.takeUnretainedValue()
             observers.entries.removeAll { $0.owner == nil }
             removeIfEmpty(observers, for: event.mixer)
         }

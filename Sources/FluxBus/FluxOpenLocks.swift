@@ -34,12 +34,8 @@ struct FluxOpenLocks {
         guard slots[index] != nil else { return }
         slots[index] = nil
         count -= 1
-        if count == 0 {
-            slots.removeAll(keepingCapacity: true)
-            head = 0
-            firstSerial = serial + 1
-            return
-        }
+        // With no lock open, the slots are cleared by the next `insert`.
+        guard count > 0 else { return }
         while slots[head] == nil { head += 1 }
         if head > 16 && head * 2 > slots.count {
             slots.removeFirst(head)

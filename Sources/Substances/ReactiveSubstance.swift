@@ -110,8 +110,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
                     // look at every definition.
                     defineMixers()
                 }
-                definition.runningEvent = nil
-                definition.runningMixer = nil
+                definition.finish()
             }
         }
     }
@@ -165,6 +164,12 @@ struct MixerDefinition {
         runningPosition = definesTwice ? -1 : position
         ranBody = false
         nextPosition = 0
+    }
+
+    /// Ends a dispatch: the borrowed mixer and event are no longer valid.
+    mutating func finish() {
+        runningMixer = nil
+        runningEvent = nil
     }
 
     /// After a run by position that found nothing there: prepares a run that compares every
