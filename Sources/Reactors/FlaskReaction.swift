@@ -25,9 +25,16 @@ public struct FlaskReaction: Sendable {
 
     /// Calls `body` if `key` (a dotted key) changed. A key the state does not have is reported.
     public func on(_ key: String, _ body: (SubstanceChange) -> Void) {
-        if let entry = changes.entry(forKey: key) {
-            if let change = changes.change(entry: entry) { body(change) }
-        } else if let change = changes.change(key) {
+        switch changes.lookUp(key) {
+        case .changed(let change):
+            body(change)
+            return
+        case .unchanged:
+            return
+        case .notAnEntry:
+            break
+        }
+        if let change = changes.change(key) {
             body(change)
         } else {
             let substance = changes.substance

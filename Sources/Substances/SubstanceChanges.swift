@@ -60,22 +60,40 @@ public class SubstanceChanges: @unchecked Sendable {
     // MARK: Keys by entry (package): reactions look keys up in the plan's key table, then compare
     // integers.
 
-    /// The plan entry of `key`: from the plan's key table by the key's bits, else (a key longer
-    /// than 15 bytes) by hashing it; nil for keys that are not entries (a sub-key of a dictionary,
-    /// the Codable path, an unknown key), which are then looked up by string.
-    @inline(__always)
-    package final func entry(forKey key: String) -> Int32? {
-        guard let plan else { return nil }
-        if let entry = plan.keyTable.entry(forKey: key) { return entry }
-        return plan.keyIndex[key].map { Int32($0) }
+    /// What ``lookUp(_:)`` found.
+    package enum EntryLookup {
+        /// The key is a plan entry and changed.
+        case changed(SubstanceChange)
+        /// The key is a plan entry and did not change.
+        case unchanged
+        /// The key is not a plan entry (a sub-key of a dictionary, the Codable path, an unknown
+        /// key): look it up by string.
+        case notAnEntry
     }
 
-    /// The change of a plan entry, if it changed.
+    /// Finds `key` among the plan's entries, then among the entries this commit changed, in one
+    /// call: every reaction's `on(key)` asks, and most ask about a key that did not change.
+    ///
+    /// The entry comes from the plan's key table by the key's bits, else (a key longer than 15
+    /// bytes) by hashing it. An entry whose bit is not in the changed entries' mask did not change,
+    /// which is known without reading the list.
     @inline(__always)
-    package final func change(entry: Int32) -> SubstanceChange? {
-        guard let slot = entries.firstIndex(of: entry) else { return nil }
-        return SubstanceChange(changes: self, slot: slot)
+    package final func lookUp(_ key: String) -> EntryLookup {
+        guard let plan else { return .notAnEntry }
+        let entry: Int32
+        if let found = plan.keyTable.entry(forKey: key) {
+            entry = found
+        } else if let index = plan.keyIndex[key] {
+            entry = Int32(index)
+        } else {
+            return .notAnEntry
+        }
+        guard entries.mask & (1 &<< UInt64(entry & 63)) != 0, let slot = entries.firstIndex(of: entry) else {
+            return .unchanged
+        }
+        return .changed(SubstanceChange(changes: self, slot: slot))
     }
+
     func oldValue(at slot: Int) -> Any? { nil }
     func newValue(at slot: Int) -> Any? { nil }
     /// The committed state as JSON, for a journal (nil if it cannot be encoded).

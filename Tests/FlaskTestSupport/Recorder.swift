@@ -22,4 +22,11 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
     }
 
     public var count: Int { all.count }
+
+    /// Forgets what was collected.
+    public func removeAll() {
+        lock.lock()
+        values.removeAll()
+        lock.unlock()
+    }
 }

@@ -46,3 +46,30 @@ extension Flux {
         }
     }
 }
+
+/// Nine structs of nine `Int`s and a property with a long name: 91 keys, every one a plan entry
+/// (the parents too), for reactions over many entries.
+struct NinesState: State {
+    struct Nine: Codable, Equatable, Sendable {
+        var a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0, i = 0
+    }
+    var s0 = Nine(), s1 = Nine(), s2 = Nine(), s3 = Nine(), s4 = Nine(), s5 = Nine(), s6 = Nine(), s7 = Nine()
+    var s8 = Nine()
+    var aPropertyWithALongName = 0
+
+    /// Every leaf key and its key path (computed on each use: key paths are not `Sendable`).
+    static var leaves: [String: WritableKeyPath<NinesState, Int>] {
+        let structs: [WritableKeyPath<NinesState, Nine>] = [\.s0, \.s1, \.s2, \.s3, \.s4, \.s5, \.s6, \.s7, \.s8]
+        let fields: [(String, WritableKeyPath<Nine, Int>)] = [
+            ("a", \.a), ("b", \.b), ("c", \.c), ("d", \.d), ("e", \.e), ("f", \.f), ("g", \.g), ("h", \.h), ("i", \.i),
+        ]
+        var leaves: [String: WritableKeyPath<NinesState, Int>] = ["aPropertyWithALongName": \.aPropertyWithALongName]
+        for (index, path) in structs.enumerated() {
+            for (name, field) in fields { leaves["s\(index).\(name)"] = path.appending(path: field) }
+        }
+        return leaves
+    }
+
+    /// The leaves and the nine parents.
+    static var allKeys: [String] { leaves.keys.sorted() + (0..<9).map { "s\($0)" } }
+}

@@ -277,4 +277,33 @@ struct ReactorTests {
         #expect(manager.purge() == 1)
         #expect(weakReactor == nil)
     }
+
+    @Test("on(key) fires for exactly the changed keys and their parents, in commits of one to eight of 91 keys")
+    func onKeysOfWideCommits() async {
+        // 91 plan entries and a long key: entries 64 and up share a bit of the changes' entry mask
+        // with lower ones, and a commit of several leaves and their parents lists more entries
+        // than fit inline.
+        let bus = Flux()
+        let substance = Substance<NinesState>(bus: bus)
+        let owner = TestOwner()
+        var random = SeededRandom(seed: 0x5EED_0071)
+        let fired = Recorder<String>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        let keys = NinesState.allKeys
+        reactor.handler = { _, reaction in
+            for key in keys { reaction.on(key) { _ in fired.append(key) } }
+        }
+        for round in 1...24 {
+            let leaves = Array(NinesState.leaves.keys.sorted().shuffled(using: &random).prefix(1 + round % 8))
+            reactor.mix(substance) { substance in
+                let paths = NinesState.leaves
+                for leaf in leaves { substance.prop[keyPath: paths[leaf]!] += round }
+            }.react()
+            await bus.flush()
+            let parents = leaves.compactMap { $0.split(separator: ".").count > 1 ? String($0.prefix(2)) : nil }
+            #expect(Set(fired.all) == Set(leaves + parents), "round \(round), changed \(leaves)")
+            #expect(fired.all.count == Set(leaves + parents).count, "round \(round): a key fired twice")
+            fired.removeAll()
+        }
+    }
 }
