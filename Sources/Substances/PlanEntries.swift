@@ -5,13 +5,15 @@
 struct PlanEntries: RandomAccessCollection {
     private var inline: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
     private var inlineCount = 0
-    private var overflow: [Int32] = []
+    /// Nil until a fifth entry: an empty array would still be released whenever a list is
+    /// replaced (a recycled commit's list is, on every dispatch).
+    private var overflow: [Int32]? = nil
     /// One bit per entry modulo 64: two lists whose masks share no bit share no entry, which a
     /// reactor filtering by key checks without reading the lists.
     private(set) var mask: UInt64 = 0
 
     var startIndex: Int { 0 }
-    var endIndex: Int { inlineCount + overflow.count }
+    var endIndex: Int { inlineCount + (overflow?.count ?? 0) }
 
     subscript(position: Int) -> Int32 {
         switch position {
@@ -19,7 +21,7 @@ struct PlanEntries: RandomAccessCollection {
         case 1: inline.1
         case 2: inline.2
         case 3: inline.3
-        default: overflow[position - 4]
+        default: overflow.unsafelyUnwrapped[position - 4]
         }
     }
 
@@ -31,7 +33,7 @@ struct PlanEntries: RandomAccessCollection {
         if inlineCount > 1, inline.1 == entry { return 1 }
         if inlineCount > 2, inline.2 == entry { return 2 }
         if inlineCount > 3, inline.3 == entry { return 3 }
-        return overflow.firstIndex(of: entry).map { $0 + 4 }
+        return overflow?.firstIndex(of: entry).map { $0 + 4 }
     }
 
     func contains(_ entry: Int32) -> Bool { firstIndex(of: entry) != nil }
@@ -52,7 +54,7 @@ struct PlanEntries: RandomAccessCollection {
         case 2: inline.2 = entry
         case 3: inline.3 = entry
         default:
-            overflow.append(entry)
+            if overflow == nil { overflow = [entry] } else { overflow?.append(entry) }
             return
         }
         inlineCount += 1
