@@ -67,8 +67,18 @@ struct ValueTraits {
 ///
 /// Whole words are compared without a branch per word (the differences are or-ed together), which
 /// is cheaper for the few words of a property or a group of properties than stopping at the first.
+/// One or two words (an `Int`, a `Double`, a reference, a `String`: most properties) are compared
+/// on their own, without the loops' setup.
 @inline(__always)
 func sameBits(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ size: Int) -> Bool {
+    if size <= 16 {
+        if size == 8 { return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self) }
+        if size == 16 {
+            return a.loadUnaligned(as: UInt64.self) ^ b.loadUnaligned(as: UInt64.self)
+                | a.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                ^ b.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == 0
+        }
+    }
     let words = size &>> 3
     var difference: UInt64 = 0
     for word in 0..<words {
