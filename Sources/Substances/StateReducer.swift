@@ -17,9 +17,8 @@ public enum StateReducer {
 
     /// The changes between two states of a substance, or nil when nothing observable changed.
     /// The states are compared where they lie; the changes object is made only when something
-    /// changed. A recycled object (`spare`) takes the two states by swapping them with its own old
-    /// ones, without copying: `old` and `new` then hold stale states, and the committed state is
-    /// the returned object's `new`.
+    /// changed. A recycled object (`spare`) may take the old state by swapping it with its own old
+    /// one (`old` then holds a stale state); `new` is left as it is.
     static func reduce<S: State>(
         _ old: UnsafeMutablePointer<S>, _ new: UnsafeMutablePointer<S>, plan: ReductionPlan,
         reference: SubstanceReference, recycling spare: inout SubstanceChanges?

@@ -35,9 +35,8 @@ extension Substance {
         if restoration.found { setInitialState(restoration.value) }
     }
 
-    /// Called on the bus after every commit: schedules the debounced archive write.
-    func didCommit(_ value: S) {
-        guard !archiveDisabled() else { return }
+    /// Called on the bus after every commit while archiving is on: schedules the debounced write.
+    func scheduleArchiveWrite(of value: S) {
         let delay = archiveDelay()
         archiver().scheduleWrite(
             key: archiveKey(), after: delay, encode: { try JSONEncoder().encode(value) },

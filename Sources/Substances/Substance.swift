@@ -35,8 +35,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     // Bus-confined: only read and written by work items on `bus`.
     /// The working copy lives in a slot allocated once, so that `prop` can hand out its address:
     /// a `_modify` accessor over a generic stored property allocated and freed its coroutine frame
-    /// on every use (two mallocs per mixer body).
-    private let workingSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
+    /// on every use (two mallocs per mixer body). A commit swaps it with `previousSlot` instead of
+    /// copying the state from one to the other.
+    @exclusivity(unchecked) private final var workingSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
     /// Copies handed to `prop` writes outside a transaction (misuse, reported); freed with the
     /// substance.
     private let discardedSlots = LockedValue<[UnsafeMutablePointer<S>]>([])
@@ -50,7 +51,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private let recyclesChanges = !ThreadSanitizer.isActive
     /// The last committed state as the bus sees it, in a slot allocated once: the reducer compares
     /// it with the working copy in place, without copying either.
-    private let previousSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
+    @exclusivity(unchecked) private final var previousSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
     @exclusivity(unchecked) private final var inTransaction = false
     /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
     /// detached or its owner goes away). An unbound slot is emptied at once and the list compacted
@@ -207,20 +208,21 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         guard inTransaction else { return nil }
         inTransaction = false
         committed.withLock { $0 = workingSlot.pointee }
-        didCommit(workingSlot.pointee)
+        if !archiveDisabled() { scheduleArchiveWrite(of: workingSlot.pointee) }
         let receipt = bus.activeReceipt
         // Nothing is reduced when nobody observes. Last commit's changes object is refilled when
-        // nobody held it after its delivery (see `recycle`); refilling may move the two states
-        // into it, so the committed state is then its `new`.
+        // nobody held it after its delivery (see `recycle`); refilling may move the previous state
+        // into it, but leaves the working copy as it is.
         let changes =
             observerSlots.isEmpty && receipt == nil
             ? nil
             : StateReducer.reduce(previousSlot, workingSlot, plan: plan, reference: reference, recycling: &spareChanges)
-        if let changes {
-            previousSlot.pointee = changes.new
-        } else {
-            previousSlot.pointee = workingSlot.pointee
-        }
+        // The working copy is the committed state now; the previous slot becomes the next
+        // transaction's working slot, which `beginTransaction` overwrites.
+        // Not `swap(_:_:)`: called unspecialized, it would look up the pointer type's metadata.
+        let previous = previousSlot
+        previousSlot = workingSlot
+        workingSlot = previous
         if let receipt {
             let result: MixOutcome.Result = changes.map { .committed($0) } ?? .unchanged
             let notified = changes == nil ? 0 : observerSlots.count

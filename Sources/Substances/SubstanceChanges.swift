@@ -124,20 +124,20 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     }
 
     /// Refills a recycled object (on the bus, while nobody else holds it) with a new reduction and
-    /// the states in the two slots. A state with references is swapped in (no retains and
-    /// releases; the slots are left with this object's stale states); plain data is copied, which
-    /// is cheaper than a swap.
+    /// the states in the two slots. The new state is copied: the substance keeps it as its
+    /// committed state. The old one is no longer needed there: a state with references is swapped
+    /// in (no retains and releases; the slot is left with this object's stale state), plain data
+    /// is copied, which is cheaper than a swap.
     func refill(
-        old: UnsafeMutablePointer<S>, new: UnsafeMutablePointer<S>, entries: consuming PlanEntries,
+        old: UnsafeMutablePointer<S>, new: UnsafePointer<S>, entries: consuming PlanEntries,
         flat: consuming [(key: String, old: FlatValue?, new: FlatValue?)]
     ) {
         if _isPOD(S.self) {
             self.old = old.pointee
-            self.new = new.pointee
         } else {
             swap(&self.old, &old.pointee)
-            swap(&self.new, &new.pointee)
         }
+        self.new = new.pointee
         self.entries = entries
         // Most commits find no flattened changes: an empty list stays as it is.
         if !flat.isEmpty || !self.flat.isEmpty { self.flat = flat }

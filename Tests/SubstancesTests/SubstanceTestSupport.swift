@@ -23,6 +23,22 @@ final class ChangeLog: SubstanceObserver {
     var keys: [[String]] { entries.all.map(\.keys) }
 }
 
+/// Reads each commit's old and new values as they arrive, keeping every third commit's changes
+/// (the others are left to be recycled).
+final class ValueReader: SubstanceObserver {
+    let seen = Recorder<String>()
+    let kept = Recorder<SubstanceChanges>()
+
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        let counter = changes.change("counter")
+        let text = changes.change("text")
+        let old = counter?.oldValue() as Int? ?? -1
+        let new = counter?.newValue() as Int? ?? -1
+        seen.append("\(old)->\(new) \(text?.oldValue() as String? ?? "?")->\(text?.newValue() as String? ?? "?")")
+        if seen.count % 3 == 0 { kept.append(changes) }
+    }
+}
+
 extension Substance {
     /// Runs `body` as one committed transaction on the bus and waits for it.
     func mixAndWait(_ body: @escaping @Sendable (Substance<S>) -> Void) async {

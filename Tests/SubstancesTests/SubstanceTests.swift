@@ -64,6 +64,29 @@ struct SubstanceTests {
         #expect(log.entries.all.first?.changes["counter"]?.newValue() == 5)
     }
 
+    @Test("every commit reports the right old and new values, whether its changes are recycled or kept")
+    func valuesAcrossRecycledCommits() async {
+        // Changes nobody keeps are refilled by the next commit; every third commit's are kept here,
+        // so refills and fresh objects alternate. The state holds a String, so it is not plain data.
+        let bus = Flux()
+        let substance = Substance<CounterState>(bus: bus)
+        let reader = ValueReader()
+        substance.bind(reader)
+        for value in 1...60 {
+            await substance.mixAndWait { substance in
+                substance.prop.counter = value
+                substance.prop.text = "text \(value) of a length that is stored out of line"
+            }
+        }
+        let expected = (1...60).map { value in
+            "\(value - 1)->\(value) \(value == 1 ? "" : "text \(value - 1) of a length that is stored out of line")->"
+                + "text \(value) of a length that is stored out of line"
+        }
+        #expect(reader.seen.all == expected)
+        #expect(reader.kept.count == 20)
+        #expect(substance.state.text == "text 60 of a length that is stored out of line")
+    }
+
     @Test("abort() restores every changed key exactly and nothing reacts")
     func abortRestores() async {
         let bus = Flux()
