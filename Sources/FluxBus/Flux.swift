@@ -33,9 +33,15 @@ public final class Flux: Sendable {
 
     private let executor: DispatchQueue
     private let queue = LockedValue(FluxQueue())
-    /// Bumped whenever something must interrupt a running main-lane batch: a lock taken,
-    /// exclusive work enqueued, a purge. Read once per item while draining.
+    /// Bumped whenever something must interrupt a running batch, read once per item while
+    /// draining: by one for a lock taken or exclusive work enqueued, which stop a main-lane batch
+    /// (both take effect before its next item); by ``purgeStep`` for a purge, which stops any
+    /// batch (its rest is dropped). An exclusive-lane batch looks at purges only: a lock does not
+    /// pause it, and new exclusive work runs after it anyway, so stopping it would only put its
+    /// rest back in front of the lane, a copy of the rest after every item. (After 2^32 locks, a
+    /// carry into the purge bits stops an exclusive batch for nothing: harmless, it resumes.)
     private let interrupts = Atomic<UInt64>(0)
+    private static let purgeStep: UInt64 = 1 << 32
     private let drainingThread = Atomic<UInt>(0)
     private let observerSerial = Atomic<UInt64>(0)
     private let diagnosticsHandler: LockedValue<@Sendable (FluxDiagnostic) -> Void>
@@ -248,7 +254,7 @@ public final class Flux: Sendable {
             q.purgeEpoch += 1
             return q.takeAll()
         }
-        interrupts.add(1, ordering: .releasing)
+        interrupts.add(Flux.purgeStep, ordering: .releasing)
         drop(dropped)
         return dropped.count { !$0.runsWhenDropped }
     }
@@ -313,14 +319,16 @@ public final class Flux: Sendable {
         defer { drainingThread.store(0, ordering: .relaxed) }
         var batch: [FluxItem] = []
         while let (lane, epoch, start) = queue.withLock({ $0.takeBatch(into: &batch) }) {
-            let seen = interrupts.load(ordering: .acquiring)
+            // What stops this batch: any interrupt for the main lane, purges for the exclusive one.
+            let watched: UInt64 = lane == .main ? .max : ~(Flux.purgeStep - 1)
+            let seen = interrupts.load(ordering: .acquiring) & watched
             // Items are run where they lie in the batch (borrowed, not copied out and destroyed).
             let stoppedAt: Int? = batch.withUnsafeBufferPointer { items in
                 var index = start
                 while index < items.count {
                     run(items[index])
                     index += 1
-                    if index < items.count, interrupts.load(ordering: .acquiring) != seen { return index }
+                    if index < items.count, interrupts.load(ordering: .acquiring) & watched != seen { return index }
                 }
                 return nil
             }

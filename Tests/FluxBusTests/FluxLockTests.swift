@@ -230,4 +230,46 @@ struct FluxLockTests {
         await bus.flush()
         #expect(ran.all == [0])
     }
+
+    @Test("purge from inside a running exclusive item drops the rest of its batch")
+    func purgeInsideExclusiveBatch() async {
+        let bus = Flux()
+        let ran = Recorder<Int>()
+        // Queued from a running item, the exclusive items are taken as one batch after it.
+        bus.perform {
+            bus.performExclusive {
+                ran.append(0)
+                bus.purge()
+            }
+            for n in 1..<10 { bus.performExclusive { ran.append(n) } }
+        }
+        await bus.flush()
+        await bus.settleExclusive()
+        #expect(ran.all == [0])
+    }
+
+    @Test("locks and exclusive work added while an exclusive batch runs leave its order alone")
+    func exclusiveBatchKeepsOrder() async {
+        let bus = Flux()
+        let ran = Recorder<Int>()
+        let taken = LockedValue<[FluxLock]>([])
+        bus.perform {
+            for n in 0..<6 {
+                bus.performExclusive {
+                    ran.append(n)
+                    if n == 1 {
+                        taken.withLock { $0.append(bus.lock()) }
+                        bus.performExclusive { ran.append(10) }
+                    }
+                }
+            }
+        }
+        bus.perform { ran.append(20) }
+        await bus.settleExclusive()
+        await bus.settleExclusive()
+        #expect(ran.all == [0, 1, 2, 3, 4, 5, 10], "the lock holds back only the main lane")
+        for lock in taken.withLock({ $0 }) { lock.release() }
+        await bus.flush()
+        #expect(ran.all == [0, 1, 2, 3, 4, 5, 10, 20])
+    }
 }
