@@ -182,8 +182,16 @@ public final class Flux: Sendable {
         withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, autorelease: Bool = true,
         fileID: StaticString = #fileID, line: UInt = #line
     ) -> FluxLock {
-        let lock = takeLock(mixer: mixer, autorelease: autorelease, origin: FluxLock.Origin(fileID: fileID, line: line))
-        enqueueExclusive(.mixer(mixer, payload, lock))
+        // The lock is taken and its mix queued under one hold of the mutex, which the bus thread
+        // also takes for every lock released.
+        let origin = FluxLock.Origin(fileID: fileID, line: line)
+        let (lock, start) = queue.withLock { q in
+            let lock = q.takeLock(bus: self, mixer: mixer, autorelease: autorelease, origin: origin)
+            q.exclusive.append(.mixer(mixer, payload, lock))
+            return (lock, q.claimDrain())
+        }
+        interrupts.add(1, ordering: .releasing)
+        if start { scheduleDrain() }
         return lock
     }
 
@@ -204,11 +212,7 @@ public final class Flux: Sendable {
 
     private func takeLock(mixer: FluxMixerName?, autorelease: Bool, origin: FluxLock.Origin) -> FluxLock {
         let lock = queue.withLock { q in
-            q.lastLockSerial += 1
-            let lock = FluxLock(
-                bus: self, serial: q.lastLockSerial, mixer: mixer, autorelease: autorelease, origin: origin)
-            q.locks.insert(lock)
-            return lock
+            q.takeLock(bus: self, mixer: mixer, autorelease: autorelease, origin: origin)
         }
         interrupts.add(1, ordering: .releasing)
         return lock

@@ -55,6 +55,16 @@ struct FluxQueue {
         return all
     }
 
+    /// Opens a lock with the next serial.
+    mutating func takeLock(
+        bus: Flux, mixer: FluxMixerName?, autorelease: Bool, origin: FluxLock.Origin
+    ) -> FluxLock {
+        lastLockSerial += 1
+        let lock = FluxLock(bus: bus, serial: lastLockSerial, mixer: mixer, autorelease: autorelease, origin: origin)
+        locks.insert(lock)
+        return lock
+    }
+
     /// Marks the queue as draining if there is runnable work and no drain is running.
     /// Returns whether the caller must schedule a drain.
     mutating func claimDrain() -> Bool {
