@@ -126,8 +126,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         switch outcome {
         case true?:
             if let changes = commitTransaction() {
-                if let lock = event.pointee.lock { lock.handOver() }
-                deliver(changes, lock: event.pointee.lock)
+                let lock = event.pointee.lock
+                lock?.handOver()
+                deliver(changes, lock: lock)
             }
         case false?:
             abortTransaction()
