@@ -16,7 +16,7 @@ import Synchronization
 /// Every instance has its own identity: two instances never see each other's changes, named or
 /// not. A substance is freed when nothing references it; its mixers and bindings go with it.
 ///
-/// `@unchecked Sendable`: the committed state is behind a mutex; everything else that changes
+/// `@unchecked Sendable`: the committed state is read behind a lock; everything else that changes
 /// (the working copy, the bound observers, the captured state) is touched only on the bus, whose
 /// items run one at a time; the archive flag is atomic.
 open class Substance<S: State>: AnySubstance, @unchecked Sendable {
@@ -27,7 +27,11 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Reports an archive problem; made once, and holding the substance only weakly, so that a
     /// pending write neither allocates a closure per commit nor keeps the substance alive.
     let reportArchiveProblem: @Sendable (ArchiveProblem) -> Void
-    private let committed: LockedValue<S>
+    /// Guards which slot holds the committed state (`previousSlot`, read there by other threads):
+    /// the bus swaps the slots under it at every commit and otherwise writes only into the working
+    /// slot, so a commit publishes its state without copying it. Held for a pointer swap or a
+    /// reader's copy, so a flag is enough.
+    private let committedLock = FlagLock()
     private let givenName: String?
     private let serial: UInt64
     private let archiveFlag: Atomic<Bool>
@@ -37,6 +41,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// a `_modify` accessor over a generic stored property allocated and freed its coroutine frame
     /// on every use (two mallocs per mixer body). A commit swaps it with `previousSlot` instead of
     /// copying the state from one to the other.
+    // Written only by the bus, and only under `committedLock`; the bus reads it without the lock.
     @exclusivity(unchecked) private final var workingSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
     /// Copies handed to `prop` writes outside a transaction (misuse, reported); freed with the
     /// substance.
@@ -49,8 +54,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// False under the thread sanitizer, which cannot see why a refill is safe (see
     /// ``ThreadSanitizer``).
     private let recyclesChanges = !ThreadSanitizer.isActive
-    /// The last committed state as the bus sees it, in a slot allocated once: the reducer compares
-    /// it with the working copy in place, without copying either.
+    /// The committed state, in a slot allocated once: the reducer compares it with the working
+    /// copy in place, without copying either; other threads read it under `committedLock`.
+    // Written only by the bus, and only under `committedLock`; the bus reads it without the lock.
     @exclusivity(unchecked) private final var previousSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
     @exclusivity(unchecked) private final var inTransaction = false
     /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
@@ -71,7 +77,6 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let initial = S()
         self.bus = bus
         self.plan = ReductionPlan.cached(for: S.self)
-        self.committed = LockedValue(initial)
         self.givenName = name
         self.serial = substanceSerial.add(1, ordering: .relaxed).newValue
         self.archiveFlag = Atomic(archive)
@@ -108,7 +113,14 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
                 "\(name()): `state` read inside a transaction shows the committed value; use `prop` for the working copy"
             )
         }
-        return committed.withLock { $0 }
+        return committedValue()
+    }
+
+    /// A copy of the committed state, from any thread.
+    private func committedValue() -> S {
+        committedLock.lock()
+        defer { committedLock.unlock() }
+        return previousSlot.pointee
     }
 
     /// The working copy, inside a mixer or a chain step. Outside a transaction it reads the
@@ -117,7 +129,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         get {
             if bus.isCurrent, inTransaction { return workingSlot.pointee }
             reportPropMisuse()
-            return committed.withLock { $0 }
+            return committedValue()
         }
         unsafeMutableAddress {
             if bus.isCurrent, inTransaction { return workingSlot }
@@ -125,7 +137,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             // Writes go to a copy nobody reads; it is kept until the substance goes, since the
             // caller writes through the address after this returns.
             let discarded = UnsafeMutablePointer<S>.allocate(capacity: 1)
-            discarded.initialize(to: committed.withLock { $0 })
+            discarded.initialize(to: committedValue())
             discardedSlots.withLock { $0.append(discarded) }
             return discarded
         }
@@ -207,22 +219,24 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     public func commitTransaction() -> SubstanceChanges? {
         guard inTransaction else { return nil }
         inTransaction = false
-        committed.withLock { $0 = workingSlot.pointee }
-        if !archiveDisabled() { scheduleArchiveWrite(of: workingSlot.pointee) }
-        let receipt = bus.activeReceipt
-        // Nothing is reduced when nobody observes. Last commit's changes object is refilled when
-        // nobody held it after its delivery (see `recycle`); refilling may move the previous state
-        // into it, but leaves the working copy as it is.
-        let changes =
-            observerSlots.isEmpty && receipt == nil
-            ? nil
-            : StateReducer.reduce(previousSlot, workingSlot, plan: plan, reference: reference, recycling: &spareChanges)
-        // The working copy is the committed state now; the previous slot becomes the next
-        // transaction's working slot, which `beginTransaction` overwrites.
-        // Not `swap(_:_:)`: called unspecialized, it would look up the pointer type's metadata.
+        // The working copy is the committed state now: the slots trade places, and the previous
+        // state, now in the working slot, is compared with it and then overwritten by the next
+        // `beginTransaction`. (Not `swap(_:_:)`: called unspecialized, it would look up the
+        // pointer type's metadata.)
+        committedLock.lock()
         let previous = previousSlot
         previousSlot = workingSlot
         workingSlot = previous
+        committedLock.unlock()
+        if !archiveDisabled() { scheduleArchiveWrite(of: previousSlot.pointee) }
+        let receipt = bus.activeReceipt
+        // Nothing is reduced when nobody observes. Last commit's changes object is refilled when
+        // nobody held it after its delivery (see `recycle`); refilling may move the previous state
+        // into it, but only reads the committed one.
+        let changes =
+            observerSlots.isEmpty && receipt == nil
+            ? nil
+            : StateReducer.reduce(workingSlot, previousSlot, plan: plan, reference: reference, recycling: &spareChanges)
         if let receipt {
             let result: MixOutcome.Result = changes.map { .committed($0) } ?? .unchanged
             let notified = changes == nil ? 0 : observerSlots.count
@@ -271,9 +285,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Sets the state during initialization, before anything can observe it.
     func setInitialState(_ value: S) {
-        committed.withLock { $0 = value }
         workingSlot.pointee = value
+        committedLock.lock()
         previousSlot.pointee = value
+        committedLock.unlock()
     }
 
     /// Replaces the committed state in one transaction, as a bus item; observers react to the

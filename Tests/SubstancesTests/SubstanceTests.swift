@@ -213,6 +213,41 @@ struct SubstanceTests {
         #expect(substance.state.counter == 200)
     }
 
+    @Test("state read from other threads while observed commits go on is never torn and never goes back")
+    func stateWhileObservedCommits() async {
+        // With an observer, each commit is reduced and its changes refilled with the previous
+        // state: the slot readers read must never be the one being refilled or written.
+        let bus = Flux()
+        let substance = Substance<CounterState>(bus: bus)
+        let reader = ValueReader()
+        substance.bind(reader)
+        let text: @Sendable (Int) -> String = { n in
+            n == 0 ? "" : "state number \(n), long enough to live out of line"
+        }
+        for n in 1...2_000 {
+            bus.perform {
+                substance.beginTransaction()
+                substance.prop.counter = n
+                substance.prop.text = text(n)
+                if let changes = substance.commitTransaction() { substance.deliver(changes, lock: nil) }
+            }
+        }
+        let problems = Recorder<String>()
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            var last = 0
+            for _ in 0..<3_000 {
+                let snapshot = substance.state
+                if snapshot.text != text(snapshot.counter) { problems.append("torn at \(snapshot.counter)") }
+                if snapshot.counter < last { problems.append("went back from \(last) to \(snapshot.counter)") }
+                last = snapshot.counter
+            }
+        }
+        await bus.flush()
+        #expect(problems.all.isEmpty, "\(problems.all.prefix(3))")
+        #expect(substance.state.counter == 2_000)
+        #expect(reader.seen.count == 2_000)
+    }
+
     @Test("nothing is reduced when nobody observes")
     func noObserversNoReduction() async {
         let bus = Flux()
