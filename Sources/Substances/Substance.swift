@@ -62,7 +62,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
     /// detached or its owner goes away). An unbound slot is emptied at once and the list compacted
     /// when half of it is empty, so binding and unbinding cost O(1) amortized.
-    @exclusivity(unchecked) private final var observers: [BoundObserver] = []
+    private let observers = BoundObserverList()
     @exclusivity(unchecked) private final var observerSlots: [ObjectIdentifier: Int] = [:]
     @exclusivity(unchecked) private final var emptySlots = 0
     @exclusivity(unchecked) final var captured: S?
@@ -193,10 +193,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Drops the empty slots of unbound observers (on the bus).
     private func compactObservers() {
-        observers.removeAll { $0.binding == nil }
+        observers.removeUnbound()
         observerSlots.removeAll(keepingCapacity: true)
-        for (slot, bound) in observers.enumerated() {
-            if let binding = bound.binding { observerSlots[ObjectIdentifier(binding.observer)] = slot }
+        for slot in 0..<observers.count {
+            if let binding = observers[slot].binding { observerSlots[ObjectIdentifier(binding.observer)] = slot }
         }
         emptySlots = 0
     }
@@ -253,16 +253,15 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     }
 
     public func deliver(_ changes: consuming SubstanceChanges, lock: FluxLock?) {
-        // Observers change only through exclusive-lane tasks, never while this loop runs.
-        observers.withUnsafeBufferPointer { observers in
-            for index in observers.indices {
-                // An observer that declared its keys skips commits that changed none of them,
-                // unless the commit hands over a lock that its handler must be able to release.
-                if lock == nil, !observers[index].accepts(changes) { continue }
-                // Borrowed, not retained: bindings change only between work items.
-                observers[index].binding.map(Unmanaged.passUnretained)?._withUnsafeGuaranteedRef {
-                    $0.observer.substance(self, didCommit: changes, lock: lock)
-                }
+        // Observers change only through exclusive-lane tasks, never while this loop runs, so the
+        // list's storage is read in place, and each binding borrowed, without retaining either.
+        let bound = observers.elements
+        for index in 0..<observers.count {
+            // An observer that declared its keys skips commits that changed none of them, unless
+            // the commit hands over a lock that its handler must be able to release.
+            if lock == nil, !bound[index].accepts(changes) { continue }
+            bound[index].binding.map(Unmanaged.passUnretained)?._withUnsafeGuaranteedRef {
+                $0.observer.substance(self, didCommit: changes, lock: lock)
             }
         }
         recycle(changes)
@@ -338,31 +337,5 @@ extension ReductionPlan {
             cache[id] = plan
             return plan
         }
-    }
-}
-
-/// A bound observer; nil once unbound. Not nested in `Substance<S>`: a type nested in a generic
-/// class is itself generic, and its metadata would be looked up at run time on every delivery.
-struct BoundObserver: Sendable {
-    var binding: ObserverBinding?
-    /// Whether the observer receives only the commits that change one of `interest`.
-    var filtersByKey = false
-    /// The plan entries the observer reacts to, when it filters by key.
-    var interest = PlanEntries()
-
-    /// Whether `changes` concern the observer.
-    @inline(__always)
-    func accepts(_ changes: SubstanceChanges) -> Bool {
-        !filtersByKey || interest.intersects(changes.entries)
-    }
-}
-
-/// A bound observer in a box of its own: a delivery can then call it borrowed, without retaining
-/// and releasing it (the list of bound observers changes only between work items).
-final class ObserverBinding: Sendable {
-    let observer: any SubstanceObserver
-
-    init(_ observer: any SubstanceObserver) {
-        self.observer = observer
     }
 }

@@ -39,6 +39,21 @@ final class ValueReader: SubstanceObserver {
     }
 }
 
+/// Records its id when a commit reaches it.
+final class OrderedObserver: SubstanceObserver {
+    let id: Int
+    let order: Recorder<Int>
+
+    init(id: Int, order: Recorder<Int>) {
+        self.id = id
+        self.order = order
+    }
+
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        order.append(id)
+    }
+}
+
 extension Substance {
     /// Runs `body` as one committed transaction on the bus and waits for it.
     func mixAndWait(_ body: @escaping @Sendable (Substance<S>) -> Void) async {

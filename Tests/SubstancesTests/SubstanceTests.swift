@@ -248,6 +248,31 @@ struct SubstanceTests {
         #expect(reader.seen.count == 2_000)
     }
 
+    @Test("forty observers bound, most unbound again: commits reach the bound ones in order, the rest are freed")
+    func manyObserversComeAndGo() async {
+        let bus = Flux()
+        let substance = Substance<CounterState>(bus: bus)
+        let order = Recorder<Int>()
+        var observers: [OrderedObserver] = (0..<40).map { OrderedObserver(id: $0, order: order) }
+        weak let firstUnbound = observers[1]
+        for observer in observers { substance.bind(observer) }
+        await substance.mixAndWait { $0.prop.counter = 1 }
+        #expect(order.all == Array(0..<40))
+        // Unbinding 28 of 40 compacts the list.
+        let kept = Set((0..<40).filter { $0 % 8 == 0 || $0 % 5 == 0 })
+        for observer in observers where !kept.contains(observer.id) { substance.unbind(observer) }
+        order.removeAll()
+        await substance.mixAndWait { $0.prop.counter = 2 }
+        #expect(order.all == kept.sorted())
+        #expect(await substance.observerCount() == kept.count)
+        observers.removeAll { kept.contains($0.id) == false }
+        #expect(firstUnbound == nil, "an unbound observer is released")
+        for observer in observers { substance.unbind(observer) }
+        order.removeAll()
+        await substance.mixAndWait { $0.prop.counter = 3 }
+        #expect(order.all.isEmpty)
+    }
+
     @Test("nothing is reduced when nobody observes")
     func noObserversNoReduction() async {
         let bus = Flux()
