@@ -21,8 +21,50 @@ final class FluxObserverRegistry: @unchecked Sendable {
         }
     }
 
+    /// A mixer's observers, in registration order, in storage of their own: a delivery reads them
+    /// in place through ``elements`` without retaining an array's buffer (an atomic increment and
+    /// decrement per dispatch); they change only between work items.
     final class Observers {
-        @exclusivity(unchecked) var entries: [Entry] = []
+        @exclusivity(unchecked) private(set) var elements: UnsafeMutablePointer<Entry>
+        @exclusivity(unchecked) private(set) var count = 0
+        @exclusivity(unchecked) private var capacity = 2
+
+        init() {
+            elements = .allocate(capacity: capacity)
+        }
+
+        deinit {
+            elements.deinitialize(count: count)
+            elements.deallocate()
+        }
+
+        var isEmpty: Bool { count == 0 }
+
+        func append(_ entry: Entry) {
+            if count == capacity {
+                let grown = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
+                grown.moveInitialize(from: elements, count: count)
+                elements.deallocate()
+                elements = grown
+                capacity *= 2
+            }
+            (elements + count).initialize(to: entry)
+            count += 1
+        }
+
+        /// Removes the entries `shouldRemove` picks, keeping the order of the others.
+        func removeAll(where shouldRemove: (Entry) -> Bool) {
+            var kept = 0
+            for index in 0..<count {
+                if shouldRemove(elements[index]) {
+                    (elements + index).deinitialize(count: 1)
+                } else {
+                    if kept != index { (elements + kept).moveInitialize(from: elements + index, count: 1) }
+                    kept += 1
+                }
+            }
+            count = kept
+        }
     }
 
     @exclusivity(unchecked) private var byName: [FluxMixerName: Observers] = [:]
@@ -32,22 +74,22 @@ final class FluxObserverRegistry: @unchecked Sendable {
 
     func add(_ entry: Entry, for name: FluxMixerName) {
         if let observers = byName[name] {
-            observers.entries.append(entry)
+            observers.append(entry)
         } else {
             let observers = Observers()
-            observers.entries.append(entry)
+            observers.append(entry)
             byName[name] = observers
         }
     }
 
     func remove(id: UInt64, for name: FluxMixerName) {
         guard let observers = byName[name] else { return }
-        observers.entries.removeAll { $0.id == id }
+        observers.removeAll { $0.id == id }
         removeIfEmpty(observers, for: name)
     }
 
     private func removeIfEmpty(_ observers: Observers, for name: FluxMixerName) {
-        guard observers.entries.isEmpty else { return }
+        guard observers.isEmpty else { return }
         byName[name] = nil
         cache.removeAll()
     }
@@ -69,22 +111,21 @@ final class FluxObserverRegistry: @unchecked Sendable {
         // Handlers never change the registry synchronously (changes are exclusive-lane tasks), so
         // the observers and each entry stay alive while they run: they are borrowed, not retained.
         observers._withUnsafeGuaranteedRef { observers in
-            observers.entries.withUnsafeBufferPointer { entries in
-                for index in entries.indices {
-                    Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
-                        if let owner = entry.owner {
-                            entry.handler(owner, event)
-                            called += 1
-                        } else {
-                            sawGone = true
-                        }
+            let entries = observers.elements
+            for index in 0..<observers.count {
+                Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
+                    if let owner = entry.owner {
+                        entry.handler(owner, event)
+                        called += 1
+                    } else {
+                        sawGone = true
                     }
                 }
             }
         }
         if sawGone {
             let observers = observers.takeUnretainedValue()
-            observers.entries.removeAll { $0.owner == nil }
+            observers.removeAll { $0.owner == nil }
             removeIfEmpty(observers, for: event.mixer)
         }
         return called
@@ -92,6 +133,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
 
     /// The number of live observers of a mixer.
     func count(for name: FluxMixerName) -> Int {
-        byName[name]?.entries.reduce(0) { $0 + ($1.owner == nil ? 0 : 1) } ?? 0
+        guard let observers = byName[name] else { return 0 }
+        return (0..<observers.count).count { observers.elements[$0].owner != nil }
     }
 }

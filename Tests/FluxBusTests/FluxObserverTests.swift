@@ -105,4 +105,28 @@ struct FluxObserverTests {
         await bus.flush()
         #expect(seen.all == ["ping", "long", "ping", "long", "auth", "ping"])
     }
+
+    @Test("seven observers of one name, some owners freed and one cancelled: the rest run, in order")
+    func observersOfOneName() async {
+        let bus = Flux()
+        let seen = Recorder<Int>()
+        var owners: [Owner?] = (0..<7).map { _ in Owner() }
+        var observations: [FluxObservation] = []
+        for index in 0..<7 {
+            observations.append(bus.observe("tick", owner: owners[index]!) { _, _ in seen.append(index) })
+        }
+        bus.dispatch("tick")
+        await bus.flush()
+        #expect(seen.all == Array(0..<7))
+        owners[1] = nil
+        owners[4] = nil
+        observations[5].cancel()
+        seen.removeAll()
+        bus.dispatch("tick")
+        bus.dispatch("tick")
+        await bus.flush()
+        #expect(seen.all == [0, 2, 3, 6, 0, 2, 3, 6])
+        #expect(await bus.observerCount(of: "tick") == 4)
+        #expect(owners.compactMap { $0 }.count == 5)
+    }
 }
