@@ -1,11 +1,13 @@
 /// A small cache from mixer names to the registry's observers, looked up without hashing the name.
 ///
-/// Direct-mapped: a name goes to one of 16 slots chosen from the two words of its `String` value
-/// and its domain, and is found there only if both are identical. A slot keeps its name alive (a
+/// Two-way set-associative: a name goes to one of 16 pairs of slots chosen from the two words of
+/// its `String` value and its domain, and is found there only if both are identical. With one slot
+/// per name, two of a substance's ten mixers landed on one slot more often than not (the domain is
+/// an address, which changes from build to build) and took turns missing; a pair keeps both. A slot keeps its name alive (a
 /// long string's words include the address of its storage), so a hit is exact; a name spelled by
 /// another `String` value of the same text simply misses and is found by the registry's
-/// dictionary, as is every name on a platform where a `String` is not two words. Names dispatched
-/// in turn (a substance's mixers, say) each keep their slot.
+/// dictionary, as is every name on a platform where a `String` is not two words. A name inserted
+/// into a full pair takes its first slot and moves the first one's name to the second.
 ///
 /// The reduction plan's `KeyTable` (Substances) finds keys by the same two words. The few lines
 /// are not shared: a `package` function of this module is called, not inlined, from another one,
@@ -29,21 +31,25 @@ struct FluxMixerCache<Target: AnyObject> {
         let domain: UInt
     }
 
-    private var slots = Array(repeating: Slot(), count: 16)
+    /// Sixteen pairs: slots `2 * set` and `2 * set + 1`.
+    private var slots = Array(repeating: Slot(), count: 32)
 
     /// The target cached for `name`, if any.
     @inline(__always)
     func target(for name: FluxMixerName) -> Unmanaged<Target>? {
         guard let key = FluxMixerCache.key(of: name) else { return nil }
         return slots.withUnsafeBufferPointer { slots in
-            let slot = slots.baseAddress.unsafelyUnwrapped + FluxMixerCache.index(of: key)
-            return slot.pointee.key == key ? slot.pointee.target : nil
+            let pair = slots.baseAddress.unsafelyUnwrapped + 2 &* FluxMixerCache.set(of: key)
+            if pair.pointee.key == key { return pair.pointee.target }
+            return (pair + 1).pointee.key == key ? (pair + 1).pointee.target : nil
         }
     }
 
     mutating func insert(_ target: Target, for name: FluxMixerName) {
         guard let key = FluxMixerCache.key(of: name) else { return }
-        slots[FluxMixerCache.index(of: key)] = Slot(key: key, name: name, target: .passUnretained(target))
+        let first = 2 * FluxMixerCache.set(of: key)
+        if slots[first].key != nil { slots[first + 1] = slots[first] }
+        slots[first] = Slot(key: key, name: name, target: .passUnretained(target))
     }
 
     mutating func removeAll() {
@@ -64,7 +70,7 @@ struct FluxMixerCache<Target: AnyObject> {
     }
 
     @inline(__always)
-    private static func index(of key: Key) -> Int {
+    private static func set(of key: Key) -> Int {
         let mixed = (key.low ^ (key.high &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(key.domain)) &* 0xBF58_476D_1CE4_E5B9
         return Int(truncatingIfNeeded: mixed >> 60)
     }

@@ -106,6 +106,29 @@ struct FluxObserverTests {
         #expect(seen.all == ["ping", "long", "ping", "long", "auth", "ping"])
     }
 
+    @Test("sixty names dispatched in turn, with and without a domain, each reach only their own observer")
+    func manyNamesInTurn() async {
+        // More names than the bus's cache of recent names holds, many sharing its slots: each
+        // dispatch must still reach exactly its name's observer.
+        let bus = Flux()
+        let owner = Owner()
+        let seen = Recorder<String>()
+        let names = (0..<30).flatMap {
+            [FluxMixerName("mixer\($0)"), FluxMixerName("mixer\($0)", domain: AuthMixers.self)]
+        }
+        for name in names { bus.observe(name, owner: owner) { _, _ in seen.append("\(name)") } }
+        var expected: [String] = []
+        for round in 0..<3 {
+            for index in names.indices {
+                let name = names[(index * 7 + round) % names.count]
+                bus.dispatch(name)
+                expected.append("\(name)")
+            }
+        }
+        await bus.flush()
+        #expect(seen.all == expected)
+    }
+
     @Test("seven observers of one name, some owners freed and one cancelled: the rest run, in order")
     func observersOfOneName() async {
         let bus = Flux()
