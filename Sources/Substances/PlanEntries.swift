@@ -46,6 +46,16 @@ struct PlanEntries: RandomAccessCollection {
         return false
     }
 
+    /// Takes `other`'s entries, field by field: assigning the whole list went through its type's
+    /// value witness (a recycled commit does it on every dispatch).
+    @inline(__always)
+    mutating func replace(with other: consuming PlanEntries) {
+        inline = other.inline
+        inlineCount = other.inlineCount
+        mask = other.mask
+        if overflow != nil || other.overflow != nil { overflow = other.overflow }
+    }
+
     mutating func append(_ entry: Int32) {
         mask |= 1 &<< UInt64(entry & 63)
         switch inlineCount {

@@ -138,7 +138,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
             swap(&self.old, &old.pointee)
         }
         self.new = new.pointee
-        self.entries = entries
+        self.entries.replace(with: entries)
         // Most commits find no flattened changes: an empty list stays as it is.
         if !flat.isEmpty || !self.flat.isEmpty { self.flat = flat }
     }
