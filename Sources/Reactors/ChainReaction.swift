@@ -107,10 +107,17 @@ public final class ChainReaction: @unchecked Sendable {
 
     /// Commits the chain as one work item. `completion` runs on the bus after the reactions.
     public func react(completion: (@Sendable () -> Void)? = nil) {
-        guard let steps = resolve(.reacted) else { return }
-        bus.perform(mix: "chain") {
-            ChainReaction.run(steps)
-            completion?()
+        guard resolve(.reacted) else { return }
+        // The resolved steps stay in the chain, which the work item captures alone when there is
+        // no completion: a closure whose only capture is one object uses it as its context, so
+        // queueing the chain allocates no context for it.
+        if let completion {
+            bus.perform(mix: "chain") { [self] in
+                ChainReaction.run(resolvedSteps)
+                completion()
+            }
+        } else {
+            bus.perform(mix: "chain") { [self] in ChainReaction.run(resolvedSteps) }
         }
     }
 
@@ -123,7 +130,8 @@ public final class ChainReaction: @unchecked Sendable {
     /// returns what each substance did. A chain already resolved returns an empty outcome (and is
     /// reported).
     public func commit() async -> MixOutcome {
-        guard let steps = resolve(.reacted) else { return MixOutcome(entries: []) }
+        guard resolve(.reacted) else { return MixOutcome(entries: []) }
+        let steps = resolvedSteps
         // An active receipt makes substances compute their changes even with nothing bound; the
         // outcome crosses back to this task through the receipt's lock.
         let receipt = FluxReceipt()
@@ -143,19 +151,24 @@ public final class ChainReaction: @unchecked Sendable {
         abort()
     }
 
-    /// The steps, if this call resolved the chain.
-    private func resolve(_ phase: Phase) -> [Step]? {
-        let steps: [Step]? = withState { steps, current in
-            guard current == .open else { return nil }
+    /// Whether this call resolved the chain. Reacted, its steps stay for the work item to run
+    /// (``resolvedSteps``); aborted, they are dropped.
+    private func resolve(_ phase: Phase) -> Bool {
+        let resolved: Bool = withState { steps, current in
+            guard current == .open else { return false }
             current = phase
-            defer { steps = [] }
-            return steps
+            if phase == .aborted { steps = [] }
+            return true
         }
-        if steps == nil {
+        if !resolved {
             bus.report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
         }
-        return steps
+        return resolved
     }
+
+    /// The steps of a reacted chain, read by its work item on the bus without the lock: they no
+    /// longer change once the chain is resolved, which happened before the item was queued.
+    private var resolvedSteps: [Step] { steps }
 
     /// Runs `body` with the builder state, holding the state's lock (taken and given back
     /// directly: `FlagLock.withLock` is generic code this module would call unspecialized).

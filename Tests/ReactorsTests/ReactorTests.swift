@@ -232,6 +232,8 @@ struct ReactorTests {
         weak var weakHandlerCanary: Canary?
         weak var weakChainCanary: Canary?
         weak var weakDroppedCanary: Canary?
+        weak var weakCompletionCanary: Canary?
+        weak var weakAbortedCanary: Canary?
         let owner = TestOwner()
         do {
             let handlerCanary = Canary()
@@ -240,17 +242,30 @@ struct ReactorTests {
             weakHandlerCanary = handlerCanary
             weakChainCanary = chainCanary
             weakDroppedCanary = droppedCanary
+            let completionCanary = Canary()
+            weakCompletionCanary = completionCanary
             let reactor = Reactor(owner: owner, mixing: [substance])
             reactor.handler = { _, _ in withExtendedLifetime(handlerCanary) {} }
             reactor.mix(substance) { _ in withExtendedLifetime(chainCanary) {} }.react()
             _ = reactor.mix(substance) { _ in withExtendedLifetime(droppedCanary) {} }
+            reactor.mix(substance) { _ in }.react { withExtendedLifetime(completionCanary) {} }
+            // An aborted chain lets go of its steps at once, even while the chain is kept.
+            let aborted: ChainReaction = {
+                let abortedCanary = Canary()
+                weakAbortedCanary = abortedCanary
+                return reactor.mix(substance) { _ in withExtendedLifetime(abortedCanary) {} }
+            }()
+            aborted.abort()
             await bus.flush()
+            #expect(weakAbortedCanary == nil)
+            withExtendedLifetime(aborted) {}
             reactor.detach()
         }
         await bus.flush()
         #expect(weakHandlerCanary == nil)
         #expect(weakChainCanary == nil)
         #expect(weakDroppedCanary == nil)
+        #expect(weakCompletionCanary == nil)
         withExtendedLifetime(owner) {}
     }
 
