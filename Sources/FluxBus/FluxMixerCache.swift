@@ -3,11 +3,14 @@
 /// Two-way set-associative: a name goes to one of 16 pairs of slots chosen from the two words of
 /// its `String` value and its domain, and is found there only if both are identical. With one slot
 /// per name, two of a substance's ten mixers landed on one slot more often than not (the domain is
-/// an address, which changes from build to build) and took turns missing; a pair keeps both. A slot keeps its name alive (a
-/// long string's words include the address of its storage), so a hit is exact; a name spelled by
-/// another `String` value of the same text simply misses and is found by the registry's
-/// dictionary, as is every name on a platform where a `String` is not two words. A name inserted
-/// into a full pair takes its first slot and moves the first one's name to the second.
+/// an address, which changes from build to build) and took turns missing; a pair keeps both. A
+/// name inserted into a full pair takes its first slot and moves the first one's name to the
+/// second.
+///
+/// A slot keeps its name alive (a long string's words include the address of its storage), so a
+/// hit is exact; a name spelled by another `String` value of the same text simply misses and is
+/// found by the registry's dictionary, as is every name on a platform where a `String` is not two
+/// words.
 ///
 /// The reduction plan's `KeyTable` (Substances) finds keys by the same two words. The few lines
 /// are not shared: a `package` function of this module is called, not inlined, from another one,

@@ -3,6 +3,10 @@
 /// and decrement per commit). Confined to the bus: changed only by exclusive-lane tasks, never
 /// while a delivery reads it.
 ///
+/// The bus's observer registry keeps each mixer's observers the same way (`FluxBus`). The few
+/// lines are not shared: a generic list of that module, used here, is reached through calls rather
+/// than direct loads (S1 2,321 → 2,487 instructions a dispatch).
+///
 /// `@unchecked Sendable`: see above; its storage is touched only on the bus.
 final class BoundObserverList: @unchecked Sendable {
     /// The first of ``count`` initialized observers.
