@@ -79,19 +79,20 @@ public class SubstanceChanges: @unchecked Sendable {
     /// which is known without reading the list.
     @inline(__always)
     package final func lookUp(_ key: String) -> EntryLookup {
-        guard let plan else { return .notAnEntry }
-        let entry: Int32
-        if let found = plan.keyTable.entry(forKey: key) {
-            entry = found
-        } else if let index = plan.keyIndex[key] {
-            entry = Int32(index)
-        } else {
+        guard let plan, let entry = plan.keyTable.entry(forKey: key) ?? SubstanceChanges.hashedEntry(key, plan) else {
             return .notAnEntry
         }
         guard entries.mask & (1 &<< UInt64(entry & 63)) != 0, let slot = entries.firstIndex(of: entry) else {
             return .unchanged
         }
         return .changed(SubstanceChange(changes: self, slot: slot))
+    }
+
+    /// The entry of a key the key table does not know by its bits (longer than 15 bytes), found by
+    /// hashing it. Out of line: the common lookup then needs fewer registers saved.
+    @inline(never)
+    private static func hashedEntry(_ key: String, _ plan: ReductionPlan) -> Int32? {
+        plan.keyIndex[key].map { Int32($0) }
     }
 
     func oldValue(at slot: Int) -> Any? { nil }
