@@ -24,16 +24,20 @@ public struct FlaskReaction: Sendable {
     public var substance: any AnySubstance { changes.substance }
 
     /// Calls `body` if `key` (a dotted key) changed. A key the state does not have is reported.
+    @inlinable
     public func on(_ key: String, _ body: (SubstanceChange) -> Void) {
         switch changes.lookUp(key) {
         case .changed(let change):
             body(change)
-            return
         case .unchanged:
             return
         case .notAnEntry:
-            break
+            onKeyByString(key, body)
         }
+    }
+
+    @usableFromInline
+    func onKeyByString(_ key: String, _ body: (SubstanceChange) -> Void) {
         if let change = changes.change(key) {
             body(change)
         } else {

@@ -61,6 +61,7 @@ public class SubstanceChanges: @unchecked Sendable {
     // integers.
 
     /// What ``lookUp(_:)`` found.
+    @usableFromInline
     package enum EntryLookup {
         /// The key is a plan entry and changed.
         case changed(SubstanceChange)
@@ -77,7 +78,7 @@ public class SubstanceChanges: @unchecked Sendable {
     /// The entry comes from the plan's key table by the key's bits, else (a key longer than 15
     /// bytes) by hashing it. An entry whose bit is not in the changed entries' mask did not change,
     /// which is known without reading the list.
-    @inline(__always)
+    @usableFromInline
     package final func lookUp(_ key: String) -> EntryLookup {
         guard let plan, let entry = plan.keyTable.entry(forKey: key) ?? SubstanceChanges.hashedEntry(key, plan) else {
             return .notAnEntry
