@@ -166,9 +166,11 @@ public final class ChainReaction: @unchecked Sendable {
         return resolved
     }
 
-    /// The steps of a reacted chain, read by its work item on the bus without the lock: they no
-    /// longer change once the chain is resolved, which happened before the item was queued.
-    private var resolvedSteps: [Step] { steps }
+    /// The steps of a reacted chain, for its work item. They no longer change once the chain is
+    /// resolved, but are read under the lock all the same: a late `mix` or `react` on the resolved
+    /// chain, from another thread, takes the builder state for modification while it finds out
+    /// (the thread sanitizer reports that as a race with an unlocked read).
+    private var resolvedSteps: [Step] { withState { steps, _ in steps } }
 
     /// Runs `body` with the builder state, holding the state's lock (taken and given back
     /// directly: `FlagLock.withLock` is generic code this module would call unspecialized).
