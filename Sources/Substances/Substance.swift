@@ -16,9 +16,9 @@ import Synchronization
 /// Every instance has its own identity: two instances never see each other's changes, named or
 /// not. A substance is freed when nothing references it; its mixers and bindings go with it.
 ///
-/// `@unchecked Sendable`: the committed state is read behind a lock; everything else that changes
-/// (the working copy, the bound observers, the captured state) is touched only on the bus, whose
-/// items run one at a time; the archive flag is atomic.
+/// `@unchecked Sendable`: the committed state and the last default archive key are read behind
+/// locks; everything else that changes (the working copy, the bound observers, the captured state)
+/// is touched only on the bus, whose items run one at a time; the archive flag is atomic.
 open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     public let bus: Flux
     let plan: ReductionPlan
@@ -35,6 +35,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private let givenName: String?
     private let serial: UInt64
     private let archiveFlag: Atomic<Bool>
+    /// The default archive key and the key space and name it was built from, read and written
+    /// under `archiveKeyLock`. An archived substance asks for its key on every commit, and building
+    /// it again (a string interpolation and an allocation) was about a fifth of such a commit's
+    /// instructions; the two overridable parts are still asked for every time, so the key follows
+    /// them when they change.
+    @exclusivity(unchecked) private var lastArchiveKey: (space: String, name: String, key: String)?
+    private let archiveKeyLock = FlagLock()
 
     // Bus-confined: only read and written by work items on `bus`.
     /// The working copy lives in a slot allocated once, so that `prop` can hand out its address:
@@ -304,7 +311,16 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     open func archiveKeySpace() -> String { "1" }
 
     /// The archive key (`"Fx.<keySpace>.<name>"` by default).
-    open func archiveKey() -> String { "Fx.\(archiveKeySpace()).\(name())" }
+    open func archiveKey() -> String {
+        let space = archiveKeySpace()
+        let name = name()
+        archiveKeyLock.lock()
+        defer { archiveKeyLock.unlock() }
+        if let last = lastArchiveKey, last.space == space, last.name == name { return last.key }
+        let key = "Fx.\(space).\(name)"
+        lastArchiveKey = (space, name, key)
+        return key
+    }
 
     /// Seconds of quiet after the last change before the state is written (2 by default).
     open func archiveDelay() -> Double { 2.0 }

@@ -65,6 +65,36 @@ struct SubstanceArchiveTests {
         #expect(CustomArchived(name: name, archive: true, bus: bus).state.counter == 5)
     }
 
+    @Test("the default archive key follows a key space and a name that change")
+    func defaultKeyFollowsItsParts() async throws {
+        // The default key is kept between commits; it must still be rebuilt when an overridden
+        // key space or name returns something else.
+        let bus = Flux()
+        let store = MemoryArchiveStore()
+        final class Moving: Substance<ArchivedState>, @unchecked Sendable {
+            nonisolated(unsafe) static var archiverInUse: Archiver?
+            let space = LockedFlag()
+            let renamed = LockedFlag()
+            override func archiver() -> Archiver { Moving.archiverInUse! }
+            override func archiveDelay() -> Double { 0 }
+            override func archiveKeySpace() -> String { space.value ? "2" : "1" }
+            override func name() -> String { renamed.value ? "moved" : "moving" }
+        }
+        let archiver = Archiver(store: store)
+        Moving.archiverInUse = archiver
+        let substance = Moving(archive: true, bus: bus)
+        #expect(substance.archiveKey() == "Fx.1.moving")
+        await substance.mixAndWait { $0.prop.counter = 1 }
+        substance.space.value = true
+        #expect(substance.archiveKey() == "Fx.2.moving")
+        await substance.mixAndWait { $0.prop.counter = 2 }
+        substance.renamed.value = true
+        await substance.mixAndWait { $0.prop.counter = 3 }
+        archiver.flush()
+        #expect(Set(store.writes.all) == ["Fx.1.moving", "Fx.2.moving", "Fx.2.moved"])
+        #expect(substance.archiveKey() == "Fx.2.moved")
+    }
+
     @Test("shouldArchive turns archiving on and off; archiveNow writes; purgeArchive deletes")
     func lifecycle() async throws {
         let bus = Flux()
