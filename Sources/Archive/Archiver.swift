@@ -21,15 +21,8 @@ public final class Archiver: Sendable {
     /// The archiver substances use unless they name another; its store is the app's default store.
     public static let shared = Archiver(store: UserDefaultsArchiveStore())
 
-    private struct Pending {
-        var encode: @Sendable () throws -> Data
-        var onFailure: (@Sendable (ArchiveProblem) -> Void)?
-        var store: any ArchiveStore
-        var deadline: DispatchTime
-    }
-
     private let storage: Guarded<any ArchiveStore>
-    private let pending = Guarded<[String: Pending]>([:])
+    private let pending = Guarded(PendingWrites())
     private let queue = DispatchQueue(label: "flask.archive", qos: .utility)
 
     /// Creates an archiver writing to `store` by default.
@@ -112,9 +105,8 @@ public final class Archiver: Sendable {
         let deadline = DispatchTime.now() + max(0, delay)
         let store = store ?? self.store
         let arm = pending.withLock { pending in
-            // One hash of the key: the previous write, if any, is armed already.
-            pending.updateValue(
-                Pending(encode: encode, onFailure: onFailure, store: store, deadline: deadline), forKey: key) == nil
+            // A key with a write pending is armed already.
+            pending.schedule(key, encode: encode, onFailure: onFailure, store: store, deadline: deadline)
         }
         if arm { queue.asyncAfter(deadline: deadline) { self.fire(key) } }
     }
@@ -122,12 +114,12 @@ public final class Archiver: Sendable {
     private func fire(_ key: String) {
         enum Action {
             case rearm(DispatchTime)
-            case write(Pending)
+            case write(PendingWrites.Write)
         }
         let action: Action? = pending.withLock { pending in
             guard let write = pending[key] else { return nil }
             if write.deadline > DispatchTime.now() { return .rearm(write.deadline) }
-            pending[key] = nil
+            pending.remove(key)
             return .write(write)
         }
         switch action {
@@ -140,22 +132,19 @@ public final class Archiver: Sendable {
     /// Encodes and stores `value` under `key` now, on the calling thread, replacing any pending
     /// write of that key.
     public func write(_ data: Data, key: String, store: (any ArchiveStore)? = nil) throws {
-        _ = pending.withLock { $0.removeValue(forKey: key) }
+        _ = pending.withLock { $0.remove(key) }
         try queue.sync { try (store ?? self.store).set(data, forKey: key) }
     }
 
     /// Deletes what is stored under `key` and drops a pending write of it.
     public func remove(key: String, store: (any ArchiveStore)? = nil) throws {
-        _ = pending.withLock { $0.removeValue(forKey: key) }
+        _ = pending.withLock { $0.remove(key) }
         try queue.sync { try (store ?? self.store).removeData(forKey: key) }
     }
 
     /// Writes every pending value now and returns when they are stored.
     public func flush() {
-        let all = pending.withLock { pending in
-            defer { pending.removeAll() }
-            return pending
-        }
+        let all = pending.withLock { $0.removeAll() }
         queue.sync {
             for (key, write) in all.sorted(by: { $0.key < $1.key }) { perform(write, key: key) }
         }
@@ -164,7 +153,7 @@ public final class Archiver: Sendable {
     /// The keys with a write pending.
     public var pendingKeys: [String] { pending.withLock { $0.keys.sorted() } }
 
-    private func perform(_ write: Pending, key: String) {
+    private func perform(_ write: PendingWrites.Write, key: String) {
         do {
             try write.store.set(try write.encode(), forKey: key)
         } catch {

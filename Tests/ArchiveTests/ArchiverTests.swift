@@ -111,6 +111,29 @@ struct ArchiverTests {
         #expect(try store.data(forKey: "b") == nil)
     }
 
+    @Test("a key scheduled again after its write was flushed or removed is pending again, with its new value")
+    func keyScheduledAgain() throws {
+        // The archiver keeps the last key it scheduled at hand; a write taken out (flushed,
+        // removed, or performed by its timer, which takes it out the same way) must not be updated
+        // through it any more.
+        let store = MemoryArchiveStore()
+        let archiver = Archiver(store: store)
+        let encode = { (text: String) in { @Sendable in Data(text.utf8) } }
+        archiver.scheduleWrite(key: "a", after: 3600, encode: encode("a1"))
+        archiver.scheduleWrite(key: "b", after: 3600, encode: encode("b1"))
+        archiver.scheduleWrite(key: "a", after: 3600, encode: encode("a2"))
+        archiver.flush()
+        #expect(try store.data(forKey: "a") == Data("a2".utf8))
+        #expect(try store.data(forKey: "b") == Data("b1".utf8))
+        archiver.scheduleWrite(key: "a", after: 3600, encode: encode("a3"))
+        #expect(archiver.pendingKeys == ["a"])
+        try archiver.remove(key: "a")
+        archiver.scheduleWrite(key: "a", after: 3600, encode: encode("a4"))
+        #expect(archiver.pendingKeys == ["a"])
+        archiver.flush()
+        #expect(try store.data(forKey: "a") == Data("a4".utf8))
+    }
+
     @Test("a failing store is reported, not thrown at the caller")
     func failingStore() {
         let store = MemoryArchiveStore()
