@@ -38,12 +38,11 @@ struct PendingWrites {
         _ key: String, encode: @escaping @Sendable () throws -> Data,
         onFailure: (@Sendable (ArchiveProblem) -> Void)?, store: any ArchiveStore, deadline: DispatchTime
     ) -> Bool {
-        if let last, last.key == key {
-            Self.update(last.write, encode, onFailure, store, deadline)
-            return false
-        }
-        if let write = byKey[key] {
-            Self.update(write, encode, onFailure, store, deadline)
+        if let write = last?.key == key ? last?.write : byKey[key] {
+            write.encode = encode
+            write.onFailure = onFailure
+            write.store = store
+            write.deadline = deadline
             last = (key, write)
             return false
         }
@@ -69,15 +68,5 @@ struct PendingWrites {
         last = nil
         defer { byKey = [:] }
         return byKey
-    }
-
-    private static func update(
-        _ write: Write, _ encode: @escaping @Sendable () throws -> Data,
-        _ onFailure: (@Sendable (ArchiveProblem) -> Void)?, _ store: any ArchiveStore, _ deadline: DispatchTime
-    ) {
-        write.encode = encode
-        write.onFailure = onFailure
-        write.store = store
-        write.deadline = deadline
     }
 }

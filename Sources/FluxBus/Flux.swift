@@ -162,7 +162,10 @@ public final class Flux: Sendable {
     ///   - fileID: where the lock was taken, for ``lockReport(queuedLimit:now:)``; leave the default.
     ///   - line: where the lock was taken; leave the default.
     public func lock(fileID: StaticString = #fileID, line: UInt = #line) -> FluxLock {
-        takeLock(mixer: nil, autorelease: false, origin: FluxLock.Origin(fileID: fileID, line: line))
+        let origin = FluxLock.Origin(fileID: fileID, line: line)
+        let lock = queue.withLock { $0.takeLock(bus: self, mixer: nil, autorelease: false, origin: origin) }
+        interrupts.add(1, ordering: .releasing)
+        return lock
     }
 
     /// Pauses the main lane and runs `mixer` on the exclusive lane: an *exclusive mix*.
@@ -208,14 +211,6 @@ public final class Flux: Sendable {
     /// The serials of the open locks, oldest first.
     private func openLockSerials() -> [UInt64] {
         queue.withLock { $0.locks.serials }
-    }
-
-    private func takeLock(mixer: FluxMixerName?, autorelease: Bool, origin: FluxLock.Origin) -> FluxLock {
-        let lock = queue.withLock { q in
-            q.takeLock(bus: self, mixer: mixer, autorelease: autorelease, origin: origin)
-        }
-        interrupts.add(1, ordering: .releasing)
-        return lock
     }
 
     func lockReleased(_ lock: FluxLock) {
