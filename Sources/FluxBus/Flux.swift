@@ -46,14 +46,18 @@ public final class Flux: Sendable {
     private let observerSerial = Atomic<UInt64>(0)
     private let diagnosticsHandler: LockedValue<@Sendable (FluxDiagnostic) -> Void>
     // Only touched on the bus (while draining), never concurrently: see FluxObserverRegistry.
-    private let registry = FluxObserverRegistry()
+    private let registry: FluxObserverRegistry
     let confined = FluxConfinedState()
+    /// The owners the bus delivered to in the items it is running, held until it lets go of them
+    /// (see ``FluxBatchHolds``). Used on the bus only.
+    package let batchHolds = FluxBatchHolds()
 
     /// Creates an independent bus, for isolation and tests.
     public init(label: String = "flask.flux") {
         self.label = label
         self.executor = DispatchQueue(label: label, qos: .userInitiated)
         self.diagnosticsHandler = LockedValue(Flux.defaultDiagnostics)
+        self.registry = FluxObserverRegistry(holds: batchHolds)
     }
 
     // MARK: Dispatch
@@ -101,6 +105,11 @@ public final class Flux: Sendable {
     // MARK: Observers
 
     /// Observes a named mixer for as long as `owner` lives.
+    ///
+    /// The owner is held weakly, except that while the bus runs a batch of work it keeps the
+    /// owners it delivered to alive for a while: at most 128 work items,
+    /// and never into a task, such as the one that resumes ``flush()``. An owner whose last other
+    /// reference goes meanwhile is called until then, and freed on the bus.
     ///
     /// The registration takes effect before any item that has not started yet. The handler runs on
     /// the bus, once per dispatch of the mixer, with the owner; observers of one mixer run in
@@ -327,10 +336,12 @@ public final class Flux: Sendable {
                 while index < items.count {
                     run(items[index])
                     index += 1
+                    if index % FluxBatchHolds.itemsPerEpoch == 0 { batchHolds.releaseAll() }
                     if index < items.count, interrupts.load(ordering: .acquiring) & watched != seen { return index }
                 }
                 return nil
             }
+            batchHolds.releaseAll()
             if let stoppedAt { interrupt(&batch, at: stoppedAt, lane: lane, epoch: epoch) }
             batch.removeAll(keepingCapacity: true)
         }
@@ -355,6 +366,9 @@ public final class Flux: Sendable {
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
         if confined.middleware.isEmpty {
             if let task = item.task {
+                // A flush waiter, or bookkeeping that looks at owners, sees none held for earlier
+                // deliveries; a mix (a chain's step) keeps them.
+                if item.isBookkeeping { batchHolds.releaseAll() }
                 task()
                 return
             }
@@ -363,6 +377,7 @@ public final class Flux: Sendable {
             return
         }
         guard item.mixKind != nil else {
+            batchHolds.releaseAll()
             item.task?()
             return
         }

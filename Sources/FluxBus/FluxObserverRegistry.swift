@@ -13,6 +13,10 @@ final class FluxObserverRegistry: @unchecked Sendable {
         let id: UInt64
         weak var owner: AnyObject?
         let handler: @Sendable (AnyObject, FluxEvent) -> Void
+        /// The owner as the bus holds it (see ``FluxBatchHolds``), valid while the holds' epoch
+        /// is `heldEpoch`. Bus-confined.
+        @exclusivity(unchecked) var heldOwner: Unmanaged<AnyObject>?
+        @exclusivity(unchecked) var heldEpoch: UInt64 = 0
 
         init(id: UInt64, owner: AnyObject, handler: @escaping @Sendable (AnyObject, FluxEvent) -> Void) {
             self.id = id
@@ -70,9 +74,15 @@ final class FluxObserverRegistry: @unchecked Sendable {
     }
 
     @exclusivity(unchecked) private var byName: [FluxMixerName: Observers] = [:]
+    /// The bus's holds, which keep the owners delivered to alive for a while (see ``FluxBatchHolds``).
+    private let holds: FluxBatchHolds
     /// Recently dispatched names' observers, found without hashing the name; cleared whenever a
     /// name's observers leave `byName`.
     @exclusivity(unchecked) private var cache = FluxMixerCache<Observers>()
+
+    init(holds: FluxBatchHolds) {
+        self.holds = holds
+    }
 
     func add(_ entry: Entry, for name: FluxMixerName) {
         if let observers = byName[name] {
@@ -116,12 +126,19 @@ final class FluxObserverRegistry: @unchecked Sendable {
             let entries = observers.elements
             for index in 0..<observers.count {
                 Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
-                    if let owner = entry.owner {
-                        entry.handler(owner, event)
-                        called += 1
+                    let owner: Unmanaged<AnyObject>
+                    if entry.heldEpoch == holds.epoch.pointee, let held = entry.heldOwner {
+                        owner = held
+                    } else if let strong = entry.owner {
+                        owner = Unmanaged.passUnretained(strong)
+                        entry.heldEpoch = holds.hold(strong)
+                        entry.heldOwner = owner
                     } else {
                         sawGone = true
+                        return
                     }
+                    owner._withUnsafeGuaranteedRef { entry.handler($0, event) }
+                    called += 1
                 }
             }
         }

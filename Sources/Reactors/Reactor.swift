@@ -19,6 +19,12 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// or at ``ReactorManager/purge()``, and is freed. Until then a reactor and its substances keep
 /// each other alive: detach a reactor to let go of its substances before its owner goes.
 ///
+/// While the bus runs a batch of work, it keeps the owners it delivered to alive for a while:
+/// at most 128 work items, and never into a task (such as the one that resumes `flush()`). An
+/// owner whose last other reference goes meanwhile can receive reactions until then, and is
+/// freed on the bus, then. (Loading a weak reference for every reaction cost more than the rest
+/// of a reaction; see docs/performance.md.)
+///
 /// `@unchecked Sendable`: the handler is behind a mutex for callers, with a copy confined to the
 /// bus for delivery (updated by an exclusive-lane task); everything else is immutable or atomic.
 public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @unchecked Sendable {
@@ -51,14 +57,24 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     }
     // The same box, read without a retain: `busHandler` keeps it alive.
     @exclusivity(unchecked) private var unretainedBusHandler: Unmanaged<HandlerBox<Owner>>?
+    /// The epoch of the holds of the bus that delivers to it (see `FluxBatchHolds`), nil when its
+    /// substances mix on different buses. A pointer, not the holds: reading it retains nothing.
+    private let holdsEpoch: UnsafePointer<UInt64>?
+    // The owner as the bus holds it (see `FluxBatchHolds`), valid while the holds' epoch is
+    // `heldEpoch`. Bus-confined.
+    @exclusivity(unchecked) private var heldOwner: Unmanaged<Owner>?
+    @exclusivity(unchecked) private var heldEpoch: UInt64 = 0
 
     init(owner: Owner, substances: [any AnySubstance], delivery: ReactionDelivery, manager: ReactorManager?) {
         self.owner = owner
         self.weakSubstances = substances.map(WeakSubstance.init)
         self.delivery = delivery
-        self.bus = substances.first?.bus ?? .shared
+        let bus = substances.first?.bus ?? .shared
+        self.bus = bus
         self.manager = manager
-        if substances.contains(where: { $0.bus !== bus }) {
+        let onOneBus = !substances.contains(where: { $0.bus !== bus })
+        self.holdsEpoch = onOneBus ? UnsafePointer(bus.batchHolds.epoch) : nil
+        if !onOneBus {
             bus.report(
                 .reactorMisuse, "a reactor's substances mix on different buses; reactions follow each substance's bus")
         }
@@ -160,19 +176,34 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     // MARK: Delivery (on the bus)
 
     public func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        guard let owner else {
-            detach()
-            return
+        guard let holdsEpoch else {
+            // Substances on several buses: no one bus says how long a hold lasts.
+            guard let owner else { return detach() }
+            return deliver(to: owner, FlaskReaction(changes: changes, onLock: lock))
         }
+        // The owner as the bus holds it (see `FluxBatchHolds`): loaded from the weak reference
+        // once per hold, not once per delivery.
+        let owner: Unmanaged<Owner>
+        if heldEpoch == holdsEpoch.pointee, let heldOwner {
+            owner = heldOwner
+        } else {
+            guard let strong = self.owner else { return detach() }
+            owner = Unmanaged.passUnretained(strong)
+            heldEpoch = bus.batchHolds.hold(strong)
+            heldOwner = owner
+        }
+        owner._withUnsafeGuaranteedRef { deliver(to: $0, FlaskReaction(changes: changes, onLock: lock)) }
+    }
+
+    @inline(__always)
+    private func deliver(to owner: Owner, _ reaction: FlaskReaction) {
         // The common case first: one handler, called here on the bus.
         if delivery == .bus, busMainActorHandler == nil {
             // Borrowed, not retained: it is replaced only between work items.
-            unretainedBusHandler?._withUnsafeGuaranteedRef {
-                $0.call(owner, FlaskReaction(changes: changes, onLock: lock))
-            }
+            unretainedBusHandler?._withUnsafeGuaranteedRef { $0.call(owner, reaction) }
             return
         }
-        deliverElsewhere(owner, FlaskReaction(changes: changes, onLock: lock))
+        deliverElsewhere(owner, reaction)
     }
 
     private func deliverElsewhere(_ owner: Owner, _ reaction: FlaskReaction) {

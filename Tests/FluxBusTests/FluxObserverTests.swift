@@ -26,6 +26,29 @@ struct FluxObserverTests {
         #expect(await bus.observerCount(of: "ping") == 0)
     }
 
+    @Test(
+        "an owner dropped while it observes: the bus holds it for at most 128 items, and never into a task",
+        arguments: [100, 300])
+    func ownerHeldByTheBus(dispatches: Int) async {
+        let bus = Flux()
+        let events = Recorder<String>()
+        let keeper = LockedValue<WatchedOwner?>(WatchedOwner { events.append("freed") })
+        let calls = Recorder<Int>()
+        bus.observe("ping", owner: keeper.withLock { $0! }) { _, _ in
+            calls.append(1)
+            keeper.withLock { $0 = nil }  // every reference but the bus's
+        }
+        // Queued behind a lock, the dispatches and the task run as one batch.
+        let lock = bus.lock()
+        for _ in 0..<dispatches { bus.dispatch("ping") }
+        bus.perform { events.append("task") }
+        lock.release()
+        await bus.flush()
+        #expect((1...min(dispatches, 128)).contains(calls.count))
+        #expect(events.all == ["freed", "task"])
+        #expect(await bus.observerCount(of: "ping") == 0)
+    }
+
     @Test("cancel stops an observation before the next item")
     func cancel() async {
         let bus = Flux()

@@ -147,6 +147,64 @@ struct ReactorTests {
         #expect(manager.reactors.isEmpty)
     }
 
+    @Test(
+        "an owner dropped while it reacts: the bus holds it for at most 128 items, and never into a task",
+        arguments: [100, 300])
+    func ownerHeldByTheBus(dispatches: Int) async {
+        let bus = Flux()
+        let manager = ReactorManager()
+        let substance = AppSubstance(bus: bus)
+        let events = Recorder<String>()
+        let keeper = LockedValue<WatchedOwner?>(WatchedOwner { events.append("freed") })
+        let calls = Recorder<Int>()
+        let reactor = manager.reactor(attachedTo: keeper.withLock { $0! }, mixing: [substance])
+        reactor.handler = { _, _ in
+            calls.append(1)
+            keeper.withLock { $0 = nil }  // every reference but the bus's
+        }
+        // Queued behind a lock, the dispatches and the task run as one batch.
+        let lock = bus.lock()
+        for _ in 0..<dispatches { bus.dispatch(name(.increment)) }
+        bus.perform { events.append("task") }
+        lock.release()
+        await bus.flush()
+        #expect((1...min(dispatches, 128)).contains(calls.count))
+        #expect(events.all == ["freed", "task"])
+        // Detached at its first reaction after the owner went: one of those, or the next.
+        #expect(reactor.isDetached == (calls.count < dispatches))
+        bus.dispatch(name(.increment))
+        await bus.flush()
+        #expect(reactor.isDetached)
+        #expect(await substance.observerCount() == 0)
+        #expect(substance.state.counter == dispatches + 1)
+    }
+
+    @Test("a reactor whose substances mix on different buses is reported, and reacts to each")
+    func substancesOnTwoBuses() async {
+        let reports = Recorder<FluxDiagnostic.Code>()
+        let first = Flux()
+        let second = Flux()
+        first.diagnostics = { reports.append($0.code) }
+        let one = Substance<AppState>(bus: first)
+        let other = Substance<AppState>(bus: second)
+        let owner = TestOwner()
+        let seen = Recorder<Int>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [one, other])
+        reactor.handler = { _, reaction in
+            reaction.on("counter") { change in seen.append(change.newValue() ?? -1) }
+        }
+        for value in 1...50 {
+            reactor.mix(one) { $0.prop.counter = value }.react()
+            reactor.mix(other) { $0.prop.counter = 100 + value }.react()
+        }
+        await first.flush()
+        await second.flush()
+        #expect(reports.all == [.reactorMisuse])
+        #expect(seen.all.filter { $0 <= 50 } == Array(1...50))
+        #expect(seen.all.filter { $0 > 100 } == Array(101...150))
+        withExtendedLifetime(owner) {}
+    }
+
     @Test("detach and reactors(of:) keep binding balanced")
     func detachBalanced() async {
         let bus = Flux()
