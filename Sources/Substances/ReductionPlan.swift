@@ -37,29 +37,26 @@ final class ReductionPlan: @unchecked Sendable {
         let entry: Int32
     }
 
-    /// Consecutive leaves whose bytes follow each other: `length` bytes from `offset`.
-    struct LeafGroup {
-        static let maximumCount = 8
-
+    /// Consecutive leaves whose bytes follow each other, with no padding between them: `length`
+    /// bytes from `offset`.
+    struct LeafRun {
         let offset: Int
         let length: Int
         let leaves: Range<Int>
 
-        static func grouping(_ leaves: [Leaf]) -> [LeafGroup] {
-            var groups: [LeafGroup] = []
+        static func runs(_ leaves: [Leaf]) -> [LeafRun] {
+            var runs: [LeafRun] = []
             var start = 0
             while start < leaves.count {
                 var end = start + 1
-                while end < leaves.count, end - start < maximumCount,
-                    leaves[end].offset == leaves[end - 1].offset + leaves[end - 1].size
-                {
+                while end < leaves.count, leaves[end].offset == leaves[end - 1].offset + leaves[end - 1].size {
                     end += 1
                 }
                 let length = leaves[end - 1].offset + leaves[end - 1].size - leaves[start].offset
-                groups.append(LeafGroup(offset: leaves[start].offset, length: length, leaves: start..<end))
+                runs.append(LeafRun(offset: leaves[start].offset, length: length, leaves: start..<end))
                 start = end
             }
-            return groups
+            return runs
         }
     }
 
@@ -70,10 +67,10 @@ final class ReductionPlan: @unchecked Sendable {
     let entries: [Entry]
     /// The compared properties (every entry but nested structs), in declaration order.
     let leaves: [Leaf]
-    /// The leaves in groups of up to eight whose bytes are contiguous: a group whose bytes did not
-    /// change is skipped whole, so a wide state costs a comparison of a few words per group rather
-    /// than a loop turn per property.
-    let groups: [LeafGroup]
+    /// The leaves in runs whose bytes are contiguous: a commit scans a run's bytes for the first
+    /// difference, several words a step, and looks at properties only where bytes differ, so a wide
+    /// state costs a comparison of its words rather than a loop turn per property.
+    let runs: [LeafRun]
     let keyIndex: [String: Int]
     /// The entries by the bits of their keys, for reactions.
     let keyTable: KeyTable
@@ -97,7 +94,7 @@ final class ReductionPlan: @unchecked Sendable {
         }
         entries = builder.entries
         leaves = builder.leaves
-        groups = LeafGroup.grouping(builder.leaves)
+        runs = LeafRun.runs(builder.leaves)
         keyIndex = builder.keyIndex
         keyTable = KeyTable(keys: builder.entries.map(\.key))
         openPrefixes = builder.openPrefixes

@@ -61,11 +61,30 @@ public enum StateReducer {
         flat: inout [(key: String, old: FlatValue?, new: FlatValue?)]
     ) {
         plan.leaves.withUnsafeBufferPointer { leaves in
-            for group in plan.groups where !sameBits(old + group.offset, new + group.offset, group.length) {
-                compareLeaves(
-                    old, new, leaves: UnsafeBufferPointer(rebasing: leaves[group.leaves]), plan: plan,
-                    entries: &entries,
-                    flat: &flat)
+            for run in plan.runs {
+                if run.leaves.count == 1 {
+                    // One property (a state of one field, a property between two paddings).
+                    if !sameBits(old + run.offset, new + run.offset, run.length) {
+                        compareLeaves(
+                            old, new, leaves: UnsafeBufferPointer(rebasing: leaves[run.leaves]), plan: plan,
+                            entries: &entries, flat: &flat)
+                    }
+                    continue
+                }
+                // Scan the run for differing bytes; at each, compare the property they belong to
+                // (the difference may lie in a later byte of the word, so that property may turn
+                // out unchanged), then scan on from its end.
+                var position = run.offset
+                var leaf = run.leaves.lowerBound
+                let end = run.offset + run.length
+                while let difference = firstDifference(old, new, from: position, to: end) {
+                    while leaves[leaf].offset + leaves[leaf].size <= difference { leaf += 1 }
+                    compareLeaves(
+                        old, new, leaves: UnsafeBufferPointer(rebasing: leaves[leaf..<leaf + 1]), plan: plan,
+                        entries: &entries, flat: &flat)
+                    position = leaves[leaf].offset + leaves[leaf].size
+                    leaf += 1
+                }
             }
         }
     }

@@ -1,3 +1,4 @@
+import FlaskTestSupport
 import Foundation
 import Testing
 
@@ -70,6 +71,61 @@ struct ReductionTests {
         new.flag = true
         #expect(changedKeys(WideState(), new) == ["a0", "b5", "flag", "s2"])
         #expect(changedKeys(new, new).isEmpty)
+    }
+
+    /// Small properties packed into shared words, a run of 28 properties (136 bytes) longer than
+    /// the reducer's eight-word step, paddings that break runs, and out-of-line values.
+    struct PackedState: State {
+        var u0: UInt8 = 0, u1: UInt8 = 0, u2: UInt8 = 0, u3: UInt8 = 0, u4: UInt8 = 0, u5: UInt8 = 0
+        var u6: UInt8 = 0, u7: UInt8 = 0
+        var w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0, w8 = 0, w9 = 0, w10 = 0
+        var w11 = 0, w12 = 0, w13 = 0, w14 = 0, w15 = 0
+        var s0 = "", s1 = ""
+        var flag = false
+        var small: Int16 = 0
+        var tail: Int32 = 0
+        var ratio = 0.0
+    }
+
+    @Test("packed and long runs of properties: exactly the changed ones, in random commits")
+    func packedRuns() {
+        // Each property by key, with a setter of a random value (often the value it had) and an
+        // equality test, the reference the reduction is checked against.
+        typealias Property = (
+            key: String, set: (inout PackedState, inout SeededRandom) -> Void,
+            same: (PackedState, PackedState) -> Bool
+        )
+        func property<V: Equatable>(_ key: String, _ path: WritableKeyPath<PackedState, V>, _ values: [V]) -> Property {
+            let set = { (state: inout PackedState, random: inout SeededRandom) in
+                state[keyPath: path] = values.randomElement(using: &random)!
+            }
+            return (key, set, { $0[keyPath: path] == $1[keyPath: path] })
+        }
+        var properties: [Property] = (0..<8).map { index in
+            let paths: [WritableKeyPath<PackedState, UInt8>] = [\.u0, \.u1, \.u2, \.u3, \.u4, \.u5, \.u6, \.u7]
+            return property("u\(index)", paths[index], [0, 1, 255])
+        }
+        let words: [WritableKeyPath<PackedState, Int>] = [
+            \.w0, \.w1, \.w2, \.w3, \.w4, \.w5, \.w6, \.w7, \.w8, \.w9, \.w10, \.w11, \.w12, \.w13, \.w14, \.w15,
+        ]
+        properties += words.indices.map { property("w\($0)", words[$0], [0, 1, -1, .max]) }
+        properties.append(property("s0", \PackedState.s0, ["", "short", String(repeating: "long ", count: 8)]))
+        properties.append(property("s1", \PackedState.s1, ["", "x"]))
+        properties.append(property("flag", \PackedState.flag, [false, true]))
+        properties.append(property("small", \PackedState.small, [0, 7, -1]))
+        properties.append(property("tail", \PackedState.tail, [0, 1 << 20]))
+        properties.append(property("ratio", \PackedState.ratio, [0, 0.5, -0.0]))
+        var random = SeededRandom(seed: 0x5EED_0F_5CA4)
+        var old = PackedState()
+        for commit in 0..<600 {
+            var new = old
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                properties.randomElement(using: &random)!.set(&new, &random)
+            }
+            let expected = properties.filter { !$0.same(old, new) }.map(\.key).sorted()
+            #expect(changedKeys(old, new) == expected, "commit \(commit)")
+            old = new
+        }
     }
 
     @Test("top-level properties: only the changed ones", arguments: [false, true])
