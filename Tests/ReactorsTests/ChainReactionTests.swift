@@ -73,6 +73,24 @@ struct ChainReactionTests {
         #expect(reports.all == [.chainResolvedTwice, .chainResolvedTwice])
     }
 
+    @Test("a chain of one to seven steps runs them in order, reacted or awaited")
+    func stepsInOrder() async {
+        let bus = Flux()
+        for length in 1...7 {
+            // Digits appended in turn: the text says which steps ran, in which order.
+            let a = Substance<AppState>(bus: bus)
+            let chain = ChainReaction(bus: bus)
+            for step in 0..<length { chain.mix(a) { $0.prop.text += "\(step)" } }
+            if length.isMultiple(of: 2) {
+                chain.react()
+                await bus.flush()
+            } else {
+                _ = await chain.commit()
+            }
+            #expect(a.state.text == (0..<length).map(String.init).joined())
+        }
+    }
+
     @Test("nothing interleaves with a chain's steps")
     func noInterleaving() async {
         let bus = Flux()
