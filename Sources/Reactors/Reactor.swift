@@ -177,9 +177,12 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
 
     public func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
         guard let holdsEpoch else {
-            // Substances on several buses: no one bus says how long a hold lasts.
+            // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
+            // bus-confined copies belong to the first bus; read them as set, under their lock.
             guard let owner else { return detach() }
-            return deliver(to: owner, FlaskReaction(changes: changes, onLock: lock))
+            let (handler, mainActorHandler) = settings.withLock { ($0.handler, $0.mainActorHandler) }
+            let reaction = FlaskReaction(changes: changes, onLock: lock)
+            return deliverElsewhere(owner, reaction, handler: handler, mainActorHandler: mainActorHandler)
         }
         // The owner as the bus holds it (see `FluxBatchHolds`): loaded from the weak reference
         // once per hold, not once per delivery.
@@ -203,18 +206,20 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             unretainedBusHandler?._withUnsafeGuaranteedRef { $0.call(owner, reaction) }
             return
         }
-        deliverElsewhere(owner, reaction)
+        deliverElsewhere(owner, reaction, handler: busHandler?.call, mainActorHandler: busMainActorHandler)
     }
 
-    private func deliverElsewhere(_ owner: Owner, _ reaction: FlaskReaction) {
-        if let mainActorHandler = busMainActorHandler {
+    private func deliverElsewhere(
+        _ owner: Owner, _ reaction: FlaskReaction, handler: Handler?, mainActorHandler: MainActorHandler?
+    ) {
+        if let mainActorHandler {
             // The owner is used only on the main actor, where a UI owner lives.
             nonisolated(unsafe) let owner = owner
             DispatchQueue.main.async {
                 MainActor.assumeIsolated { mainActorHandler(owner, reaction) }
             }
         }
-        guard let handler = busHandler?.call else { return }
+        guard let handler else { return }
         switch delivery {
         case .bus:
             handler(owner, reaction)
