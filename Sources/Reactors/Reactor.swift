@@ -206,6 +206,13 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             unretainedBusHandler?._withUnsafeGuaranteedRef { $0.call(owner, reaction) }
             return
         }
+        deliverElsewhere(owner, reaction)
+    }
+
+    /// The other cases, with the handlers' bus-confined copies. Out of line: the common case's
+    /// call stays small.
+    @inline(never)
+    private func deliverElsewhere(_ owner: Owner, _ reaction: FlaskReaction) {
         deliverElsewhere(owner, reaction, handler: busHandler?.call, mainActorHandler: busMainActorHandler)
     }
 
