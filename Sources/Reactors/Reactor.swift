@@ -19,11 +19,12 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// or at ``ReactorManager/purge()``, and is freed. Until then a reactor and its substances keep
 /// each other alive: detach a reactor to let go of its substances before its owner goes.
 ///
-/// While the bus runs a batch of work, it keeps the owners it delivered to alive for a while:
-/// at most 128 work items, and never into a task (such as the one that resumes `flush()`). An
-/// owner whose last other reference goes meanwhile can receive reactions until then, and is
-/// freed on the bus, then. (Loading a weak reference for every reaction cost more than the rest
-/// of a reaction; see docs/performance.md.)
+/// While the bus runs a batch of work, it keeps the owners of reactors that react on the bus alive
+/// for a while: at most 128 work items, and never into a task (such as the one that resumes
+/// `flush()`). An owner whose last other reference goes meanwhile can receive reactions until
+/// then, and is freed on the bus, then. (Loading a weak reference for every reaction cost more than
+/// the rest of a reaction; see docs/performance.md.) The owner of a reactor with `.mainQueue`
+/// delivery or a ``mainActorHandler`` is not held: a UI owner is released where it was before.
 ///
 /// `@unchecked Sendable`: the handler is behind a mutex for callers, with a copy confined to the
 /// bus for delivery (updated by an exclusive-lane task); everything else is immutable or atomic.
@@ -184,8 +185,14 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             let reaction = FlaskReaction(changes: changes, onLock: lock)
             return deliverElsewhere(owner, reaction, handler: handler, mainActorHandler: mainActorHandler)
         }
-        // The owner as the bus holds it (see `FluxBatchHolds`): loaded from the weak reference
-        // once per hold, not once per delivery.
+        guard delivery == .bus, busMainActorHandler == nil else {
+            // A UI owner, handed to the main queue: not held by the bus, so that its last release
+            // stays where it was (usually the main thread).
+            guard let owner else { return detach() }
+            return deliverElsewhere(owner, FlaskReaction(changes: changes, onLock: lock))
+        }
+        // The common case: one handler, called here on the bus, with the owner as the bus holds it
+        // (see `FluxBatchHolds`), loaded from the weak reference once per hold, not per delivery.
         let owner: Unmanaged<Owner>
         if heldEpoch == holdsEpoch.pointee, let heldOwner {
             owner = heldOwner
@@ -195,22 +202,17 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             heldEpoch = bus.batchHolds.hold(strong)
             heldOwner = owner
         }
-        owner._withUnsafeGuaranteedRef { deliver(to: $0, FlaskReaction(changes: changes, onLock: lock)) }
-    }
-
-    @inline(__always)
-    private func deliver(to owner: Owner, _ reaction: FlaskReaction) {
-        // The common case first: one handler, called here on the bus.
-        if delivery == .bus, busMainActorHandler == nil {
-            // Borrowed, not retained: it is replaced only between work items.
-            unretainedBusHandler?._withUnsafeGuaranteedRef { $0.call(owner, reaction) }
-            return
+        // Both borrowed, not retained: the handler is replaced only between work items.
+        // (The reaction is made inside the call: made outside, it was retained and released.)
+        owner._withUnsafeGuaranteedRef { owner in
+            unretainedBusHandler?._withUnsafeGuaranteedRef { handler in
+                handler.call(owner, FlaskReaction(changes: changes, onLock: lock))
+            }
         }
-        deliverElsewhere(owner, reaction)
     }
 
-    /// The other cases, with the handlers' bus-confined copies. Out of line: the common case's
-    /// call stays small.
+    /// The other cases, with the handlers' bus-confined copies. Out of line: the common case stays
+    /// small.
     @inline(never)
     private func deliverElsewhere(_ owner: Owner, _ reaction: FlaskReaction) {
         deliverElsewhere(owner, reaction, handler: busHandler?.call, mainActorHandler: busMainActorHandler)

@@ -269,6 +269,36 @@ struct ReactorTests {
         #expect(seen.all == Array(1...100))
     }
 
+    @Test(
+        "the owner of a main-queue or main-actor reactor is not held by the bus: freed once its handler ran",
+        arguments: [false, true])
+    func uiOwnerNotHeld(mainActor: Bool) async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let freed = DispatchSemaphore(value: 0)
+        let keeper = LockedValue<WatchedOwner?>(WatchedOwner { freed.signal() })
+        let reactor = ReactorManager().reactor(
+            attachedTo: keeper.withLock { $0! }, mixing: [substance], delivery: mainActor ? .bus : .mainQueue)
+        if mainActor {
+            reactor.mainActorHandler = { _, _ in keeper.withLock { $0 = nil } }
+        } else {
+            reactor.handler = { _, _ in keeper.withLock { $0 = nil } }
+        }
+        // A mix queued with the dispatch, in the same batch, waits (at most 10 s) for the owner to
+        // be freed: the main queue runs the handler, which drops the last reference but the one
+        // its call holds. Held by the bus, the owner would outlive the batch.
+        let freedInBatch = LockedValue<Bool?>(nil)
+        let lock = bus.lock()
+        bus.dispatch(name(.increment))
+        bus.perform(mix: "check") {
+            let result = freed.wait(timeout: .now() + 10)
+            freedInBatch.withLock { $0 = result == .success }
+        }
+        lock.release()
+        await bus.flush()
+        #expect(freedInBatch.withLock { $0 } == true)
+    }
+
     @Test("a replaced handler takes over at the next commit, a removed one stops, and the old one is freed")
     func handlerReplaced() async {
         let bus = Flux()
