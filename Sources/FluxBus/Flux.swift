@@ -107,9 +107,9 @@ public final class Flux: Sendable {
     /// Observes a named mixer for as long as `owner` lives.
     ///
     /// The owner is held weakly, except that while the bus runs a batch of work it keeps the
-    /// owners it delivered to alive for a while: at most 128 work items,
-    /// and never into a task, such as the one that resumes ``flush()``. An owner whose last other
-    /// reference goes meanwhile is called until then, and freed on the bus.
+    /// owners it delivered to alive for a while: at most 128 work items, and never into a task,
+    /// such as the one that resumes ``flush()``. An owner whose last other reference goes
+    /// meanwhile is called until then, and freed on the bus.
     ///
     /// The registration takes effect before any item that has not started yet. The handler runs on
     /// the bus, once per dispatch of the mixer, with the owner; observers of one mixer run in
@@ -366,9 +366,9 @@ public final class Flux: Sendable {
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
         if confined.middleware.isEmpty {
             if let task = item.task {
-                // A flush waiter, or bookkeeping that looks at owners, sees none held for earlier
-                // deliveries; a mix (a chain's step) keeps them.
-                if item.isBookkeeping { batchHolds.releaseAll() }
+                // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
+                // none held for earlier deliveries; a mix (a chain's step) keeps them.
+                if item.mixKind == nil { batchHolds.releaseAll() }
                 task()
                 return
             }

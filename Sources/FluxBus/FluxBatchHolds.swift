@@ -4,9 +4,9 @@
 ///
 /// A weakly held object costs two atomic operations on its side table per use (the weak load, and
 /// the release after it, about 140 instructions a delivery). Once held here, an observer remembers
-/// it with the ``epoch`` it was held in, and uses it unretained for as long as the epoch has not
-/// changed: one load and one comparison a delivery. Letting go changes the epoch first, so a
-/// remembered reference is never used after it was let go.
+/// it in a ``FluxHeldObject`` with the ``epoch`` it was held in, and uses it unretained for as long
+/// as the epoch has not changed: one load and one comparison a delivery. Letting go changes the
+/// epoch first, so a remembered reference is never used after it was let go.
 ///
 /// The price is lifetime: an object whose last other reference goes while the bus holds it is
 /// deinitialized a little later, on the bus, when the bus lets go (at most 128 work items, and
@@ -35,10 +35,10 @@ package final class FluxBatchHolds: @unchecked Sendable {
         epoch.deallocate()
     }
 
-    /// Keeps `object` alive until the epoch changes, and returns the epoch it is held in.
-    package func hold(_ object: AnyObject) -> UInt64 {
+    /// Keeps `object` alive until the epoch changes, remembered in `held`.
+    package func hold(_ object: AnyObject, in held: inout FluxHeldObject) {
         objects.append(object)
-        return epoch.pointee
+        held = FluxHeldObject(object: Unmanaged.passUnretained(object), epoch: epoch.pointee)
     }
 
     /// Lets go of every held object. Their deinitializers may run now, on the bus.
@@ -49,11 +49,32 @@ package final class FluxBatchHolds: @unchecked Sendable {
 
     private func releaseHeld() {
         // The epoch changes before anything is released: a deinitializer that reaches a delivery
-        // must not find a remembered reference valid.
+        // must not find a remembered reference valid. The list is swapped out first, so that such
+        // a delivery may hold again while this one releases.
         epoch.pointee &+= 1
         var released: [AnyObject] = []
         swap(&released, &objects)
         released.removeAll(keepingCapacity: true)
         if objects.isEmpty { objects = released }
+    }
+}
+
+/// An object as an observer remembers it once the bus's holds keep it (see ``FluxBatchHolds``):
+/// `object` may be used, unretained, while the holds' epoch is `epoch`, the one it was held in.
+///
+/// Plain fields, which the observer compares itself: a method of this module, even one marked
+/// `@inlinable`, was called from the observers' modules rather than inlined, on every delivery.
+package struct FluxHeldObject {
+    package let object: Unmanaged<AnyObject>?
+    package let epoch: UInt64
+
+    /// Nothing held yet (epochs start at one).
+    package init() {
+        self.init(object: nil, epoch: 0)
+    }
+
+    init(object: Unmanaged<AnyObject>?, epoch: UInt64) {
+        self.object = object
+        self.epoch = epoch
     }
 }

@@ -39,10 +39,6 @@ struct FluxItem: Sendable {
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).
     var runsWhenDropped: Bool { kind == .resume }
 
-    /// Whether the item is a task that is not a mix: bookkeeping, or the resumption of a `flush()`
-    /// waiter.
-    var isBookkeeping: Bool { kind == .task || kind == .resume }
-
     /// What middleware see this item as: a mix of some kind, or nothing (a bookkeeping task).
     var mixKind: FluxMixReport.Kind? {
         switch kind {

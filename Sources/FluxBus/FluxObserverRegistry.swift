@@ -13,10 +13,8 @@ final class FluxObserverRegistry: @unchecked Sendable {
         let id: UInt64
         weak var owner: AnyObject?
         let handler: @Sendable (AnyObject, FluxEvent) -> Void
-        /// The owner as the bus holds it (see ``FluxBatchHolds``), valid while the holds' epoch
-        /// is `heldEpoch`. Bus-confined.
-        @exclusivity(unchecked) var heldOwner: Unmanaged<AnyObject>?
-        @exclusivity(unchecked) var heldEpoch: UInt64 = 0
+        /// The owner as the bus holds it (see ``FluxBatchHolds``). Bus-confined.
+        @exclusivity(unchecked) var heldOwner = FluxHeldObject()
 
         init(id: UInt64, owner: AnyObject, handler: @escaping @Sendable (AnyObject, FluxEvent) -> Void) {
             self.id = id
@@ -127,12 +125,11 @@ final class FluxObserverRegistry: @unchecked Sendable {
             for index in 0..<observers.count {
                 Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
                     let owner: Unmanaged<AnyObject>
-                    if entry.heldEpoch == holds.epoch.pointee, let held = entry.heldOwner {
+                    if entry.heldOwner.epoch == holds.epoch.pointee, let held = entry.heldOwner.object {
                         owner = held
                     } else if let strong = entry.owner {
+                        holds.hold(strong, in: &entry.heldOwner)
                         owner = Unmanaged.passUnretained(strong)
-                        entry.heldEpoch = holds.hold(strong)
-                        entry.heldOwner = owner
                     } else {
                         sawGone = true
                         return

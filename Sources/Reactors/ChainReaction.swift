@@ -45,15 +45,17 @@ public final class ChainReaction: @unchecked Sendable {
         private var first: Step?
         private var second: Step?
         private var rest: [Step] = []
-        private(set) var count = 0
+
+        var count: Int { first == nil ? 0 : second == nil ? 1 : 2 + rest.count }
 
         mutating func append(_ step: Step) {
-            switch count {
-            case 0: first = step
-            case 1: second = step
-            default: rest.append(step)
+            if first == nil {
+                first = step
+            } else if second == nil {
+                second = step
+            } else {
+                rest.append(step)
             }
-            count += 1
         }
 
         /// Calls `body` with the steps in order, moved into temporary storage (the first two
@@ -66,7 +68,6 @@ public final class ChainReaction: @unchecked Sendable {
                 if count > 1 { (base + 1).initialize(to: second.take().unsafelyUnwrapped) }
                 for (offset, step) in rest.enumerated() { (base + 2 + offset).initialize(to: step) }
                 rest = []
-                self.count = 0
                 defer { base.deinitialize(count: count) }
                 return body(UnsafeBufferPointer(buffer))
             }

@@ -61,10 +61,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     /// The epoch of the holds of the bus that delivers to it (see `FluxBatchHolds`), nil when its
     /// substances mix on different buses. A pointer, not the holds: reading it retains nothing.
     private let holdsEpoch: UnsafePointer<UInt64>?
-    // The owner as the bus holds it (see `FluxBatchHolds`), valid while the holds' epoch is
-    // `heldEpoch`. Bus-confined.
-    @exclusivity(unchecked) private var heldOwner: Unmanaged<Owner>?
-    @exclusivity(unchecked) private var heldEpoch: UInt64 = 0
+    // The owner as the bus holds it (see `FluxBatchHolds`). Bus-confined.
+    @exclusivity(unchecked) private var heldOwner = FluxHeldObject()
 
     init(owner: Owner, substances: [any AnySubstance], delivery: ReactionDelivery, manager: ReactorManager?) {
         self.owner = owner
@@ -189,18 +187,18 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             // A UI owner, handed to the main queue: not held by the bus, so that its last release
             // stays where it was (usually the main thread).
             guard let owner else { return detach() }
-            return deliverElsewhere(owner, FlaskReaction(changes: changes, onLock: lock))
+            let reaction = FlaskReaction(changes: changes, onLock: lock)
+            return deliverElsewhere(owner, reaction, handler: busHandler?.call, mainActorHandler: busMainActorHandler)
         }
         // The common case: one handler, called here on the bus, with the owner as the bus holds it
         // (see `FluxBatchHolds`), loaded from the weak reference once per hold, not per delivery.
         let owner: Unmanaged<Owner>
-        if heldEpoch == holdsEpoch.pointee, let heldOwner {
-            owner = heldOwner
+        if heldOwner.epoch == holdsEpoch.pointee, let held = heldOwner.object {
+            owner = Unmanaged.fromOpaque(held.toOpaque())  // held as this reactor's `Owner`
         } else {
             guard let strong = self.owner else { return detach() }
+            bus.batchHolds.hold(strong, in: &heldOwner)
             owner = Unmanaged.passUnretained(strong)
-            heldEpoch = bus.batchHolds.hold(strong)
-            heldOwner = owner
         }
         // Both borrowed, not retained: the handler is replaced only between work items.
         // (The reaction is made inside the call: made outside, it was retained and released.)
@@ -211,13 +209,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         }
     }
 
-    /// The other cases, with the handlers' bus-confined copies. Out of line: the common case stays
+    /// The cases other than one handler called on the bus. Out of line: the common case stays
     /// small.
     @inline(never)
-    private func deliverElsewhere(_ owner: Owner, _ reaction: FlaskReaction) {
-        deliverElsewhere(owner, reaction, handler: busHandler?.call, mainActorHandler: busMainActorHandler)
-    }
-
     private func deliverElsewhere(
         _ owner: Owner, _ reaction: FlaskReaction, handler: Handler?, mainActorHandler: MainActorHandler?
     ) {

@@ -63,12 +63,11 @@ public enum StateReducer {
         plan.leaves.withUnsafeBufferPointer { leaves in
             for run in plan.runs {
                 if run.leaves.count == 1 {
-                    // One property (a state of one field, a property between two paddings).
-                    if !sameBits(old + run.offset, new + run.offset, run.length) {
-                        compareLeaves(
-                            old, new, leaves: UnsafeBufferPointer(rebasing: leaves[run.leaves]), plan: plan,
-                            entries: &entries, flat: &flat)
-                    }
+                    // One property (a state of one field, a property between two paddings):
+                    // compared directly, without the scan's setup.
+                    compareLeaves(
+                        old, new, leaves: UnsafeBufferPointer(rebasing: leaves[run.leaves]), plan: plan,
+                        entries: &entries, flat: &flat)
                     continue
                 }
                 // Scan the run for differing bytes; at each, compare the property they belong to
