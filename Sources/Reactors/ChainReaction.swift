@@ -21,34 +21,18 @@ import Substances
 /// `@unchecked Sendable`: `steps` and `phase` are read and written only inside ``withState(_:)``,
 /// which holds the chain's `FlagLock`.
 public final class ChainReaction: @unchecked Sendable {
-    /// A step: the identity of the substance it mixes, and one closure that holds the substance and
-    /// does each phase of the chain to it. A substance stored beside the closure cost the runtime's
-    /// slow reference counting on every call: substances are weakly referenced, so each retain of
-    /// one goes through its side table, and a method called on an existential read from the list
-    /// retains it first. Calling the closure retains only its context.
-    private struct Step {
-        let substance: ObjectIdentifier
-        let act: @Sendable (consuming Action) -> SubstanceChanges?
-    }
-
-    /// What a step's closure does to its substance.
-    private enum Action {
-        case begin, mix, commit
-        case deliver(SubstanceChanges)
-    }
-
     private enum Phase { case open, reacted, aborted }
 
     /// The steps, the first two in place: most chains have one or two, and an array of their own
     /// was an allocation per chain (about 5% of a two-step chain's instructions).
     private struct Steps {
-        private var first: Step?
-        private var second: Step?
-        private var rest: [Step] = []
+        private var first: ChainStep?
+        private var second: ChainStep?
+        private var rest: [ChainStep] = []
 
         var count: Int { first == nil ? 0 : second == nil ? 1 : 2 + rest.count }
 
-        mutating func append(_ step: Step) {
+        mutating func append(_ step: ChainStep) {
             if first == nil {
                 first = step
             } else if second == nil {
@@ -58,17 +42,14 @@ public final class ChainReaction: @unchecked Sendable {
             }
         }
 
-        /// Calls `body` with the steps in order, moved into temporary storage (the first two
-        /// without retaining their closures); the steps are used up.
-        mutating func withBuffer<Result>(_ body: (UnsafeBufferPointer<Step>) -> Result) -> Result {
+        /// Calls `body` with the steps in order, unretained: the steps keep them alive meanwhile.
+        func withUnretained<Result>(_ body: (UnsafeBufferPointer<Unmanaged<ChainStep>>) -> Result) -> Result {
             let count = count
-            return withUnsafeTemporaryAllocation(of: Step.self, capacity: count) { buffer in
+            return withUnsafeTemporaryAllocation(of: Unmanaged<ChainStep>.self, capacity: count) { buffer in
                 let base = buffer.baseAddress.unsafelyUnwrapped
-                if count > 0 { base.initialize(to: first.take().unsafelyUnwrapped) }
-                if count > 1 { (base + 1).initialize(to: second.take().unsafelyUnwrapped) }
-                for (offset, step) in rest.enumerated() { (base + 2 + offset).initialize(to: step) }
-                rest = []
-                defer { base.deinitialize(count: count) }
+                if let first { base.initialize(to: .passUnretained(first)) }
+                if let second { (base + 1).initialize(to: .passUnretained(second)) }
+                for (offset, step) in rest.enumerated() { (base + 2 + offset).initialize(to: .passUnretained(step)) }
                 return body(UnsafeBufferPointer(buffer))
             }
         }
@@ -102,17 +83,7 @@ public final class ChainReaction: @unchecked Sendable {
     public func mix<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         let added = withState { steps, phase in
             guard phase == .open else { return false }
-            steps.append(
-                Step(substance: ObjectIdentifier(substance)) { (action: consuming Action) in
-                    // Consumed, so that delivered changes nobody else holds can be recycled.
-                    switch consume action {
-                    case .begin: substance.beginTransaction()
-                    case .mix: body(substance)
-                    case .commit: return substance.commitTransaction()
-                    case .deliver(let changes): substance.deliver(consume changes, lock: nil)
-                    }
-                    return nil
-                })
+            steps.append(TypedChainStep(substance, body))
             return true
         }
         if !added {
@@ -224,32 +195,73 @@ public final class ChainReaction: @unchecked Sendable {
     /// Runs the steps as one transaction, on the bus. Each substance's commit records what it did
     /// in the active receipt, if any.
     private static func run(_ steps: consuming Steps) {
-        // The bookkeeping lives on the stack.
-        var steps = steps
-        steps.withBuffer { steps in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: steps.count) { involved in
-                // The substances involved, each once, by the index of their first step.
+        // The steps live until the end of this call, so they are called unretained; the
+        // bookkeeping lives on the stack.
+        let steps = steps
+        steps.withUnretained { steps in
+            withUnsafeTemporaryAllocation(of: Unmanaged<ChainStep>.self, capacity: steps.count) { involved in
+                // The substances involved, each once, by their first step.
                 var count = 0
-                for index in steps.indices {
-                    let id = steps[index].substance
-                    if !involved[..<count].contains(where: { steps[$0].substance == id }) {
-                        involved[count] = index
+                for step in steps {
+                    let id = step._withUnsafeGuaranteedRef { $0.substanceID }
+                    if !involved[..<count].contains(where: { $0._withUnsafeGuaranteedRef { $0.substanceID } == id }) {
+                        involved[count] = step
                         count += 1
                     }
                 }
-                for position in 0..<count { _ = steps[involved[position]].act(.begin) }
-                for index in steps.indices { _ = steps[index].act(.mix) }
+                for position in 0..<count { involved[position]._withUnsafeGuaranteedRef { $0.begin() } }
+                for step in steps { step._withUnsafeGuaranteedRef { $0.mix() } }
                 withUnsafeTemporaryAllocation(of: SubstanceChanges?.self, capacity: count) { committed in
+                    let changes = committed.baseAddress.unsafelyUnwrapped
                     for position in 0..<count {
-                        (committed.baseAddress! + position).initialize(to: steps[involved[position]].act(.commit))
+                        (changes + position).initialize(to: involved[position]._withUnsafeGuaranteedRef { $0.commit() })
                     }
                     for position in 0..<count {
-                        if let changes = (committed.baseAddress! + position).move() {
-                            _ = steps[involved[position]].act(.deliver(consume changes))
+                        if let delivered = (changes + position).move() {
+                            involved[position]._withUnsafeGuaranteedRef { $0.deliver(delivered) }
                         }
                     }
                 }
             }
         }
     }
+}
+
+/// A step of a chain: what it does to its substance in each phase. One object per step, which
+/// holds the substance and the body; the chain calls it through `Unmanaged` while it runs, and a
+/// step reads its own `let` properties, so running a step retains nothing. (Steps kept in a buffer
+/// or an optional were copied, and so retained, for every call; a substance is weakly referenced
+/// elsewhere, which puts every retain of it on the runtime's slow path.)
+///
+/// `@unchecked Sendable`: immutable; its subclass holds a `Sendable` substance and body.
+class ChainStep: @unchecked Sendable {
+    /// The identity of the substance it mixes.
+    let substanceID: ObjectIdentifier
+
+    init(substanceID: ObjectIdentifier) {
+        self.substanceID = substanceID
+    }
+
+    func begin() { preconditionFailure("a chain step overrides begin()") }
+    func mix() { preconditionFailure("a chain step overrides mix()") }
+    func commit() -> SubstanceChanges? { preconditionFailure("a chain step overrides commit()") }
+    func deliver(_ changes: consuming SubstanceChanges) { preconditionFailure("a chain step overrides deliver(_:)") }
+}
+
+/// A step mixing a substance of type `T` with its body.
+final class TypedChainStep<T: AnySubstance>: ChainStep, @unchecked Sendable {
+    private let substance: T
+    private let body: @Sendable (T) -> Void
+
+    init(_ substance: T, _ body: @escaping @Sendable (T) -> Void) {
+        self.substance = substance
+        self.body = body
+        super.init(substanceID: ObjectIdentifier(substance))
+    }
+
+    override func begin() { substance.beginTransaction() }
+    override func mix() { body(substance) }
+    override func commit() -> SubstanceChanges? { substance.commitTransaction() }
+    // Consumed, so that delivered changes nobody else holds can be recycled.
+    override func deliver(_ changes: consuming SubstanceChanges) { substance.deliver(changes, lock: nil) }
 }
