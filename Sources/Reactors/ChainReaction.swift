@@ -23,35 +23,17 @@ import Substances
 public final class ChainReaction: @unchecked Sendable {
     private enum Phase { case open, reacted, aborted }
 
-    /// The steps, the first two in place: most chains have one or two, and an array of their own
-    /// was an allocation per chain (about 5% of a two-step chain's instructions).
-    private struct Steps {
-        private var first: ChainStep?
-        private var second: ChainStep?
-        private var rest: [ChainStep] = []
-
-        var count: Int { first == nil ? 0 : second == nil ? 1 : 2 + rest.count }
+    /// The steps: a list linked through the steps themselves, so that the work item of a reacted
+    /// chain captures one object, its first step, and queueing it allocates no closure context.
+    private struct Steps: Sendable {
+        private(set) var first: ChainStep?
+        private var last: ChainStep?
+        private(set) var count = 0
 
         mutating func append(_ step: ChainStep) {
-            if first == nil {
-                first = step
-            } else if second == nil {
-                second = step
-            } else {
-                rest.append(step)
-            }
-        }
-
-        /// Calls `body` with the steps in order, unretained: the steps keep them alive meanwhile.
-        func withUnretained<Result>(_ body: (UnsafeBufferPointer<Unmanaged<ChainStep>>) -> Result) -> Result {
-            let count = count
-            return withUnsafeTemporaryAllocation(of: Unmanaged<ChainStep>.self, capacity: count) { buffer in
-                let base = buffer.baseAddress.unsafelyUnwrapped
-                if let first { base.initialize(to: .passUnretained(first)) }
-                if let second { (base + 1).initialize(to: .passUnretained(second)) }
-                for (offset, step) in rest.enumerated() { (base + 2 + offset).initialize(to: .passUnretained(step)) }
-                return body(UnsafeBufferPointer(buffer))
-            }
+            if let last { last.next = step } else { first = step }
+            last = step
+            count += 1
         }
     }
 
@@ -112,17 +94,18 @@ public final class ChainReaction: @unchecked Sendable {
 
     /// Commits the chain as one work item. `completion` runs on the bus after the reactions.
     public func react(completion: (@Sendable () -> Void)? = nil) {
-        guard resolve(.reacted) else { return }
-        // The resolved steps stay in the chain, which the work item captures alone when there is
-        // no completion: a closure whose only capture is one object uses it as its context, so
-        // queueing the chain allocates no context for it.
+        // The work item holds the steps, not the chain: the chain is freed where it was made
+        // (usually right after this call), and the bus reads the steps without taking the chain's
+        // lock; they cross to the bus through the bus's queue. A closure whose only capture is
+        // one object uses it as its context: capturing the first step allocates nothing.
+        guard let steps = resolve(.reacted), let first = steps.first else { return }
         if let completion {
-            bus.perform(mix: "chain") { [self] in
-                ChainReaction.run(takeResolvedSteps())
+            bus.perform(mix: "chain") {
+                ChainReaction.run(from: first)
                 completion()
             }
         } else {
-            bus.perform(mix: "chain") { [self] in ChainReaction.run(takeResolvedSteps()) }
+            bus.perform(mix: "chain") { ChainReaction.run(from: first) }
         }
     }
 
@@ -135,13 +118,13 @@ public final class ChainReaction: @unchecked Sendable {
     /// returns what each substance did. A chain already resolved returns an empty outcome (and is
     /// reported).
     public func commit() async -> MixOutcome {
-        guard resolve(.reacted) else { return MixOutcome(entries: []) }
-        let steps = takeResolvedSteps()
+        guard let steps = resolve(.reacted) else { return MixOutcome(entries: []) }
+        guard let first = steps.first else { return MixOutcome(entries: []) }
         // An active receipt makes substances compute their changes even with nothing bound; the
         // outcome crosses back to this task through the receipt's lock.
         let receipt = FluxReceipt()
         await receipt.await(on: bus, mix: "chain") {
-            ChainReaction.run(steps)
+            ChainReaction.run(from: first)
         }
         return MixOutcome(receipt: receipt)
     }
@@ -156,32 +139,21 @@ public final class ChainReaction: @unchecked Sendable {
         abort()
     }
 
-    /// Whether this call resolved the chain. Reacted, its steps stay for the work item to run
-    /// (`takeResolvedSteps()`); aborted, they are dropped.
-    private func resolve(_ phase: Phase) -> Bool {
-        let resolved: Bool = withState { steps, current in
-            guard current == .open else { return false }
+    /// Resolves the chain, if this call is the first to: reacted, returns its steps, taken out of
+    /// it (the chain has no use for them any more); aborted, drops them and returns an empty list.
+    /// Nil, and reported, when the chain was already resolved.
+    private func resolve(_ phase: Phase) -> Steps? {
+        let taken: Steps? = withState { steps, current in
+            guard current == .open else { return nil }
             current = phase
-            if phase == .aborted { steps = Steps() }
-            return true
-        }
-        if !resolved {
-            bus.report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
-        }
-        return resolved
-    }
-
-    /// The steps of a reacted chain, taken out of it by its work item (moved, not copied: the
-    /// chain has no use for them once they run). They no longer change once the chain is resolved,
-    /// but are taken under the lock all the same: a late `mix` or `react` on the resolved chain,
-    /// from another thread, takes the builder state for modification while it finds out (the
-    /// thread sanitizer reports that as a race with an unlocked read).
-    private func takeResolvedSteps() -> Steps {
-        withState { steps, _ in
             var taken = Steps()
             swap(&taken, &steps)
-            return taken
+            return phase == .reacted ? taken : Steps()
         }
+        if taken == nil {
+            bus.report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
+        }
+        return taken
     }
 
     /// Runs `body` with the builder state, holding the state's lock (taken and given back
@@ -194,11 +166,10 @@ public final class ChainReaction: @unchecked Sendable {
 
     /// Runs the steps as one transaction, on the bus. Each substance's commit records what it did
     /// in the active receipt, if any.
-    private static func run(_ steps: consuming Steps) {
-        // The steps live until the end of this call, so they are called unretained; the
+    private static func run(from first: ChainStep) {
+        // `first` keeps the list alive meanwhile, so its steps are called unretained; the
         // bookkeeping lives on the stack.
-        let steps = steps
-        steps.withUnretained { steps in
+        withUnretainedSteps(from: first) { steps in
             withUnsafeTemporaryAllocation(of: Unmanaged<ChainStep>.self, capacity: steps.count) { involved in
                 // The substances involved, each once, by their first step.
                 var count = 0
@@ -227,16 +198,43 @@ public final class ChainReaction: @unchecked Sendable {
     }
 }
 
+/// Calls `body` with the steps linked from `first`, in order, unretained (`first` keeps them alive).
+private func withUnretainedSteps<Result>(
+    from first: ChainStep, _ body: (UnsafeBufferPointer<Unmanaged<ChainStep>>) -> Result
+) -> Result {
+    var count = 0
+    var step: ChainStep? = first
+    while let current = step {
+        count += 1
+        step = current.next
+    }
+    return withUnsafeTemporaryAllocation(of: Unmanaged<ChainStep>.self, capacity: count) { buffer in
+        var index = 0
+        var step = Unmanaged.passUnretained(first)
+        while true {
+            buffer[index] = step
+            index += 1
+            guard index < count else { break }
+            step = step._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0.next.unsafelyUnwrapped) }
+        }
+        return body(UnsafeBufferPointer(buffer))
+    }
+}
+
 /// A step of a chain: what it does to its substance in each phase. One object per step, which
 /// holds the substance and the body; the chain calls it through `Unmanaged` while it runs, and a
 /// step reads its own `let` properties, so running a step retains nothing. (Steps kept in a buffer
 /// or an optional were copied, and so retained, for every call; a substance is weakly referenced
 /// elsewhere, which puts every retain of it on the runtime's slow path.)
 ///
-/// `@unchecked Sendable`: immutable; its subclass holds a `Sendable` substance and body.
+/// `@unchecked Sendable`: immutable but for `next`, which is set while the chain is built, under
+/// the chain's lock, and only read once the chain is resolved and its steps have crossed to the
+/// bus through the bus's queue; its subclass holds a `Sendable` substance and body.
 class ChainStep: @unchecked Sendable {
     /// The identity of the substance it mixes.
     let substanceID: ObjectIdentifier
+    /// The next step of its chain.
+    fileprivate var next: ChainStep?
 
     init(substanceID: ObjectIdentifier) {
         self.substanceID = substanceID

@@ -107,4 +107,63 @@ struct ChainReactionTests {
         #expect(a.state.counter == 100)
         #expect(seen.all == Array(1...100))
     }
+
+    @Test("a reacted chain is freed where it was made; its steps keep their substances until they ran")
+    func reactedChainLetsGo() async {
+        let bus = Flux()
+        let lock = bus.lock()
+        let seen = Recorder<Int>()
+        weak var weakChain: ChainReaction?
+        weak var weakSubstance: Substance<AppState>?
+        do {
+            let substance = Substance<AppState>(bus: bus)
+            weakSubstance = substance
+            let chain = ChainReaction(bus: bus)
+            weakChain = chain
+            chain.mix(substance) { substance in
+                substance.prop.counter = 7
+                seen.append(1)
+            }
+            chain.mix(substance) { seen.append($0.prop.counter) }
+            chain.react()
+        }
+        // Queued behind the lock: the work item holds the steps, not the chain.
+        #expect(weakChain == nil)
+        #expect(weakSubstance != nil)
+        lock.release()
+        await bus.flush()
+        #expect(seen.all == [1, 7])
+        #expect(weakSubstance == nil)
+    }
+
+    @Test("a step reaches its substance through the type it was mixed as: a subclass, a base class, a protocol")
+    func stepsOfEveryStaticType() async {
+        let bus = Flux()
+        let reactive = AppSubstance(bus: bus)
+        let asBase: Substance<AppState> = AppSubstance(bus: bus)
+        let asProtocol: any AnySubstance = reactive
+        let text = "captured"
+        ChainReaction(bus: bus)
+            .mix(reactive) { $0.prop.counter += 1 }
+            .mix(asBase) { $0.prop.text = text }
+            .mix(reactive) { $0.prop.counter += 10 }
+            .react()
+        await bus.flush()
+        #expect(reactive.state.counter == 11)
+        #expect(asBase.state.text == "captured")
+        let outcome = await ChainReaction(bus: bus).mix(asProtocol as! AppSubstance) { $0.prop.counter = 0 }.commit()
+        #expect(reactive.state.counter == 0)
+        #expect(outcome.entries.count == 1)
+    }
+
+    @Test("a chain of 100,000 steps runs them all, in one transaction")
+    func longChain() async {
+        let bus = Flux()
+        let a = Substance<AppState>(bus: bus)
+        let chain = ChainReaction(bus: bus)
+        for _ in 0..<100_000 { chain.mix(a) { $0.prop.counter += 1 } }
+        chain.react()
+        await bus.flush()
+        #expect(a.state.counter == 100_000)
+    }
 }
