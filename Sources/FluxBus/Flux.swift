@@ -83,6 +83,15 @@ public final class Flux: Sendable {
         enqueue(.mixTask(label, task))
     }
 
+    /// Enqueues a task that mixes substances on the main lane, as ``perform(mix:_:)``, given as a
+    /// function of one object: `function` is called on the bus with `object`, unretained. Queueing
+    /// it allocates nothing.
+    package func perform(
+        mix label: FluxMixerName, object: some AnyObject & Sendable, _ function: FluxObjectFunction
+    ) {
+        enqueue(.mixTask(label, object: object, function))
+    }
+
     /// Enqueues a task on the exclusive lane: it runs before any main-lane item that has not
     /// started, even while locks are held.
     public func performExclusive(_ task: @escaping @Sendable () -> Void) {
@@ -271,7 +280,7 @@ public final class Flux: Sendable {
     private func drop(_ items: some Collection<FluxItem>) {
         for item in items {
             if let lock = item.lock { lock.release(.purged) }
-            if item.runsWhenDropped { item.task?() }
+            if item.runsWhenDropped { item.runTask() }
         }
     }
 
@@ -301,17 +310,20 @@ public final class Flux: Sendable {
 
     // MARK: Draining
 
-    private func enqueue(_ item: FluxItem) {
+    private func enqueue(_ item: consuming FluxItem) {
+        // Moved into the queue, not copied and destroyed.
+        var item = Optional(item)
         let start = queue.withLock { q in
-            q.main.append(item)
+            q.main.append(item.take().unsafelyUnwrapped)
             return q.claimDrain()
         }
         if start { scheduleDrain() }
     }
 
-    private func enqueueExclusive(_ item: FluxItem) {
+    private func enqueueExclusive(_ item: consuming FluxItem) {
+        var item = Optional(item)
         let start = queue.withLock { q in
-            q.exclusive.append(item)
+            q.exclusive.append(item.take().unsafelyUnwrapped)
             return q.claimDrain()
         }
         interrupts.add(1, ordering: .releasing)
@@ -365,11 +377,11 @@ public final class Flux: Sendable {
     private func run(_ item: borrowing FluxItem) {
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
         if confined.middleware.isEmpty {
-            if let task = item.task {
+            if item.isTask {
                 // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
                 // none held for earlier deliveries; a mix (a chain's step) keeps them.
                 if item.mixKind == nil { batchHolds.releaseAll() }
-                task()
+                item.runTask()
                 return
             }
             registry.deliver(FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock))
@@ -378,7 +390,7 @@ public final class Flux: Sendable {
         }
         guard item.mixKind != nil else {
             batchHolds.releaseAll()
-            item.task?()
+            item.runTask()
             return
         }
         mix(item)
@@ -400,7 +412,7 @@ public final class Flux: Sendable {
         var event = FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock)
         var dispatched: FluxMixerName?
         var stop: FluxMixReport.Stop?
-        if item.task == nil {
+        if !item.isTask {
             for interceptor in middleware {
                 switch interceptor.willMix(event) {
                 case .pass:
@@ -422,8 +434,8 @@ public final class Flux: Sendable {
         var called = 0
         if stop == nil {
             withReceipt(receipt) {
-                if let task = item.task {
-                    task()
+                if item.isTask {
+                    item.runTask()
                 } else {
                     called = registry.deliver(event)
                 }

@@ -4,35 +4,47 @@
 /// A plain struct rather than an enum with payloads: the queue copies items in and out of its
 /// buffer, and a multi-payload enum of these fields is copied through outlined runtime witnesses.
 /// The lock of an exclusive mix and the closure of a task share one reference (an item never has
-/// both), so an item is 41 bytes: a pending dispatch takes one 48-byte slot of the queue's buffer
-/// and allocates nothing.
+/// both). A task can also be a function of one object (``FluxObjectFunction``), kept as the object
+/// and a function pointer: queueing it allocates nothing. An item is 49 bytes: a pending dispatch
+/// takes one 56-byte slot of the queue's buffer and allocates nothing.
 struct FluxItem: Sendable {
     /// The mixer to deliver to its observers, or the label of a mix task.
     let mixer: FluxMixerName
     let payload: FluxPayload?
-    /// The lock (a `FluxLock`) or the task (a `FluxTask`), told apart by `kind`.
+    /// The lock (a `FluxLock`), the task (a `FluxTask`) or the object of `function`, told apart
+    /// by `kind` and `function`.
     private let work: (any AnyObject & Sendable)?
+    /// The task, when it is a function of `work`.
+    private let function: FluxObjectFunction?
     private let kind: Kind
 
     private enum Kind: UInt8 {
         case mixer, exclusiveMixer, task, mixTask, resume
     }
 
-    private init(mixer: FluxMixerName, payload: FluxPayload?, work: (any AnyObject & Sendable)?, kind: Kind) {
+    private init(
+        mixer: FluxMixerName, payload: FluxPayload?, work: (any AnyObject & Sendable)?, kind: Kind,
+        function: FluxObjectFunction? = nil
+    ) {
         self.mixer = mixer
         self.payload = payload
         self.work = work
+        self.function = function
         self.kind = kind
     }
 
     /// The lock of an exclusive mix.
     var lock: FluxLock? { kind == .exclusiveMixer ? unsafeDowncast(work.unsafelyUnwrapped, to: FluxLock.self) : nil }
 
-    /// The task to run instead of delivering a mixer.
-    var task: (@Sendable () -> Void)? {
-        switch kind {
-        case .task, .mixTask, .resume: unsafeDowncast(work.unsafelyUnwrapped, to: FluxTask.self).run
-        case .mixer, .exclusiveMixer: nil
+    /// Whether the item is a task rather than a mixer to deliver.
+    var isTask: Bool { kind != .mixer && kind != .exclusiveMixer }
+
+    /// Runs the item's task (it must be one).
+    func runTask() {
+        if let function {
+            function(Unmanaged.passUnretained(work.unsafelyUnwrapped).toOpaque())
+        } else {
+            unsafeDowncast(work.unsafelyUnwrapped, to: FluxTask.self).run()
         }
     }
 
@@ -61,6 +73,12 @@ struct FluxItem: Sendable {
         FluxItem(mixer: label, payload: nil, work: FluxTask(task), kind: .mixTask)
     }
 
+    static func mixTask(
+        _ label: FluxMixerName, object: any AnyObject & Sendable, _ function: FluxObjectFunction
+    ) -> FluxItem {
+        FluxItem(mixer: label, payload: nil, work: object, kind: .mixTask, function: function)
+    }
+
     static func resume(_ continuation: CheckedContinuation<Void, Never>) -> FluxItem {
         FluxItem(mixer: FluxItem.taskName, payload: nil, work: FluxTask { continuation.resume() }, kind: .resume)
     }
@@ -70,6 +88,11 @@ struct FluxItem: Sendable {
 
     static let taskName = FluxMixerName("")
 }
+
+/// A task that is a function of one object: called on the bus with the object, unretained (the
+/// item holds it meanwhile). A task that captures only one object can be queued as the object and
+/// a function that captures nothing, with no allocation.
+package typealias FluxObjectFunction = @convention(c) (UnsafeMutableRawPointer) -> Void
 
 /// A task's closure, boxed so that it fits in the reference an item keeps for its work.
 final class FluxTask: Sendable {

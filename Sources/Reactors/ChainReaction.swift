@@ -96,8 +96,8 @@ public final class ChainReaction: @unchecked Sendable {
     public func react(completion: (@Sendable () -> Void)? = nil) {
         // The work item holds the steps, not the chain: the chain is freed where it was made
         // (usually right after this call), and the bus reads the steps without taking the chain's
-        // lock; they cross to the bus through the bus's queue. A closure whose only capture is
-        // one object uses it as its context: capturing the first step allocates nothing.
+        // lock; they cross to the bus through the bus's queue. Without a completion, the work
+        // item is the first step and a function of it: queueing the chain allocates nothing.
         guard let steps = resolve(.reacted), let first = steps.first else { return }
         if let completion {
             bus.perform(mix: "chain") {
@@ -105,7 +105,9 @@ public final class ChainReaction: @unchecked Sendable {
                 completion()
             }
         } else {
-            bus.perform(mix: "chain") { ChainReaction.run(from: first) }
+            bus.perform(mix: "chain", object: first) { step in
+                Unmanaged<ChainStep>.fromOpaque(step)._withUnsafeGuaranteedRef { ChainReaction.run(from: $0) }
+            }
         }
     }
 
