@@ -344,9 +344,12 @@ public final class Flux: Sendable {
             let seen = interrupts.load(ordering: .acquiring) & watched
             // Items are run where they lie in the batch (borrowed, not copied out and destroyed).
             let stoppedAt: Int? = batch.withUnsafeBufferPointer { items in
+                let first = items.baseAddress
                 var index = start
                 while index < items.count {
-                    run(items[index])
+                    // Through the pointer: `items[index]` copied the whole item (retained its
+                    // fields) before running it.
+                    run(first.unsafelyUnwrapped + index)
                     index += 1
                     if index % FluxBatchHolds.itemsPerEpoch == 0 { batchHolds.releaseAll() }
                     if index < items.count, interrupts.load(ordering: .acquiring) & watched != seen { return index }
@@ -374,26 +377,28 @@ public final class Flux: Sendable {
         if purged { drop(batch[index...]) }
     }
 
-    private func run(_ item: borrowing FluxItem) {
+    /// Runs the item at `item`, reading its fields where it lies.
+    private func run(_ item: UnsafePointer<FluxItem>) {
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
         if confined.middleware.isEmpty {
-            if item.isTask {
+            if item.pointee.isTask {
                 // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
                 // none held for earlier deliveries; a mix (a chain's step) keeps them.
-                if item.mixKind == nil { batchHolds.releaseAll() }
-                item.runTask()
+                if item.pointee.mixKind == nil { batchHolds.releaseAll() }
+                item.pointee.runTask()
                 return
             }
-            registry.deliver(FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock))
-            releaseIfUnclaimed(item.lock)
+            let lock = item.pointee.lock
+            registry.deliver(FluxEvent(mixer: item.pointee.mixer, payload: item.pointee.payload, lock: lock))
+            releaseIfUnclaimed(lock)
             return
         }
-        guard item.mixKind != nil else {
+        guard item.pointee.mixKind != nil else {
             batchHolds.releaseAll()
-            item.runTask()
+            item.pointee.runTask()
             return
         }
-        mix(item)
+        mix(item.pointee)
     }
 
     /// An exclusive mix's lock, released when it ran and nobody took responsibility for it.
