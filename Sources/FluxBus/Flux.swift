@@ -74,28 +74,31 @@ public final class Flux: Sendable {
 
     /// Enqueues a task on the main lane (the seed's `performInFluxQueue`).
     public func perform(_ task: @escaping @Sendable () -> Void) {
-        enqueue(.task(task))
+        enqueue(.task(FluxTask(task)))
     }
 
     /// Enqueues a task that mixes substances on the main lane: like ``perform(_:)``, but
     /// ``FluxMiddleware`` see it as a mix named `label` (chain reactions, rollbacks and undo use it).
     public func perform(mix label: FluxMixerName, _ task: @escaping @Sendable () -> Void) {
-        enqueue(.mixTask(label, task))
+        enqueue(.mixTask(label, FluxTask(task)))
     }
 
-    /// Enqueues a task that mixes substances on the main lane, as ``perform(mix:_:)``, given as a
-    /// function of one object: `function` is called on the bus with `object`, unretained. Queueing
-    /// it allocates nothing.
-    package func perform(
-        mix label: FluxMixerName, object: some AnyObject & Sendable, _ function: FluxObjectFunction
-    ) {
-        enqueue(.mixTask(label, object: object, function))
+    /// Enqueues work on the main lane, as ``perform(_:)-(()->Void)``, given as an object: queueing it
+    /// allocates nothing more.
+    public func perform(_ work: FluxWork) {
+        enqueue(.task(work))
+    }
+
+    /// Enqueues work that mixes substances on the main lane, as ``perform(mix:_:)-(_,()->Void)``,
+    /// given as an object: queueing it allocates nothing more.
+    public func perform(mix label: FluxMixerName, _ work: FluxWork) {
+        enqueue(.mixTask(label, work))
     }
 
     /// Enqueues a task on the exclusive lane: it runs before any main-lane item that has not
     /// started, even while locks are held.
     public func performExclusive(_ task: @escaping @Sendable () -> Void) {
-        enqueueExclusive(.task(task))
+        enqueueExclusive(.task(FluxTask(task)))
     }
 
     /// Suspends until every main-lane item enqueued before this call has run or been purged (so

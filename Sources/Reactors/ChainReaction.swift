@@ -97,7 +97,7 @@ public final class ChainReaction: @unchecked Sendable {
         // The work item holds the steps, not the chain: the chain is freed where it was made
         // (usually right after this call), and the bus reads the steps without taking the chain's
         // lock; they cross to the bus through the bus's queue. Without a completion, the work
-        // item is the first step and a function of it: queueing the chain allocates nothing.
+        // item is the first step, which runs the list: queueing the chain allocates nothing.
         guard let steps = resolve(.reacted), let first = steps.first else { return }
         if let completion {
             bus.perform(mix: "chain") {
@@ -105,9 +105,7 @@ public final class ChainReaction: @unchecked Sendable {
                 completion()
             }
         } else {
-            bus.perform(mix: "chain", object: first) { step in
-                Unmanaged<ChainStep>.fromOpaque(step)._withUnsafeGuaranteedRef { ChainReaction.run(from: $0) }
-            }
+            bus.perform(mix: "chain", first)
         }
     }
 
@@ -168,7 +166,7 @@ public final class ChainReaction: @unchecked Sendable {
 
     /// Runs the steps as one transaction, on the bus. Each substance's commit records what it did
     /// in the active receipt, if any.
-    private static func run(from first: ChainStep) {
+    fileprivate static func run(from first: ChainStep) {
         // `first` keeps the list alive meanwhile, so its steps are called unretained; the
         // bookkeeping lives on the stack.
         withUnretainedSteps(from: first) { steps in
@@ -223,8 +221,8 @@ private func withUnretainedSteps<Result>(
     }
 }
 
-/// A step of a chain: what it does to its substance in each phase. One object per step, which
-/// holds the substance and the body; the chain calls it through `Unmanaged` while it runs, and a
+/// A step of a chain: what it does to its substance in each phase, and, as the first step, the
+/// chain's work item on the bus. One object per step, which holds the substance and the body; the chain calls it through `Unmanaged` while it runs, and a
 /// step reads its own `let` properties, so running a step retains nothing. (Steps kept in a buffer
 /// or an optional were copied, and so retained, for every call; a substance is weakly referenced
 /// elsewhere, which puts every retain of it on the runtime's slow path.)
@@ -232,7 +230,7 @@ private func withUnretainedSteps<Result>(
 /// `@unchecked Sendable`: immutable but for `next`, which is set while the chain is built, under
 /// the chain's lock, and only read once the chain is resolved and its steps have crossed to the
 /// bus through the bus's queue; its subclass holds a `Sendable` substance and body.
-class ChainStep: @unchecked Sendable {
+class ChainStep: FluxWork, @unchecked Sendable {
     /// The identity of the substance it mixes.
     let substanceID: ObjectIdentifier
     /// The next step of its chain.
@@ -240,6 +238,11 @@ class ChainStep: @unchecked Sendable {
 
     init(substanceID: ObjectIdentifier) {
         self.substanceID = substanceID
+    }
+
+    /// Queued as the work item of its chain (when it is the first step): runs the chain.
+    override func run() {
+        ChainReaction.run(from: self)
     }
 
     func begin() { preconditionFailure("a chain step overrides begin()") }

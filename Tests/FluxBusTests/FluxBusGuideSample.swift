@@ -22,3 +22,16 @@ final class Downloader: Sendable {
 }
 
 // The sample of docs/fluxbus.md, compiled against FluxBus alone (FluxBusGuideTests runs it).
+
+final class Reindex: FluxWork, @unchecked Sendable {
+    // `@unchecked Sendable`: immutable, and `log` is `@Sendable`.
+    let log: @Sendable (String) -> Void
+
+    init(log: @escaping @Sendable (String) -> Void) {
+        self.log = log
+    }
+
+    override func run() {
+        log("reindex")
+    }
+}

@@ -18,4 +18,15 @@ struct FluxBusGuideTests {
         await downloader.bus.flush()
         #expect(log.all == ["refresh page 2", "refresh page 1"])
     }
+
+    @Test("work given as an object runs in its place in the queue")
+    func workObject() async {
+        let log = Recorder<String>()
+        let downloader = Downloader { log.append($0) }
+        downloader.refresh(page: 1)
+        downloader.bus.perform(Reindex { log.append($0) })
+        downloader.refresh(page: 2)
+        await downloader.bus.flush()
+        #expect(log.all == ["refresh page 1", "reindex", "refresh page 2"])
+    }
 }

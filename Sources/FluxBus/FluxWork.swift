@@ -1,0 +1,33 @@
+/// A unit of work the bus runs, as an object: subclass it and override ``run()``.
+///
+/// ``Flux/perform(_:)-(FluxWork)`` and ``Flux/perform(mix:_:)-(_,FluxWork)`` queue it as it is.
+/// A closure given to ``Flux/perform(_:)-(()->Void)`` is boxed in one of these, so work that
+/// already lives in an object (a chain reaction's steps, a command) is queued without that
+/// allocation. The bus holds the object until it has run.
+///
+/// ```swift
+/// final class Refresh: FluxWork, @unchecked Sendable {
+///     override func run() { print("refreshing on the bus") }
+/// }
+/// bus.perform(Refresh())
+/// ```
+///
+/// `@unchecked Sendable`: it has no state; a subclass states why its own is safe to share.
+open class FluxWork: @unchecked Sendable {
+    public init() {}
+
+    /// Runs the work, on the bus.
+    open func run() {}
+}
+
+/// A task's closure, as work.
+final class FluxTask: FluxWork, @unchecked Sendable {
+    // `@unchecked Sendable`: immutable, and the closure is `@Sendable`.
+    private let body: @Sendable () -> Void
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+    }
+
+    override func run() { body() }
+}
