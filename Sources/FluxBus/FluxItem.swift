@@ -33,7 +33,9 @@ struct FluxItem: Sendable {
 
     /// Runs the item's task (it must be one).
     func runTask() {
-        unsafeDowncast(work.unsafelyUnwrapped, to: FluxWork.self).run()
+        // Unretained: the item holds the work while it runs.
+        Unmanaged.passUnretained(unsafeDowncast(work.unsafelyUnwrapped, to: FluxWork.self))
+            ._withUnsafeGuaranteedRef { $0.run() }
     }
 
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).

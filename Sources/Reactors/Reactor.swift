@@ -163,6 +163,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     // MARK: Chains
 
     /// Starts a chain reaction with a step that mixes `substance`.
+    @inlinable
     public func mix<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         ChainReaction(bus: substance.bus).mix(substance, body)
     }
