@@ -313,20 +313,17 @@ public final class Flux: Sendable {
 
     // MARK: Draining
 
-    private func enqueue(_ item: consuming FluxItem) {
-        // Moved into the queue, not copied and destroyed.
-        var item = Optional(item)
+    private func enqueue(_ item: FluxItem) {
         let start = queue.withLock { q in
-            q.main.append(item.take().unsafelyUnwrapped)
+            q.main.append(item)
             return q.claimDrain()
         }
         if start { scheduleDrain() }
     }
 
-    private func enqueueExclusive(_ item: consuming FluxItem) {
-        var item = Optional(item)
+    private func enqueueExclusive(_ item: FluxItem) {
         let start = queue.withLock { q in
-            q.exclusive.append(item.take().unsafelyUnwrapped)
+            q.exclusive.append(item)
             return q.claimDrain()
         }
         interrupts.add(1, ordering: .releasing)
@@ -347,12 +344,9 @@ public final class Flux: Sendable {
             let seen = interrupts.load(ordering: .acquiring) & watched
             // Items are run where they lie in the batch (borrowed, not copied out and destroyed).
             let stoppedAt: Int? = batch.withUnsafeBufferPointer { items in
-                let first = items.baseAddress
                 var index = start
                 while index < items.count {
-                    // Through the pointer: `items[index]` copied the whole item (retained its
-                    // fields) before running it.
-                    run(first.unsafelyUnwrapped + index)
+                    run(items[index])
                     index += 1
                     if index % FluxBatchHolds.itemsPerEpoch == 0 { batchHolds.releaseAll() }
                     if index < items.count, interrupts.load(ordering: .acquiring) & watched != seen { return index }
@@ -380,28 +374,26 @@ public final class Flux: Sendable {
         if purged { drop(batch[index...]) }
     }
 
-    /// Runs the item at `item`, reading its fields where it lies.
-    private func run(_ item: UnsafePointer<FluxItem>) {
+    private func run(_ item: borrowing FluxItem) {
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
         if confined.middleware.isEmpty {
-            if item.pointee.isTask {
+            if item.isTask {
                 // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
                 // none held for earlier deliveries; a mix (a chain's step) keeps them.
-                if item.pointee.mixKind == nil { batchHolds.releaseAll() }
-                item.pointee.runTask()
+                if item.mixKind == nil { batchHolds.releaseAll() }
+                item.runTask()
                 return
             }
-            let lock = item.pointee.lock
-            registry.deliver(FluxEvent(mixer: item.pointee.mixer, payload: item.pointee.payload, lock: lock))
-            releaseIfUnclaimed(lock)
+            registry.deliver(FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock))
+            releaseIfUnclaimed(item.lock)
             return
         }
-        guard item.pointee.mixKind != nil else {
+        guard item.mixKind != nil else {
             batchHolds.releaseAll()
-            item.pointee.runTask()
+            item.runTask()
             return
         }
-        mix(item.pointee)
+        mix(item)
     }
 
     /// An exclusive mix's lock, released when it ran and nobody took responsibility for it.
