@@ -176,6 +176,24 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
     // MARK: Delivery (on the bus)
 
     public func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        // The common case, kept small so that it needs no stack frame of its own: one handler on
+        // the bus, the owner already held by the bus for this batch (see `FluxBatchHolds`). Owner
+        // and handler are borrowed, not retained: the handler is replaced only between work items.
+        // (The reaction is made inside the call: made outside, it was retained and released.)
+        if let holdsEpoch, delivery == .bus, busMainActorHandler == nil, heldOwner.epoch == holdsEpoch.pointee,
+            let held = heldOwner.object, let handler = unretainedBusHandler
+        {
+            Unmanaged<Owner>.fromOpaque(held.toOpaque())._withUnsafeGuaranteedRef { owner in
+                handler._withUnsafeGuaranteedRef { $0.call(owner, FlaskReaction(changes: changes, onLock: lock)) }
+            }
+            return
+        }
+        deliverAfterChecks(changes, lock: lock)
+    }
+
+    /// Every other case: the owner to load and hold, no handler, a UI owner, two buses.
+    @inline(never)
+    private func deliverAfterChecks(_ changes: SubstanceChanges, lock: FluxLock?) {
         guard let holdsEpoch else {
             // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
             // bus-confined copies belong to the first bus; read them as set, under their lock.
@@ -191,8 +209,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             let reaction = FlaskReaction(changes: changes, onLock: lock)
             return deliverElsewhere(owner, reaction, handler: busHandler?.call, mainActorHandler: busMainActorHandler)
         }
-        // The common case: one handler, called here on the bus, with the owner as the bus holds it
-        // (see `FluxBatchHolds`), loaded from the weak reference once per hold, not per delivery.
+        // On the bus, with the owner as the bus holds it (see `FluxBatchHolds`), loaded from the
+        // weak reference once per hold, not per delivery.
         let owner: Unmanaged<Owner>
         if heldOwner.epoch == holdsEpoch.pointee, let held = heldOwner.object {
             owner = Unmanaged.fromOpaque(held.toOpaque())  // held as this reactor's `Owner`
