@@ -14,7 +14,9 @@ import Substances
 /// resolved, so nothing interleaves with them and nobody sees their uncommitted state. On
 /// ``react(completion:)`` every substance commits, then each delivers its net change to its
 /// reactors. On ``abort()`` nothing runs: every substance stays as it was and nothing reacts. A
-/// chain dropped without either is aborted and reported, and the bus goes on.
+/// chain dropped without either is aborted and reported, and the bus goes on. Once resolved, the
+/// chain holds nothing: a reacted chain's steps travel with its work item, each holding its
+/// substance and body until it has run.
 ///
 /// Aliases: `mixing`, `with` and `and` for `mix`; `andReact` for `react`; `andAbort` for `abort`.
 ///
