@@ -83,13 +83,13 @@ public final class Flux: Sendable {
         enqueue(.mixTask(label, FluxTask(task)))
     }
 
-    /// Enqueues work on the main lane, as ``perform(_:)-(()->Void)``, given as an object: queueing it
-    /// allocates nothing more.
+    /// Enqueues work on the main lane, as `perform(_:)` does a closure, given as an object:
+    /// queueing it allocates nothing more.
     public func perform(_ work: FluxWork) {
         enqueue(.task(work))
     }
 
-    /// Enqueues work that mixes substances on the main lane, as ``perform(mix:_:)-(_,()->Void)``,
+    /// Enqueues work that mixes substances on the main lane, as `perform(mix:_:)` does a closure,
     /// given as an object: queueing it allocates nothing more.
     public func perform(mix label: FluxMixerName, _ work: FluxWork) {
         enqueue(.mixTask(label, work))

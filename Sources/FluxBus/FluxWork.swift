@@ -1,9 +1,9 @@
 /// A unit of work the bus runs, as an object: subclass it and override ``run()``.
 ///
-/// ``Flux/perform(_:)-(FluxWork)`` and ``Flux/perform(mix:_:)-(_,FluxWork)`` queue it as it is.
-/// A closure given to ``Flux/perform(_:)-(()->Void)`` is boxed in one of these, so work that
-/// already lives in an object (a chain reaction's steps, a command) is queued without that
-/// allocation. The bus holds the object until it has run.
+/// `Flux.perform(_:)` and `Flux.perform(mix:_:)` queue it as it is. A closure given to
+/// `perform(_:)` is boxed in one of these, so work that already lives in an object (a chain
+/// reaction's steps, a command) is queued without that allocation. The bus holds the object until
+/// it has run, or until it was purged.
 ///
 /// ```swift
 /// final class Refresh: FluxWork, @unchecked Sendable {

@@ -236,10 +236,11 @@ private func withUnretainedSteps<Result>(
 }
 
 /// A step of a chain: what it does to its substance in each phase, and, as the first step, the
-/// chain's work item on the bus. One object per step, which holds the substance and the body; the chain calls it through `Unmanaged` while it runs, and a
-/// step reads its own `let` properties, so running a step retains nothing. (Steps kept in a buffer
-/// or an optional were copied, and so retained, for every call; a substance is weakly referenced
-/// elsewhere, which puts every retain of it on the runtime's slow path.)
+/// chain's work item on the bus. One object per step, which holds the substance and the body; the
+/// chain calls it through `Unmanaged` while it runs, and a step reads its own `let` properties, so
+/// running a step retains nothing. (Steps kept in a buffer or an optional were copied, and so
+/// retained, for every call; a substance is weakly referenced elsewhere, which puts every retain of
+/// it on the runtime's slow path.)
 ///
 /// `@unchecked Sendable`: immutable but for `next`, which is set while the chain is built, under
 /// the chain's lock, and only read once the chain is resolved and its steps have crossed to the
