@@ -131,8 +131,7 @@ public final class ChainReaction: @unchecked Sendable {
     /// returns what each substance did. A chain already resolved returns an empty outcome (and is
     /// reported).
     public func commit() async -> MixOutcome {
-        guard let steps = resolve(.reacted) else { return MixOutcome(entries: []) }
-        guard let first = steps.first else { return MixOutcome(entries: []) }
+        guard let steps = resolve(.reacted), let first = steps.first else { return MixOutcome(entries: []) }
         // An active receipt makes substances compute their changes even with nothing bound; the
         // outcome crosses back to this task through the receipt's lock.
         let receipt = FluxReceipt()

@@ -181,20 +181,27 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
         // and handler are borrowed, not retained: the handler is replaced only between work items.
         // (The reaction is made inside the call: made outside, it was retained and released.)
         if let holdsEpoch, delivery == .bus, busMainActorHandler == nil, heldOwner.epoch == holdsEpoch.pointee,
-            let held = heldOwner.object, let handler = unretainedBusHandler
+            let held = heldOwner.object
         {
-            Unmanaged<Owner>.fromOpaque(held.toOpaque())._withUnsafeGuaranteedRef { owner in
-                handler._withUnsafeGuaranteedRef { $0.call(owner, FlaskReaction(changes: changes, onLock: lock)) }
-            }
-            return
+            return callBusHandler(Unmanaged.fromOpaque(held.toOpaque()), changes, lock)  // held as `Owner`
         }
         deliverAfterChecks(changes, lock: lock)
     }
 
-    /// Every other case: the owner to load and hold, no handler, a UI owner, two buses.
+    /// Calls the bus handler, if any, with `owner`; both borrowed, not retained.
+    @inline(__always)
+    private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
+        owner._withUnsafeGuaranteedRef { owner in
+            unretainedBusHandler?._withUnsafeGuaranteedRef { handler in
+                handler.call(owner, FlaskReaction(changes: changes, onLock: lock))
+            }
+        }
+    }
+
+    /// Every other case: the owner to load and hold, a UI owner, two buses.
     @inline(never)
     private func deliverAfterChecks(_ changes: SubstanceChanges, lock: FluxLock?) {
-        guard let holdsEpoch else {
+        guard holdsEpoch != nil else {
             // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
             // bus-confined copies belong to the first bus; read them as set, under their lock.
             guard let owner else { return detach() }
@@ -209,23 +216,11 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, SubstanceObserver, @un
             let reaction = FlaskReaction(changes: changes, onLock: lock)
             return deliverElsewhere(owner, reaction, handler: busHandler?.call, mainActorHandler: busMainActorHandler)
         }
-        // On the bus, with the owner as the bus holds it (see `FluxBatchHolds`), loaded from the
-        // weak reference once per hold, not per delivery.
-        let owner: Unmanaged<Owner>
-        if heldOwner.epoch == holdsEpoch.pointee, let held = heldOwner.object {
-            owner = Unmanaged.fromOpaque(held.toOpaque())  // held as this reactor's `Owner`
-        } else {
-            guard let strong = self.owner else { return detach() }
-            bus.batchHolds.hold(strong, in: &heldOwner)
-            owner = Unmanaged.passUnretained(strong)
-        }
-        // Both borrowed, not retained: the handler is replaced only between work items.
-        // (The reaction is made inside the call: made outside, it was retained and released.)
-        owner._withUnsafeGuaranteedRef { owner in
-            unretainedBusHandler?._withUnsafeGuaranteedRef { handler in
-                handler.call(owner, FlaskReaction(changes: changes, onLock: lock))
-            }
-        }
+        // On the bus, the owner not held yet for this batch: loaded from its weak reference, once
+        // per hold, not per delivery (see `FluxBatchHolds`).
+        guard let strong = self.owner else { return detach() }
+        bus.batchHolds.hold(strong, in: &heldOwner)
+        callBusHandler(Unmanaged.passUnretained(strong), changes, lock)
     }
 
     /// The cases other than one handler called on the bus. Out of line: the common case stays
