@@ -79,7 +79,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// Observes `mixer` on the bus. `position` is its place among the `define(mix:)` calls when
     /// `init` learns the mixers, nil for a mixer defined later (then found by comparing every
     /// definition).
-    private func register(_ mixer: M, position: Int?) {
+    private final func register(_ mixer: M, position: Int?) {
         let isNew = observations.withLock { $0[mixer] == nil }
         guard isNew else {
             // Only while `init` learns the mixers, before the bus can see the substance.
@@ -87,8 +87,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             return
         }
         let position = position ?? -1
+        let stored = StoredMixer(mixer)
         let observation = bus.observe(mixer.busName, owner: self) { substance, event in
-            substance.dispatch(mixer, at: position, event)
+            substance.dispatch(stored.address, at: position, event)
         }
         observations.withLock { $0[mixer] = observation }
     }
@@ -97,25 +98,23 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         for observation in observations.withLock({ $0.values }) { observation.cancel() }
     }
 
-    private func dispatch(_ mixer: M, at position: Int, _ event: FluxEvent) {
-        // The mixer and the event are borrowed for the length of `defineMixers()`, not copied (an
-        // event's payload would be retained and released, a generic mixer copied through its
-        // value witnesses, on every dispatch).
-        withUnsafePointer(to: mixer) { mixer in
-            withUnsafePointer(to: event) { event in
-                definition.start(UnsafeRawPointer(mixer), event, at: position)
+    private final func dispatch(_ mixer: UnsafePointer<M>, at position: Int, _ event: FluxEvent) {
+        // The event is borrowed for the length of `defineMixers()`, not copied (its payload would
+        // be retained and released on every dispatch); the mixer was stored at registration (a
+        // generic value borrowed here would go through the unspecialized `withUnsafePointer`).
+        withUnsafePointer(to: event) { event in
+            definition.start(UnsafeRawPointer(mixer), event, at: position)
+            defineMixers()
+            if definition.mustCompareAll() {
+                // `defineMixers()` defined its mixers in another order than at registration:
+                // look at every definition.
                 defineMixers()
-                if definition.mustCompareAll() {
-                    // `defineMixers()` defined its mixers in another order than at registration:
-                    // look at every definition.
-                    defineMixers()
-                }
-                definition.finish()
             }
+            definition.finish()
         }
     }
 
-    private func run(_ body: Mixer, _ event: UnsafePointer<FluxEvent>) {
+    private final func run(_ body: Mixer, _ event: UnsafePointer<FluxEvent>) {
         beginTransaction()
         let serial = resolver.begin()
         body(
@@ -138,6 +137,24 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
                 .mixerUnresolved,
                 "\(name()): mixer \(event.pointee.mixer) returned without react() or abort(); it was aborted")
         }
+    }
+}
+
+/// A registered mixer at an address of its own, for its observation's lifetime: a dispatch
+/// compares definitions with it there.
+///
+/// `@unchecked Sendable`: the value is written once, in `init`, and then only read.
+private final class StoredMixer<M: SubstanceMixer>: @unchecked Sendable {
+    let address: UnsafeMutablePointer<M>
+
+    init(_ mixer: M) {
+        address = .allocate(capacity: 1)
+        address.initialize(to: mixer)
+    }
+
+    deinit {
+        address.deinitialize(count: 1)
+        address.deallocate()
     }
 }
 

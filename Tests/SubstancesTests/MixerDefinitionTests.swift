@@ -46,6 +46,29 @@ final class TwiceSubstance: ReactiveSubstance<CounterState, ShelfMixers>, @unche
     }
 }
 
+/// A mixer that is a struct with a heap-allocated string, not a plain enumeration.
+struct TopicMixer: SubstanceMixer {
+    let topic: String
+}
+
+/// Defines two topics, each made at run time (so their strings live on the heap).
+final class TopicSubstance: ReactiveSubstance<CounterState, TopicMixer>, @unchecked Sendable {
+    static func topic(_ index: Int) -> TopicMixer {
+        TopicMixer(topic: String(repeating: "topic-\(index)-", count: 8))
+    }
+
+    override func defineMixers() {
+        define(mix: TopicSubstance.topic(1)) { _, react, _ in
+            self.prop.counter += 1
+            react()
+        }
+        define(mix: TopicSubstance.topic(2)) { _, react, _ in
+            self.prop.counter += 100
+            react()
+        }
+    }
+}
+
 @Suite("Substances: finding a dispatched mixer's body among its definitions")
 struct MixerDefinitionTests {
     @Test("each dispatch runs exactly the body of its mixer, among many")
@@ -71,6 +94,16 @@ struct MixerDefinitionTests {
         for mixer in [ShelfMixers.d, .e] { bus.dispatch(mixer.busName) }
         await bus.flush()
         #expect(substance.ran.all == ["a", "d", "b", "d"])
+    }
+
+    @Test("a mixer with stored references (a struct with a heap string) finds its body")
+    func mixerWithReferences() async {
+        // The registered mixer is kept by the bus's observation and compared on every dispatch.
+        let bus = Flux()
+        let substance = TopicSubstance(bus: bus)
+        for index in [2, 1, 2] { bus.dispatch(TopicSubstance.topic(index).busName) }
+        await bus.flush()
+        #expect(substance.state.counter == 201)
     }
 
     @Test("a mixer defined twice runs both bodies, in definition order")
