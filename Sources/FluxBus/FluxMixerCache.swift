@@ -65,11 +65,10 @@ struct FluxMixerCache<Target: AnyObject> {
     private static func key(of name: FluxMixerName) -> Key? {
         guard MemoryLayout<String>.size == 16 else { return nil }
         let domain = name.domain.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
-        return withUnsafeBytes(of: name.name) { bytes in
-            Key(
-                low: bytes.load(as: UInt64.self), high: bytes.load(fromByteOffset: 8, as: UInt64.self),
-                domain: domain)
-        }
+        // Reinterpreted in registers: going through memory (`withUnsafeBytes`) would put a stack
+        // protector on the drain.
+        let words = unsafeBitCast(name.name, to: (UInt64, UInt64).self)
+        return Key(low: words.0, high: words.1, domain: domain)
     }
 
     @inline(__always)

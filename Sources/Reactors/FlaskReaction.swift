@@ -27,8 +27,8 @@ public struct FlaskReaction: Sendable {
     @inlinable
     public func on(_ key: String, _ body: (SubstanceChange) -> Void) {
         switch changes.lookUp(key) {
-        case .changed(let change):
-            body(change)
+        case .changed(let slot):
+            body(SubstanceChange(changes: changes, slot: slot))
         case .unchanged:
             return
         case .notAnEntry:

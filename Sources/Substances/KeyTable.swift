@@ -53,7 +53,9 @@ struct KeyTable: @unchecked Sendable {
     @inline(__always)
     private static func bits(of key: String) -> (UInt64, UInt64)? {
         guard MemoryLayout<String>.size == 16 else { return nil }
-        return withUnsafeBytes(of: key) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+        // Reinterpreted in registers: going through memory (`withUnsafeBytes`) would put a
+        // stack protector on every caller.
+        return unsafeBitCast(key, to: (UInt64, UInt64).self)
     }
 
     @inline(__always)

@@ -10,6 +10,12 @@ public struct SubstanceChange: Sendable {
     let changes: SubstanceChanges
     let slot: Int
 
+    @usableFromInline
+    package init(changes: SubstanceChanges, slot: Int) {
+        self.changes = changes
+        self.slot = slot
+    }
+
     /// The dotted key that changed.
     public func key() -> String { changes.key(at: slot) }
 

@@ -63,8 +63,10 @@ public class SubstanceChanges: @unchecked Sendable {
     /// What ``lookUp(_:)`` found.
     @usableFromInline
     package enum EntryLookup {
-        /// The key is a plan entry and changed.
-        case changed(SubstanceChange)
+        /// The key is a plan entry and changed, at this slot of the changes. A slot rather than
+        /// a ``SubstanceChange``: returning one would retain the changes, which the reaction
+        /// asking already holds.
+        case changed(slot: Int)
         /// The key is a plan entry and did not change.
         case unchanged
         /// The key is not a plan entry (a sub-key of a dictionary, the Codable path, an unknown
@@ -86,7 +88,7 @@ public class SubstanceChanges: @unchecked Sendable {
         guard entries.mask & (1 &<< UInt64(entry & 63)) != 0, let slot = entries.firstIndex(of: entry) else {
             return .unchanged
         }
-        return .changed(SubstanceChange(changes: self, slot: slot))
+        return .changed(slot: slot)
     }
 
     /// The entry of a key the key table does not know by its bits (longer than 15 bytes), found by
