@@ -132,6 +132,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     /// committed state. The old one is no longer needed there: a state with references is swapped
     /// in (no retains and releases; the slot is left with this object's stale state), plain data
     /// is copied, which is cheaper than a swap.
+    @inline(__always)
     func refill(
         old: UnsafeMutablePointer<S>, new: UnsafePointer<S>, entries: consuming PlanEntries,
         flat: consuming [(key: String, old: FlatValue?, new: FlatValue?)]
