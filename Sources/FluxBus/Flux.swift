@@ -42,7 +42,7 @@ public final class Flux: Sendable {
     /// carry into the purge bits stops an exclusive batch for nothing: harmless, it resumes.)
     private let interrupts = Atomic<UInt64>(0)
     private static let purgeStep: UInt64 = 1 << 32
-    private let drainingThread = Atomic<UInt>(0)
+    @usableFromInline let drainingThread = Atomic<UInt>(0)
     private let observerSerial = Atomic<UInt64>(0)
     private let diagnosticsHandler: LockedValue<@Sendable (FluxDiagnostic) -> Void>
     // Only touched on the bus (while draining), never concurrently: see FluxObserverRegistry.
@@ -110,6 +110,7 @@ public final class Flux: Sendable {
     }
 
     /// Whether the calling code runs on this bus, inside a work item.
+    @inlinable
     public var isCurrent: Bool {
         drainingThread.load(ordering: .relaxed) == currentThreadIdentity()
     }

@@ -49,7 +49,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// on every use (two mallocs per mixer body). A commit swaps it with `previousSlot` instead of
     /// copying the state from one to the other.
     // Written only by the bus, and only under `committedLock`; the bus reads it without the lock.
-    @exclusivity(unchecked) private final var workingSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
+    @exclusivity(unchecked) @usableFromInline final var workingSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
     /// Copies handed to `prop` writes outside a transaction (misuse, reported); freed with the
     /// substance.
     private let discardedSlots = LockedValue<[UnsafeMutablePointer<S>]>([])
@@ -65,7 +65,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// copy in place, without copying either; other threads read it under `committedLock`.
     // Written only by the bus, and only under `committedLock`; the bus reads it without the lock.
     @exclusivity(unchecked) private final var previousSlot = UnsafeMutablePointer<S>.allocate(capacity: 1)
-    @exclusivity(unchecked) private final var inTransaction = false
+    @exclusivity(unchecked) @usableFromInline final var inTransaction = false
     /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
     /// detached or its owner goes away). An unbound slot is emptied at once and the list compacted
     /// when half of it is empty, so binding and unbinding cost O(1) amortized.
@@ -132,22 +132,38 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// The working copy, inside a mixer or a chain step. Outside a transaction it reads the
     /// committed state, writes are discarded, and both are reported.
+    ///
+    /// Inlinable: a mixer body's every use of `prop` is then a check and a load where it is written.
     public var prop: S {
+        @inlinable
         get {
             if bus.isCurrent, inTransaction { return workingSlot.pointee }
-            reportPropMisuse()
-            return committedValue()
+            return propOutsideTransaction()
         }
+        @inlinable
         unsafeMutableAddress {
             if bus.isCurrent, inTransaction { return workingSlot }
-            reportPropMisuse()
-            // Writes go to a copy nobody reads; it is kept until the substance goes, since the
-            // caller writes through the address after this returns.
-            let discarded = UnsafeMutablePointer<S>.allocate(capacity: 1)
-            discarded.initialize(to: committedValue())
-            discardedSlots.withLock { $0.append(discarded) }
-            return discarded
+            return slotOutsideTransaction()
         }
+    }
+
+    /// `prop` read outside a transaction: reported, and the committed state.
+    @usableFromInline
+    final func propOutsideTransaction() -> S {
+        reportPropMisuse()
+        return committedValue()
+    }
+
+    /// `prop` written outside a transaction: reported, and a copy nobody reads to write to.
+    @usableFromInline
+    final func slotOutsideTransaction() -> UnsafeMutablePointer<S> {
+        reportPropMisuse()
+        // Writes go to a copy nobody reads; it is kept until the substance goes, since the
+        // caller writes through the address after this returns.
+        let discarded = UnsafeMutablePointer<S>.allocate(capacity: 1)
+        discarded.initialize(to: committedValue())
+        discardedSlots.withLock { $0.append(discarded) }
+        return discarded
     }
 
     private func reportPropMisuse() {
