@@ -135,10 +135,22 @@ public final class Flux: Sendable {
         owner: Owner,
         _ handler: @escaping @Sendable (Owner, FluxEvent) -> Void
     ) -> FluxObservation {
-        let id = observerSerial.add(1, ordering: .relaxed).newValue
-        let entry = FluxObserverRegistry.Entry(id: id, owner: owner) { owner, event in
+        observe(mixer, untypedOwner: owner) { owner, event in
             handler(unsafeDowncast(owner, to: Owner.self), event)
         }
+    }
+
+    /// ``observe(_:owner:_:)`` with a handler that takes its owner untyped and casts it itself:
+    /// the bus calls it directly, without a generic closure in front of it (for the package's own
+    /// observers, whose owner type is known where they are made).
+    @discardableResult
+    package func observe(
+        _ mixer: FluxMixerName,
+        untypedOwner owner: any AnyObject & Sendable,
+        _ handler: @escaping @Sendable (AnyObject, FluxEvent) -> Void
+    ) -> FluxObservation {
+        let id = observerSerial.add(1, ordering: .relaxed).newValue
+        let entry = FluxObserverRegistry.Entry(id: id, owner: owner, handler: handler)
         let registry = self.registry
         performExclusive { registry.add(entry, for: mixer) }
         return FluxObservation(id: id, mixer: mixer, bus: self)

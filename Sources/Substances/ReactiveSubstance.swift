@@ -88,8 +88,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         }
         let position = position ?? -1
         let stored = StoredMixer(mixer)
-        let observation = bus.observe(mixer.busName, owner: self) { substance, event in
-            substance.dispatch(stored.address, at: position, event)
+        // The owner is this substance: cast without a check.
+        let observation = bus.observe(mixer.busName, untypedOwner: self) { substance, event in
+            unsafeDowncast(substance, to: ReactiveSubstance.self).dispatch(stored.address, at: position, event)
         }
         observations.withLock { $0[mixer] = observation }
     }
