@@ -45,7 +45,7 @@ struct KeyTable: @unchecked Sendable {
                 let slot = slots[index]
                 if slot.entry < 0 { return nil }
                 if slot.bits == bits { return slot.entry }
-                index = (index + 1) & (slots.count - 1)
+                index = (index &+ 1) & (slots.count &- 1)
             }
         }
     }
@@ -60,6 +60,6 @@ struct KeyTable: @unchecked Sendable {
 
     @inline(__always)
     private static func index(of bits: (UInt64, UInt64), shift: UInt64) -> Int {
-        Int(truncatingIfNeeded: ((bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9) >> shift)
+        Int(truncatingIfNeeded: ((bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9) &>> shift)
     }
 }
