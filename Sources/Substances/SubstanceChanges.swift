@@ -82,20 +82,28 @@ public class SubstanceChanges: @unchecked Sendable {
     /// which is known without reading the list.
     @usableFromInline
     package final func lookUp(_ key: String) -> EntryLookup {
-        guard let plan, let entry = plan.keyTable.entry(forKey: key) ?? SubstanceChanges.hashedEntry(key, plan) else {
-            return .notAnEntry
-        }
-        guard entries.mask & (1 &<< UInt64(entry & 63)) != 0, let slot = entries.firstIndex(of: entry) else {
-            return .unchanged
-        }
+        // The common cases call nothing, so the function saves no registers: a key the table
+        // knows by its bits, unchanged, or changed and among the first four changed entries.
+        // Everything else is answered out of line.
+        guard let plan, let entry = plan.keyTable.entry(forKey: key) else { return lookUpByHash(key) }
+        if entries.mask & (1 &<< UInt64(entry & 63)) == 0 { return .unchanged }
+        guard let slot = entries.inlineIndex(of: entry) else { return lookUpAmongAll(entry) }
         return .changed(slot: slot)
     }
 
-    /// The entry of a key the key table does not know by its bits (longer than 15 bytes), found by
-    /// hashing it. Out of line: the common lookup then needs fewer registers saved.
+    /// ``lookUp(_:)`` for a key the key table does not know by its bits (longer than 15 bytes, or
+    /// not a key of the state): found by hashing it.
     @inline(never)
-    private static func hashedEntry(_ key: String, _ plan: ReductionPlan) -> Int32? {
-        plan.keyIndex[key].map { Int32($0) }
+    private final func lookUpByHash(_ key: String) -> EntryLookup {
+        guard let plan, let entry = plan.keyIndex[key].map({ Int32($0) }) else { return .notAnEntry }
+        if entries.mask & (1 &<< UInt64(entry & 63)) == 0 { return .unchanged }
+        return lookUpAmongAll(entry)
+    }
+
+    /// ``lookUp(_:)`` for an entry whose bit is in the mask: searched among all the changed entries.
+    @inline(never)
+    private final func lookUpAmongAll(_ entry: Int32) -> EntryLookup {
+        entries.firstIndex(of: entry).map { .changed(slot: $0) } ?? .unchanged
     }
 
     func oldValue(at slot: Int) -> Any? { nil }
