@@ -25,9 +25,8 @@ struct PlanEntries: RandomAccessCollection {
         }
     }
 
-    /// The position of `entry`: every reaction's `on(key)` asks, so the inline ones are compared
+    /// The index of `entry` among the first four entries (kept inline), if it is there: compared
     /// directly rather than through the generic collection algorithm.
-    /// The index of `entry` among the first four entries (kept inline), if it is there.
     @inline(__always)
     func inlineIndex(of entry: Int32) -> Int? {
         if inlineCount > 0, inline.0 == entry { return 0 }
@@ -37,13 +36,10 @@ struct PlanEntries: RandomAccessCollection {
         return nil
     }
 
+    /// The position of `entry`.
     @inline(__always)
     func firstIndex(of entry: Int32) -> Int? {
-        if inlineCount > 0, inline.0 == entry { return 0 }
-        if inlineCount > 1, inline.1 == entry { return 1 }
-        if inlineCount > 2, inline.2 == entry { return 2 }
-        if inlineCount > 3, inline.3 == entry { return 3 }
-        return overflow?.firstIndex(of: entry).map { $0 + 4 }
+        inlineIndex(of: entry) ?? overflow?.firstIndex(of: entry).map { $0 + 4 }
     }
 
     func contains(_ entry: Int32) -> Bool { firstIndex(of: entry) != nil }
