@@ -63,12 +63,15 @@ struct FluxMixerCache<Target: AnyObject> {
     /// `String` is not two words.
     @inline(__always)
     private static func key(of name: FluxMixerName) -> Key? {
-        guard MemoryLayout<String>.size == 16 else { return nil }
-        let domain = name.domain.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
         // Reinterpreted in registers: going through memory (`withUnsafeBytes`) would put a stack
-        // protector on the drain.
-        let words = unsafeBitCast(name.name, to: (UInt64, UInt64).self)
-        return Key(low: words.0, high: words.1, domain: domain)
+        // protector on the drain. A `String` is two words on 64-bit platforms only.
+        #if _pointerBitWidth(_64)
+            let domain = name.domain.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
+            let words = unsafeBitCast(name.name, to: (UInt64, UInt64).self)
+            return Key(low: words.0, high: words.1, domain: domain)
+        #else
+            return nil
+        #endif
     }
 
     @inline(__always)

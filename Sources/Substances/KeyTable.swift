@@ -52,10 +52,13 @@ struct KeyTable: @unchecked Sendable {
 
     @inline(__always)
     private static func bits(of key: String) -> (UInt64, UInt64)? {
-        guard MemoryLayout<String>.size == 16 else { return nil }
         // Reinterpreted in registers: going through memory (`withUnsafeBytes`) would put a
-        // stack protector on every caller.
-        return unsafeBitCast(key, to: (UInt64, UInt64).self)
+        // stack protector on every caller. A `String` is two words on 64-bit platforms only.
+        #if _pointerBitWidth(_64)
+            return unsafeBitCast(key, to: (UInt64, UInt64).self)
+        #else
+            return nil
+        #endif
     }
 
     @inline(__always)
