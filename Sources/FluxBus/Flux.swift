@@ -74,13 +74,13 @@ public final class Flux: Sendable {
 
     /// Enqueues a task on the main lane (the seed's `performInFluxQueue`).
     public func perform(_ task: @escaping @Sendable () -> Void) {
-        enqueue(.task(FluxTask(task)))
+        perform(FluxTask(task))
     }
 
     /// Enqueues a task that mixes substances on the main lane: like ``perform(_:)``, but
     /// ``FluxMiddleware`` see it as a mix named `label` (chain reactions, rollbacks and undo use it).
     public func perform(mix label: FluxMixerName, _ task: @escaping @Sendable () -> Void) {
-        enqueue(.mixTask(label, FluxTask(task)))
+        perform(mix: label, FluxTask(task))
     }
 
     /// Enqueues work on the main lane, as `perform(_:)` does a closure, given as an object:

@@ -12,10 +12,8 @@
 /// found by the registry's dictionary, as is every name on a platform where a `String` is not two
 /// words.
 ///
-/// The reduction plan's `KeyTable` (Substances) finds keys by the same two words. The few lines
-/// are not shared: a `package` function of this module is called, not inlined, from another one,
-/// and a shared version put a call on every reaction's key lookup (S3 38,645 → 65,344
-/// instructions a dispatch).
+/// The reduction plan's `KeyTable` (Substances) finds keys by the same two words
+/// (``stringWords(_:)``).
 ///
 /// Confined to the bus like the registry. The targets are unretained: the registry clears the cache
 /// whenever it drops a target.
@@ -63,15 +61,9 @@ struct FluxMixerCache<Target: AnyObject> {
     /// `String` is not two words.
     @inline(__always)
     private static func key(of name: FluxMixerName) -> Key? {
-        // Reinterpreted in registers: going through memory (`withUnsafeBytes`) would put a stack
-        // protector on the drain. A `String` is two words on 64-bit platforms only.
-        #if _pointerBitWidth(_64)
-            let domain = name.domain.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
-            let words = unsafeBitCast(name.name, to: (UInt64, UInt64).self)
-            return Key(low: words.0, high: words.1, domain: domain)
-        #else
-            return nil
-        #endif
+        guard let words = stringWords(name.name) else { return nil }
+        let domain = name.domain.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
+        return Key(low: words.0, high: words.1, domain: domain)
     }
 
     @inline(__always)

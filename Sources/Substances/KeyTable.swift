@@ -1,3 +1,5 @@
+import FluxBus
+
 /// A state's keys by the bits of their `String` value, looked up by `reaction.on(key)` on every
 /// reaction without hashing or comparing strings.
 ///
@@ -27,7 +29,7 @@ struct KeyTable: @unchecked Sendable {
         shift = UInt64(64 - capacity.trailingZeroBitCount)
         var slots = Array(repeating: Slot(bits: (0, 0), entry: -1), count: capacity)
         for (entry, key) in keys.enumerated() {
-            guard let bits = KeyTable.bits(of: key) else { continue }
+            guard let bits = stringWords(key) else { continue }
             var index = KeyTable.index(of: bits, shift: shift)
             while slots[index].entry >= 0 { index = (index + 1) & (capacity - 1) }
             slots[index] = Slot(bits: bits, entry: Int32(entry))
@@ -38,7 +40,7 @@ struct KeyTable: @unchecked Sendable {
     /// The entry of `key`, or nil when the table does not know these bits.
     @inline(__always)
     func entry(forKey key: String) -> Int32? {
-        guard let bits = KeyTable.bits(of: key) else { return nil }
+        guard let bits = stringWords(key) else { return nil }
         return slots.withUnsafeBufferPointer { slots in
             var index = KeyTable.index(of: bits, shift: shift)
             while true {
@@ -48,17 +50,6 @@ struct KeyTable: @unchecked Sendable {
                 index = (index &+ 1) & (slots.count &- 1)
             }
         }
-    }
-
-    @inline(__always)
-    private static func bits(of key: String) -> (UInt64, UInt64)? {
-        // Reinterpreted in registers: going through memory (`withUnsafeBytes`) would put a
-        // stack protector on every caller. A `String` is two words on 64-bit platforms only.
-        #if _pointerBitWidth(_64)
-            return unsafeBitCast(key, to: (UInt64, UInt64).self)
-        #else
-            return nil
-        #endif
     }
 
     @inline(__always)

@@ -12,6 +12,13 @@ struct PlanEntries: RandomAccessCollection {
     /// reactor filtering by key checks without reading the lists.
     private(set) var mask: UInt64 = 0
 
+    /// Whether `entry` may be in the list: false when its bit is not in the mask.
+    @inline(__always)
+    func mayContain(_ entry: Int32) -> Bool { mask & PlanEntries.bit(of: entry) != 0 }
+
+    @inline(__always)
+    private static func bit(of entry: Int32) -> UInt64 { 1 &<< UInt64(entry & 63) }
+
     var startIndex: Int { 0 }
     var endIndex: Int { inlineCount + (overflow?.count ?? 0) }
 
@@ -63,7 +70,7 @@ struct PlanEntries: RandomAccessCollection {
     }
 
     mutating func append(_ entry: Int32) {
-        mask |= 1 &<< UInt64(entry & 63)
+        mask |= PlanEntries.bit(of: entry)
         switch inlineCount {
         case 0: inline.0 = entry
         case 1: inline.1 = entry

@@ -86,7 +86,7 @@ public class SubstanceChanges: @unchecked Sendable {
         // knows by its bits, unchanged, or changed and among the first four changed entries.
         // Everything else is answered out of line.
         guard let plan, let entry = plan.keyTable.entry(forKey: key) else { return lookUpByHash(key) }
-        if entries.mask & (1 &<< UInt64(entry & 63)) == 0 { return .unchanged }
+        guard entries.mayContain(entry) else { return .unchanged }
         guard let slot = entries.inlineIndex(of: entry) else { return lookUpAmongAll(entry) }
         return .changed(slot: slot)
     }
@@ -96,8 +96,7 @@ public class SubstanceChanges: @unchecked Sendable {
     @inline(never)
     private final func lookUpByHash(_ key: String) -> EntryLookup {
         guard let plan, let entry = plan.keyIndex[key].map({ Int32($0) }) else { return .notAnEntry }
-        if entries.mask & (1 &<< UInt64(entry & 63)) == 0 { return .unchanged }
-        return lookUpAmongAll(entry)
+        return entries.mayContain(entry) ? lookUpAmongAll(entry) : .unchanged
     }
 
     /// ``lookUp(_:)`` for an entry whose bit is in the mask: searched among all the changed entries.
