@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Minimum Apple versions follow from `Synchronization.Mutex`/`Atomic` (macOS 15, iOS 18, tvOS 18,
@@ -15,18 +15,20 @@ let package = Package(
         .executable(name: "FlaskBenchmarks", targets: ["FlaskBenchmarks"]),
     ],
     targets: [
-        .target(name: "FluxBus"),
-        .target(name: "Archive"),
-        .target(name: "Substances", dependencies: ["FluxBus", "Archive"]),
-        .target(name: "Reactors", dependencies: ["FluxBus", "Substances"]),
+        // The one lock of the package, below both leaves (not a product).
+        .target(name: "FlaskLocking"),
+        .target(name: "FluxBus", dependencies: ["FlaskLocking"]),
+        .target(name: "Archive", dependencies: ["FlaskLocking"]),
+        .target(name: "Substances", dependencies: ["FlaskLocking", "FluxBus", "Archive"]),
+        .target(name: "Reactors", dependencies: ["FlaskLocking", "FluxBus", "Substances"]),
         .target(name: "FlaskAPI", dependencies: ["FluxBus", "Archive", "Substances", "Reactors"]),
         .executableTarget(name: "FlaskBenchmarks", dependencies: ["FlaskAPI"], path: "Benchmarks/FlaskBenchmarks"),
         .target(name: "FlaskTestSupport", dependencies: ["Archive"], path: "Tests/FlaskTestSupport"),
-        .testTarget(name: "FluxBusTests", dependencies: ["FluxBus", "FlaskTestSupport"]),
+        .testTarget(name: "FluxBusTests", dependencies: ["FlaskLocking", "FluxBus", "FlaskTestSupport"]),
         .executableTarget(name: "ArchiveProbe", dependencies: ["Archive"], path: "Tests/ArchiveProbe"),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive", "FlaskTestSupport", "ArchiveProbe"]),
-        .testTarget(name: "SubstancesTests", dependencies: ["Substances", "FlaskTestSupport"]),
-        .testTarget(name: "ReactorsTests", dependencies: ["Reactors", "FlaskTestSupport"]),
+        .testTarget(name: "SubstancesTests", dependencies: ["FlaskLocking", "Substances", "FlaskTestSupport"]),
+        .testTarget(name: "ReactorsTests", dependencies: ["FlaskLocking", "Reactors", "FlaskTestSupport"]),
         .testTarget(name: "FlaskAPITests", dependencies: ["FlaskAPI", "FlaskTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,7 +2,7 @@ import Dispatch
 import FlaskAPI
 
 /// The owner of the benchmark's reactors.
-final class BenchOwner {}
+final class BenchOwner: Sendable {}
 
 /// S1 to S7 of SCENARIOS.md, written the way a user writes Flask code: string keys, mixers
 /// dispatched with `Flask.substances(reactTo:)`, reactors from `Flask.reactor(attachedTo:mixing:)`.

@@ -15,10 +15,10 @@ public func MixSubstances<M: SubstanceMixer>(with mixer: M, payload: FluxPayload
 
 @available(*, deprecated, renamed: "Flask.attachReactor(to:mixing:)")
 @discardableResult
-public func AttachFlaskReactor<Owner: FlaskReactor & SendableMetatype>(
-    to owner: Owner, mixing substances: [any AnySubstance]
+public func AttachFlaskReactor<Owner: FlaskReactor>(
+    to owner: sending Owner, mixing substances: [any AnySubstance], isolation: isolated (any Actor)? = #isolation
 ) -> Reactor<Owner> {
-    Flask.attachReactor(to: owner, mixing: substances)
+    Flask.attachReactor(to: owner, mixing: substances, isolation: isolation)
 }
 
 @available(*, deprecated, renamed: "Flask.detachReactor(from:)")
@@ -38,30 +38,36 @@ public func NewSubstance<S: State>(definedBy type: S.Type) -> Substance<S> {
 
 extension Flask {
     @available(*, deprecated, renamed: "reactor(attachedTo:mixing:)")
-    public static func instance<Owner: AnyObject>(attachedTo owner: Owner, mixing substance: any AnySubstance)
+    public static func instance<Owner: AnyObject & Sendable>(
+        attachedTo owner: Owner, mixing substance: any AnySubstance
+    )
         -> Reactor<Owner>
     {
         reactor(attachedTo: owner, mixing: substance)
     }
 
     @available(*, deprecated, renamed: "reactor(attachedTo:mixing:)")
-    public static func instance<Owner: AnyObject>(attachedTo owner: Owner, mixing substances: [any AnySubstance])
+    public static func instance<Owner: AnyObject & Sendable>(
+        attachedTo owner: Owner, mixing substances: [any AnySubstance]
+    )
         -> Reactor<Owner>
     {
         reactor(attachedTo: owner, mixing: substances)
     }
 }
 
-extension Reactor {
+extension Reactor where Owner: Sendable {
     /// Flask 1.1.8's name for `handler`: `flask.reactor = { owner, reaction in }`.
     @available(*, deprecated, renamed: "handler")
     public var reactor: Handler? {
         get { handler }
         set { handler = newValue }
     }
+}
 
+extension Reactor {
     @available(*, deprecated, renamed: "mixing(_:_:)")
-    public func toMix<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+    public func toMix<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mixing(substance, body)
     }
 }
@@ -69,7 +75,7 @@ extension Reactor {
 extension ChainReaction {
     @available(*, deprecated, renamed: "mixing(_:_:)")
     @discardableResult
-    public func toMix<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+    public func toMix<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mixing(substance, body)
     }
 }

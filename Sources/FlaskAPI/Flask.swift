@@ -30,25 +30,44 @@ public enum Flask {
 
     // MARK: Reactors
 
-    /// Creates a reactor attached to `owner` and bound to `substances`; set its `handler`.
-    public static func reactor<Owner: AnyObject>(
+    /// Creates a reactor attached to `owner` and bound to `substances`; set its `handler` (runs
+    /// on the bus) or its `mainActorHandler` (runs on the main actor).
+    ///
+    /// The owner must be `Sendable`, since a handler receives it on the bus's thread: a
+    /// `@MainActor` class (every view and view controller; give it a `mainActorHandler`), a class
+    /// of immutable or lock-guarded state, or an actor. A plain class is refused by the compiler
+    /// ("type 'Screen' does not conform to the 'Sendable' protocol").
+    public static func reactor<Owner: AnyObject & Sendable>(
         attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus
     ) -> Reactor<Owner> {
         reactorManager.reactor(attachedTo: owner, mixing: substances, delivery: delivery)
     }
 
     /// Creates a reactor attached to `owner` and bound to one substance.
-    public static func reactor<Owner: AnyObject>(
+    public static func reactor<Owner: AnyObject & Sendable>(
         attachedTo owner: Owner, mixing substance: any AnySubstance, delivery: ReactionDelivery = .bus
     ) -> Reactor<Owner> {
         reactor(attachedTo: owner, mixing: [substance], delivery: delivery)
     }
 
     /// Attaches a reactor to a `FlaskReactor` owner: its `flaskReactions(reaction:)` receives the
-    /// reactions.
+    /// reactions where this is called from, on the main actor from the main actor (a view
+    /// controller's `@MainActor` conformance included), on the bus from nonisolated code (the owner
+    /// then must be `Sendable`).
     @discardableResult
-    public static func attachReactor<Owner: FlaskReactor & SendableMetatype>(
-        to owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus
+    public static func attachReactor<Owner: FlaskReactor>(
+        to owner: sending Owner, mixing substances: [any AnySubstance],
+        isolation: isolated (any Actor)? = #isolation
+    ) -> Reactor<Owner> {
+        reactorManager.attachReactor(to: owner, mixing: substances, isolation: isolation)
+    }
+
+    /// Attaches a reactor to a `Sendable` `FlaskReactor` owner whose reactions run where
+    /// `delivery` says (on the bus, or on the main queue), wherever this is called from.
+    @discardableResult
+    @_disfavoredOverload
+    public static func attachReactor<Owner: FlaskReactor & Sendable & SendableMetatype>(
+        to owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery
     ) -> Reactor<Owner> {
         reactorManager.attachReactor(to: owner, mixing: substances, delivery: delivery)
     }
@@ -73,7 +92,7 @@ public enum Flask {
         if let reactor = mine.min(by: { $0.serial < $1.serial }) { return reactor }
         bus.report(
             .reactorMisuse, "getReactor(attachedTo: \(Owner.self)): no reactor is attached; returning an unbound one")
-        return Reactor(owner: owner, mixing: [])
+        return Reactor(owner: owner, substances: [], delivery: .bus, manager: nil)
     }
 
     /// Alias of `getReactor(attachedTo:)` (the seed lists both spellings).
@@ -125,16 +144,27 @@ public enum Flask {
     // MARK: Locks and the queue
 
     /// Pauses the bus's main lane until the lock is released.
-    public static func lock() -> FluxLock { bus.lock() }
+    ///
+    /// - Parameters:
+    ///   - fileID: where the lock was taken, for lock reports; leave the default.
+    ///   - line: where the lock was taken; leave the default.
+    public static func lock(fileID: StaticString = #fileID, line: UInt = #line) -> FluxLock {
+        bus.lock(fileID: fileID, line: line)
+    }
 
     /// Pauses the main lane and dispatches `mixer` exclusively; the lock reaches the reactions as
     /// `reaction.onLock` for them to release. With `autorelease`, a mix that gives no reaction
     /// releases it by itself.
+    ///
+    /// - Parameters:
+    ///   - fileID: where the lock was taken, for lock reports; leave the default.
+    ///   - line: where the lock was taken; leave the default.
     @discardableResult
     public static func lock<M: SubstanceMixer>(
-        withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true
+        withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true,
+        fileID: StaticString = #fileID, line: UInt = #line
     ) -> FluxLock {
-        bus.lock(withMixer: mixerName(mixer), payload: payload, autorelease: autorelease)
+        bus.lock(withMixer: mixerName(mixer), payload: payload, autorelease: autorelease, fileID: fileID, line: line)
     }
 
     /// Releases every lock.

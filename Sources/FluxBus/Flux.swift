@@ -1,4 +1,5 @@
 import Dispatch
+import FlaskLocking
 import Synchronization
 
 /// The single serial bus of Flask: every mix, chain reaction and bus task is a work item run in
@@ -42,22 +43,29 @@ public final class Flux: Sendable {
     /// carry into the purge bits stops an exclusive batch for nothing: harmless, it resumes.)
     private let interrupts = Atomic<UInt64>(0)
     private static let purgeStep: UInt64 = 1 << 32
-    @usableFromInline let drainingThread = Atomic<UInt>(0)
+    /// Which thread drains the bus now: what ``isCurrent`` asks, and what the debug checks of the
+    /// state confined to this bus (``BusConfined``) compare with.
+    @usableFromInline let drainer: FluxDrainer
     private let observerSerial = Atomic<UInt64>(0)
     private let diagnosticsHandler: LockedValue<@Sendable (FluxDiagnostic) -> Void>
-    // Only touched on the bus (while draining), never concurrently: see FluxObserverRegistry.
+    /// The observers of named mixers; confined to the bus.
     private let registry: FluxObserverRegistry
-    let confined = FluxConfinedState()
+    /// The middleware and the receipts of mixes; confined to the bus.
+    let confined: FluxConfinedState
     /// The owners the bus delivered to in the items it is running, held until it lets go of them
-    /// (see ``FluxBatchHolds``). Used on the bus only.
-    package let batchHolds = FluxBatchHolds()
+    /// (see ``FluxBatchHolds``); confined to the bus.
+    package let batchHolds: FluxBatchHolds
 
     /// Creates an independent bus, for isolation and tests.
     public init(label: String = "flask.flux") {
         self.label = label
         self.executor = DispatchQueue(label: label, qos: .userInitiated)
         self.diagnosticsHandler = LockedValue(Flux.defaultDiagnostics)
-        self.registry = FluxObserverRegistry(holds: batchHolds)
+        let drainer = FluxDrainer(label: label)
+        self.drainer = drainer
+        self.batchHolds = FluxBatchHolds(on: drainer)
+        self.registry = FluxObserverRegistry(holds: batchHolds, on: drainer)
+        self.confined = FluxConfinedState(on: drainer)
     }
 
     // MARK: Dispatch
@@ -111,8 +119,17 @@ public final class Flux: Sendable {
 
     /// Whether the calling code runs on this bus, inside a work item.
     @inlinable
-    public var isCurrent: Bool {
-        drainingThread.load(ordering: .relaxed) == currentThreadIdentity()
+    public var isCurrent: Bool { drainer.isCurrent }
+
+    /// Traps, in debug builds only, unless the calling code runs on this bus: for calls that only
+    /// its work items may make (`message` names the call). Release builds check nothing.
+    @inlinable
+    public func assertIsCurrent(
+        _ message: @autoclosure () -> String = "this call", file: StaticString = #fileID, line: UInt = #line
+    ) {
+        #if DEBUG
+            if !drainer.isCurrent { drainer.trapOffBus(message(), file: file, line: line) }
+        #endif
     }
 
     // MARK: Observers
@@ -175,14 +192,14 @@ public final class Flux: Sendable {
     /// started yet.
     public func use(_ middleware: any FluxMiddleware) {
         let confined = self.confined
-        performExclusive { confined.middleware.append(middleware) }
+        performExclusive { confined.state.value.middleware.append(middleware) }
     }
 
     /// Removes a middleware installed with ``use(_:)``; mixes that have not started no longer
     /// reach it.
     public func remove(_ middleware: any FluxMiddleware) {
         let confined = self.confined
-        performExclusive { confined.middleware.removeAll { $0 === middleware } }
+        performExclusive { confined.state.value.middleware.removeAll { $0 === middleware } }
     }
 
     // MARK: Locks
@@ -348,8 +365,8 @@ public final class Flux: Sendable {
     }
 
     private func drain() {
-        drainingThread.store(currentThreadIdentity(), ordering: .relaxed)
-        defer { drainingThread.store(0, ordering: .relaxed) }
+        drainer.enter()
+        defer { drainer.leave() }
         var batch: [FluxItem] = []
         while let (lane, epoch, start) = queue.withLock({ $0.takeBatch(into: &batch) }) {
             // What stops this batch: any interrupt for the main lane, purges for the exclusive one.
@@ -389,7 +406,7 @@ public final class Flux: Sendable {
 
     private func run(_ item: borrowing FluxItem) {
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
-        if confined.middleware.isEmpty {
+        if confined.state.value.middleware.isEmpty {
             if item.isTask {
                 // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
                 // none held for earlier deliveries; a mix (a chain's step) keeps them.
@@ -420,7 +437,7 @@ public final class Flux: Sendable {
     /// what it did. Returns the number of observers called.
     @discardableResult
     func mix(_ item: FluxItem) -> Int {
-        let middleware = confined.middleware
+        let middleware = confined.state.value.middleware
         let start = ContinuousClock.now
         var event = FluxEvent(mixer: item.mixer, payload: item.payload, lock: item.lock)
         var dispatched: FluxMixerName?
@@ -442,7 +459,7 @@ public final class Flux: Sendable {
         }
         // Outside an awaited mix, the bus's own receipt collects the records (emptied after each
         // mix): a receipt per mix would cost an allocation and a mutex.
-        let receipt = confined.activeReceipt ?? confined.mixReceipt
+        let receipt = confined.state.value.activeReceipt ?? confined.mixReceipt
         let locksHeld = middleware.isEmpty ? [] : openLockSerials()
         var called = 0
         if stop == nil {
@@ -456,9 +473,10 @@ public final class Flux: Sendable {
         }
         releaseIfUnclaimed(item.lock)
         guard !middleware.isEmpty else { return called }
-        confined.mixSerial += 1
+        confined.state.value.mixSerial += 1
         let report = FluxMixReport(
-            serial: confined.mixSerial, kind: item.mixKind ?? .task, mixer: event.mixer, payload: event.payload,
+            serial: confined.state.value.mixSerial, kind: item.mixKind ?? .task, mixer: event.mixer,
+            payload: event.payload,
             dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
             locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start)
         if receipt === confined.mixReceipt { receipt.reset() }

@@ -12,7 +12,10 @@
 /// deinitialized a little later, on the bus, when the bus lets go (at most 128 work items, and
 /// always before a task such as the one that resumes `Flux.flush()`).
 ///
-/// `@unchecked Sendable`: touched only by work items on the bus, which run one at a time.
+/// `@unchecked Sendable`: its mutable state, the held objects and the epoch, is touched only by
+/// work items on the bus, which run one at a time: the objects are ``BusConfined``; the epoch is
+/// read through ``epoch`` by the bus's observers during their deliveries, bus-only calls that check
+/// that the bus is current in debug builds.
 package final class FluxBatchHolds: @unchecked Sendable {
     /// Changes whenever the held objects are let go. A reference remembered with an older epoch
     /// may be gone.
@@ -21,14 +24,15 @@ package final class FluxBatchHolds: @unchecked Sendable {
     /// property checks exclusivity at run time (about 80 instructions) whatever the property's
     /// attributes say. The pointer lives as long as these holds.
     package let epoch: UnsafeMutablePointer<UInt64>
-    @exclusivity(unchecked) private var objects: [AnyObject] = []
+    @exclusivity(unchecked) private var objects: BusConfined<[AnyObject]>
 
     /// How many work items may run between two lettings go.
     static let itemsPerEpoch = 128
 
-    package init() {
+    init(on drainer: FluxDrainer) {
         epoch = .allocate(capacity: 1)
         epoch.initialize(to: 1)
+        objects = BusConfined([], on: drainer, "FluxBatchHolds.objects")
     }
 
     deinit {
@@ -37,14 +41,14 @@ package final class FluxBatchHolds: @unchecked Sendable {
 
     /// Keeps `object` alive until the epoch changes, remembered in `held`.
     package func hold(_ object: AnyObject, in held: inout FluxHeldObject) {
-        objects.append(object)
+        objects.value.append(object)
         held = FluxHeldObject(object: Unmanaged.passUnretained(object), epoch: epoch.pointee)
     }
 
     /// Lets go of every held object. Their deinitializers may run now, on the bus.
     @inline(__always)
     func releaseAll() {
-        if !objects.isEmpty { releaseHeld() }
+        if !objects.value.isEmpty { releaseHeld() }
     }
 
     private func releaseHeld() {
@@ -53,9 +57,9 @@ package final class FluxBatchHolds: @unchecked Sendable {
         // a delivery may hold again while this one releases.
         epoch.pointee &+= 1
         var released: [AnyObject] = []
-        swap(&released, &objects)
+        swap(&released, &objects.value)
         released.removeAll(keepingCapacity: true)
-        if objects.isEmpty { objects = released }
+        if objects.value.isEmpty { objects.value = released }
     }
 }
 

@@ -1,14 +1,22 @@
-/// State of a bus that only its work items touch.
+/// The state of a bus that only its work items touch: the middleware and the receipts of mixes.
 ///
-/// `@unchecked Sendable`: read and written only by work items, which run one at a time (the
-/// middleware list is changed by exclusive-lane tasks, never while an item runs).
+/// `@unchecked Sendable`: its one mutable property is ``BusConfined``; the reused receipt is
+/// `Sendable`.
 final class FluxConfinedState: @unchecked Sendable {
-    /// The receipt of the awaited mix running now.
-    @exclusivity(unchecked) var activeReceipt: FluxReceipt?
-    /// The installed middleware, in order.
-    @exclusivity(unchecked) var middleware: [any FluxMiddleware] = []
+    struct State {
+        /// The receipt of the awaited mix running now.
+        var activeReceipt: FluxReceipt?
+        /// The installed middleware, in order; changed by exclusive-lane tasks, between items.
+        var middleware: [any FluxMiddleware] = []
+        /// The number of mixes middleware have seen.
+        var mixSerial: UInt64 = 0
+    }
+
+    @exclusivity(unchecked) var state: BusConfined<State>
     /// The receipt of mixes seen by middleware outside an awaited mix, reused from mix to mix.
     let mixReceipt = FluxReceipt()
-    /// The number of mixes middleware have seen.
-    @exclusivity(unchecked) var mixSerial: UInt64 = 0
+
+    init(on drainer: FluxDrainer) {
+        state = BusConfined(State(), on: drainer, "Flux's middleware and receipts")
+    }
 }

@@ -25,6 +25,8 @@ public struct FluxDiagnostic: Sendable, CustomStringConvertible, Equatable {
         public static let chainUnresolved = Code("chain-unresolved")
         /// A chain reaction was resolved twice or extended after being resolved.
         public static let chainResolvedTwice = Code("chain-resolved-twice")
+        /// A chain reaction was given a substance of another bus; the chain changes nothing.
+        public static let chainAcrossBuses = Code("chain-across-buses")
         /// A reactor misuse: no reactor, several reactors, detach of an unknown owner.
         public static let reactorMisuse = Code("reactor-misuse")
         /// An archive could not be read; the bytes were kept aside.

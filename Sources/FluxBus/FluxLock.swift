@@ -1,3 +1,4 @@
+import FlaskLocking
 import Synchronization
 
 /// A pause of a ``Flux`` bus's main lane.
@@ -13,7 +14,7 @@ import Synchronization
 ///
 /// `release()` is idempotent. ``onRelease`` is called exactly once, with the reason of the release.
 ///
-/// `@unchecked Sendable`: its one mutable property, `state`, is read and written only inside
+/// `@unchecked Sendable`: its one mutable property, `state`, is touched only inside
 /// `stateLock.withLock`.
 public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// Why a lock was released.
@@ -60,9 +61,11 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Guards `state`: a lock's state changes once or twice in its life, so a flag in place costs
-    /// less than a `LockedValue`'s allocation and mutex per lock.
-    private let stateLock = FlagLock()
+    /// Whether and why it was released, and who to tell: changed once or twice in the lock's life,
+    /// from any thread, under `stateLock` (in place: a lock is taken per exclusive mix, and a
+    /// `LockedValue` would cost it an allocation).
+    private let stateLock = InPlaceLock()
+    // Touched only with `stateLock` held.
     @exclusivity(unchecked) private var state = LockState()
     private let handedOver = Atomic<Bool>(false)
     private let bus: Flux

@@ -1,4 +1,5 @@
 import Dispatch
+import FlaskLocking
 
 /// Watches a bus for locks held longer than a threshold: see
 /// ``Flux/watchLocks(heldLongerThan:checkEvery:_:)``.

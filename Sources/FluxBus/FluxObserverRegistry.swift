@@ -1,8 +1,9 @@
 /// The observers of named mixers. Confined to the bus: it is read while draining and changed only
 /// by exclusive-lane tasks, so it needs no lock on the dispatch path.
 ///
-/// `@unchecked Sendable`: the bus hands it to its own tasks only; every access happens on the bus's
-/// serial executor, one item at a time, so there is never a concurrent access.
+/// `@unchecked Sendable`: its mutable state is ``BusConfined`` (the table and cache), or reached
+/// only through it (each mixer's observer list, checked by ``deliver(_:)`` and the exclusive-lane
+/// tasks that change it); every access happens on the bus, one item at a time.
 final class FluxObserverRegistry: @unchecked Sendable {
     /// A class, not a struct: reading a struct's weak field out of the array copied the struct,
     /// and copying a weak reference costs about a hundred instructions a dispatch.
@@ -13,7 +14,8 @@ final class FluxObserverRegistry: @unchecked Sendable {
         let id: UInt64
         weak var owner: AnyObject?
         let handler: @Sendable (AnyObject, FluxEvent) -> Void
-        /// The owner as the bus holds it (see ``FluxBatchHolds``). Bus-confined.
+        /// The owner as the bus holds it (see ``FluxBatchHolds``). Bus-confined: only the registry's
+        /// deliveries touch it.
         @exclusivity(unchecked) var heldOwner = FluxHeldObject()
 
         init(id: UInt64, owner: AnyObject, handler: @escaping @Sendable (AnyObject, FluxEvent) -> Void) {
@@ -32,9 +34,21 @@ final class FluxObserverRegistry: @unchecked Sendable {
         @exclusivity(unchecked) private(set) var elements: UnsafeMutablePointer<Entry>
         @exclusivity(unchecked) private(set) var count = 0
         @exclusivity(unchecked) private var capacity = 2
+        #if DEBUG
+            /// Whether a delivery is reading the list: it must not change meanwhile.
+            @exclusivity(unchecked) var isDelivering = false
+        #endif
 
         init() {
             elements = .allocate(capacity: capacity)
+        }
+
+        /// Traps, in debug builds, if the list changes while a delivery reads it in place.
+        @inline(__always)
+        private func assertNotDelivering() {
+            #if DEBUG
+                precondition(!isDelivering, "a mixer's observers changed while a delivery read them")
+            #endif
         }
 
         deinit {
@@ -45,6 +59,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
         var isEmpty: Bool { count == 0 }
 
         func append(_ entry: Entry) {
+            assertNotDelivering()
             if count == capacity {
                 let grown = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
                 grown.moveInitialize(from: elements, count: count)
@@ -58,6 +73,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
 
         /// Removes the entries `shouldRemove` picks, keeping the order of the others.
         func removeAll(where shouldRemove: (Entry) -> Bool) {
+            assertNotDelivering()
             var kept = 0
             for index in 0..<count {
                 if shouldRemove(elements[index]) {
@@ -71,37 +87,39 @@ final class FluxObserverRegistry: @unchecked Sendable {
         }
     }
 
-    @exclusivity(unchecked) private var byName: [FluxMixerName: Observers] = [:]
+    @exclusivity(unchecked) private var byName: BusConfined<[FluxMixerName: Observers]>
     /// The bus's holds, which keep the owners delivered to alive for a while (see ``FluxBatchHolds``).
     private let holds: FluxBatchHolds
     /// Recently dispatched names' observers, found without hashing the name; cleared whenever a
     /// name's observers leave `byName`.
-    @exclusivity(unchecked) private var cache = FluxMixerCache<Observers>()
+    @exclusivity(unchecked) private var cache: BusConfined<FluxMixerCache<Observers>>
 
-    init(holds: FluxBatchHolds) {
+    init(holds: FluxBatchHolds, on drainer: FluxDrainer) {
         self.holds = holds
+        byName = BusConfined([:], on: drainer, "FluxObserverRegistry.byName")
+        cache = BusConfined(FluxMixerCache(), on: drainer, "FluxObserverRegistry.cache")
     }
 
     func add(_ entry: Entry, for name: FluxMixerName) {
-        if let observers = byName[name] {
+        if let observers = byName.value[name] {
             observers.append(entry)
         } else {
             let observers = Observers()
             observers.append(entry)
-            byName[name] = observers
+            byName.value[name] = observers
         }
     }
 
     func remove(id: UInt64, for name: FluxMixerName) {
-        guard let observers = byName[name] else { return }
+        guard let observers = byName.value[name] else { return }
         observers.removeAll { $0.id == id }
         removeIfEmpty(observers, for: name)
     }
 
     private func removeIfEmpty(_ observers: Observers, for name: FluxMixerName) {
         guard observers.isEmpty else { return }
-        byName[name] = nil
-        cache.removeAll()
+        byName.value[name] = nil
+        cache.value.removeAll()
     }
 
     /// Calls every live observer of the event's mixer, in registration order, and forgets
@@ -109,18 +127,22 @@ final class FluxObserverRegistry: @unchecked Sendable {
     @discardableResult
     func deliver(_ event: FluxEvent) -> Int {
         let observers: Unmanaged<Observers>
-        if let cached = cache.target(for: event.mixer) {
+        if let cached = cache.value.target(for: event.mixer) {
             observers = cached
         } else {
-            guard let found = byName[event.mixer] else { return 0 }
+            guard let found = byName.value[event.mixer] else { return 0 }
             observers = Unmanaged.passUnretained(found)
-            cache.insert(found, for: event.mixer)
+            cache.value.insert(found, for: event.mixer)
         }
         var called = 0
         var sawGone = false
         // Handlers never change the registry synchronously (changes are exclusive-lane tasks), so
         // the observers and each entry stay alive while they run: they are borrowed, not retained.
         observers._withUnsafeGuaranteedRef { observers in
+            #if DEBUG
+                observers.isDelivering = true
+                defer { observers.isDelivering = false }
+            #endif
             let entries = observers.elements
             for index in 0..<observers.count {
                 Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
@@ -149,7 +171,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
 
     /// The number of live observers of a mixer.
     func count(for name: FluxMixerName) -> Int {
-        guard let observers = byName[name] else { return 0 }
+        guard let observers = byName.value[name] else { return 0 }
         return (0..<observers.count).count { observers.elements[$0].owner != nil }
     }
 }

@@ -1,3 +1,5 @@
+import FlaskLocking
+
 /// What the receivers of one awaited dispatch did: see ``Flux/dispatchAndWait(_:payload:)``.
 ///
 /// Receivers add records while the dispatch runs on the bus; the dispatcher reads them once it
@@ -67,10 +69,10 @@ extension Flux {
     /// Runs `body` with `receipt` as the active receipt (on the bus), for awaited work. A receipt
     /// active around it (a mix seen by middleware) also gets what was recorded.
     package func withReceipt<T>(_ receipt: FluxReceipt, _ body: () -> T) -> T {
-        let previous = confined.activeReceipt
-        confined.activeReceipt = receipt
+        let previous = confined.state.value.activeReceipt
+        confined.state.value.activeReceipt = receipt
         defer {
-            confined.activeReceipt = previous
+            confined.state.value.activeReceipt = previous
             if let previous, previous !== receipt {
                 for record in receipt.records { previous.record(record) }
             }
@@ -79,5 +81,5 @@ extension Flux {
     }
 
     /// The receipt of the awaited dispatch running now, if any (on the bus only).
-    package var activeReceipt: FluxReceipt? { confined.activeReceipt }
+    package var activeReceipt: FluxReceipt? { confined.state.value.activeReceipt }
 }

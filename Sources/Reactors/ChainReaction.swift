@@ -18,16 +18,21 @@ import Substances
 /// chain holds nothing: a reacted chain's steps travel with its work item, each holding its
 /// substance and body until it has run.
 ///
+/// All its substances must mix on one bus (a chain is one work item of that bus): a step for a
+/// substance of another bus is refused where `mix` is called, reported (`chain-across-buses`), and
+/// the whole chain then runs nothing, as if aborted.
+///
 /// Aliases: `mixing`, `with` and `and` for `mix`; `andReact` for `react`; `andAbort` for `abort`.
 ///
-/// `@unchecked Sendable`: `steps` and `phase` are read and written only inside ``withState(_:)``,
-/// which holds the chain's `FlagLock`.
-public final class ChainReaction: @unchecked Sendable {
+/// Not `Sendable`: a chain is built by one caller, in a few calls, so it needs no lock, and the
+/// compiler keeps it from being shared while it is built. (Once resolved, its steps cross to the
+/// bus through the bus's queue.)
+public final class ChainReaction {
     private enum Phase { case open, reacted, aborted }
 
     /// The steps: a list linked through the steps themselves, so that the work item of a reacted
     /// chain captures one object, its first step, and queueing it allocates no closure context.
-    private struct Steps: Sendable {
+    private struct Steps {
         private(set) var first: ChainStep?
         private var last: ChainStep?
         private(set) var count = 0
@@ -37,15 +42,28 @@ public final class ChainReaction: @unchecked Sendable {
             last = step
             count += 1
         }
+
+        /// The steps' substances, each once, in the order of their first step.
+        var substances: [any AnySubstance] {
+            var substances: [any AnySubstance] = []
+            var step = first
+            while let current = step {
+                if !substances.contains(where: { ObjectIdentifier($0) == current.substanceID }) {
+                    substances.append(current.anySubstance)
+                }
+                step = current.next
+            }
+            return substances
+        }
     }
 
     private let bus: Flux
-    // A chain is built by one caller in a few calls, so its state is guarded by a flag that is
-    // almost never contended: a mutex cost an allocation, an initialization and a destruction per
-    // chain, about 8% of a chain's instructions.
-    private let stateLock = FlagLock()
+    // Unchecked exclusivity: one builder at a time (a chain is not `Sendable`), and no access
+    // overlaps another; the runtime's checks cost about a sixth of a chain's instructions.
     @exclusivity(unchecked) private var steps = Steps()
     @exclusivity(unchecked) private var phase = Phase.open
+    /// Whether a step for a substance of another bus was refused: the chain then runs nothing.
+    @exclusivity(unchecked) private var isRejected = false
 
     /// Creates an empty chain on `bus`.
     public init(bus: Flux = .shared) {
@@ -53,11 +71,10 @@ public final class ChainReaction: @unchecked Sendable {
     }
 
     deinit {
-        let (steps, phase) = withState { steps, phase in (steps.count, phase) }
-        if phase == .open && steps > 0 {
+        if phase == .open && steps.count > 0 && !isRejected {
             bus.report(
                 .chainUnresolved,
-                "a chain reaction of \(steps) step(s) was dropped without react() or abort(); it was aborted")
+                "a chain reaction of \(steps.count) step(s) was dropped without react() or abort(); it was aborted")
         }
     }
 
@@ -68,40 +85,49 @@ public final class ChainReaction: @unchecked Sendable {
     // (about 280 instructions).
     @inlinable
     @discardableResult
-    public func mix<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+    public func mix<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         append(TypedChainStep(substance, body))
     }
 
-    /// Adds a step, unless the chain is resolved (reported).
+    /// Adds a step, unless the chain is resolved (reported) or its substance mixes on another bus
+    /// (reported; the chain will run nothing).
     @usableFromInline
     @discardableResult
     func append(_ step: ChainStep) -> ChainReaction {
-        let added = withState { steps, phase in
-            guard phase == .open else { return false }
-            steps.append(step)
-            return true
-        }
-        if !added {
+        guard phase == .open else {
             bus.report(.chainResolvedTwice, "mix(\(step.substanceName())) on a chain that is already resolved; ignored")
+            return self
         }
+        guard step.bus === bus else {
+            if !isRejected {
+                isRejected = true
+                bus.report(
+                    .chainAcrossBuses,
+                    "mix(\(step.substanceName())): its substance mixes on the bus \"\(step.bus.label)\", the chain's "
+                        + "earlier steps on \"\(bus.label)\"; a chain is one work item of one bus, so this chain will "
+                        + "change nothing")
+            }
+            return self
+        }
+        steps.append(step)
         return self
     }
 
     /// Alias of ``mix(_:_:)``.
     @discardableResult
-    public func mixing<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+    public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mix(substance, body)
     }
 
     /// Alias of ``mix(_:_:)``.
     @discardableResult
-    public func with<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+    public func with<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mix(substance, body)
     }
 
     /// Alias of ``mix(_:_:)``.
     @discardableResult
-    public func and<T: AnySubstance>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+    public func and<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mix(substance, body)
     }
 
@@ -129,8 +155,13 @@ public final class ChainReaction: @unchecked Sendable {
 
     /// Commits the chain and suspends until it has been applied and its bus reactions delivered;
     /// returns what each substance did. A chain already resolved returns an empty outcome (and is
-    /// reported).
+    /// reported); a chain that refused a step of another bus ran nothing, and every substance it
+    /// names is reported aborted.
     public func commit() async -> MixOutcome {
+        if isRejected, phase == .open {
+            phase = .aborted
+            return MixOutcome(entries: steps.substances.map { MixOutcome.Entry(substance: $0, result: .aborted) })
+        }
         guard let steps = resolve(.reacted), let first = steps.first else { return MixOutcome(entries: []) }
         // An active receipt makes substances compute their changes even with nothing bound; the
         // outcome crosses back to this task through the receipt's lock.
@@ -155,25 +186,15 @@ public final class ChainReaction: @unchecked Sendable {
     /// it (the chain has no use for them any more); aborted, drops them and returns an empty list.
     /// Nil, and reported, when the chain was already resolved.
     private func resolve(_ phase: Phase) -> Steps? {
-        let taken: Steps? = withState { steps, current in
-            guard current == .open else { return nil }
-            current = phase
-            var taken = Steps()
-            swap(&taken, &steps)
-            return phase == .reacted ? taken : Steps()
-        }
-        if taken == nil {
+        guard self.phase == .open else {
             bus.report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
+            return nil
         }
-        return taken
-    }
-
-    /// Runs `body` with the builder state, holding the state's lock (taken and given back
-    /// directly: `FlagLock.withLock` is generic code this module would call unspecialized).
-    private func withState<Result>(_ body: (inout Steps, inout Phase) -> Result) -> Result {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return body(&steps, &phase)
+        self.phase = phase
+        var taken = Steps()
+        swap(&taken, &steps)
+        // A rejected chain runs nothing (its refusal was reported where it happened).
+        return phase == .reacted && !isRejected ? taken : Steps()
     }
 
     /// Runs the steps as one transaction, on the bus. Each substance's commit records what it did
@@ -241,19 +262,23 @@ private func withUnretainedSteps<Result>(
 /// retained, for every call; a substance is weakly referenced elsewhere, which puts every retain of
 /// it on the runtime's slow path.)
 ///
-/// `@unchecked Sendable`: immutable but for `next`, which is set while the chain is built, under
-/// the chain's lock, and only read once the chain is resolved and its steps have crossed to the
-/// bus through the bus's queue; its subclass holds a `Sendable` substance and body.
+/// `@unchecked Sendable`: immutable but for `next`, which is set while the chain is built (by its
+/// one builder: a chain is not `Sendable`), and only read once the chain is resolved and its steps
+/// have crossed to the bus through the bus's queue; its subclass holds a `Sendable` substance and
+/// body.
 @usableFromInline
 class ChainStep: FluxWork, @unchecked Sendable {
     /// The identity of the substance it mixes.
     let substanceID: ObjectIdentifier
+    /// The bus of the substance it mixes.
+    let bus: Flux
     /// The next step of its chain.
     fileprivate var next: ChainStep?
 
     @usableFromInline
-    init(substanceID: ObjectIdentifier) {
+    init(substanceID: ObjectIdentifier, bus: Flux) {
         self.substanceID = substanceID
+        self.bus = bus
     }
 
     /// Queued as the work item of its chain (when it is the first step): runs the chain.
@@ -261,6 +286,7 @@ class ChainStep: FluxWork, @unchecked Sendable {
         ChainReaction.run(from: self)
     }
 
+    var anySubstance: any AnySubstance { preconditionFailure("a chain step overrides anySubstance") }
     func substanceName() -> String { preconditionFailure("a chain step overrides substanceName()") }
     func begin() { preconditionFailure("a chain step overrides begin()") }
     func mix() { preconditionFailure("a chain step overrides mix()") }
@@ -270,7 +296,7 @@ class ChainStep: FluxWork, @unchecked Sendable {
 
 /// A step mixing a substance of type `T` with its body.
 @usableFromInline
-final class TypedChainStep<T: AnySubstance>: ChainStep, @unchecked Sendable {
+final class TypedChainStep<S: State, T: Substance<S>>: ChainStep, @unchecked Sendable {
     private let substance: T
     private let body: @Sendable (T) -> Void
 
@@ -278,9 +304,10 @@ final class TypedChainStep<T: AnySubstance>: ChainStep, @unchecked Sendable {
     init(_ substance: T, _ body: @escaping @Sendable (T) -> Void) {
         self.substance = substance
         self.body = body
-        super.init(substanceID: ObjectIdentifier(substance))
+        super.init(substanceID: ObjectIdentifier(substance), bus: substance.bus)
     }
 
+    override var anySubstance: any AnySubstance { substance }
     override func substanceName() -> String { substance.name() }
     override func begin() { substance.beginTransaction() }
     override func mix() { body(substance) }

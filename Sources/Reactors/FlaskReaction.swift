@@ -12,23 +12,46 @@ import Substances
 /// }
 /// ```
 ///
-/// A reaction may be kept and used later, on any thread (to release its lock, say).
-public struct FlaskReaction: Sendable {
-    /// The changes of the commit.
-    public let changes: SubstanceChanges
+/// A reaction lives where its handler runs: it is not `Sendable`, so the compiler keeps it (and the
+/// changes it reads) inside the handler. Take out what you need later, on another thread: the
+/// values (`change.newValue()`), or the lock to release when async work is done:
+///
+/// ```swift
+/// reaction.on(AppState.prop.asyncResult) { change in
+///     let lock = reaction.onLock
+///     DispatchQueue.main.asyncAfter(deadline: .now() + 2) { lock?.release() }
+/// }
+/// ```
+public struct FlaskReaction {
+    /// The changes, as the reaction reads them (on the bus they may be refilled for a later commit
+    /// once nobody holds them; see `SubstanceChanges`).
+    @usableFromInline let commit: SubstanceChanges
     /// The lock dispatched with an exclusive mix, handed to the handler to release when its work is
     /// done (async flux).
     public let onLock: FluxLock?
 
+    @usableFromInline
+    init(changes: SubstanceChanges, onLock: FluxLock?) {
+        self.commit = changes
+        self.onLock = onLock
+    }
+
+    /// The changes of the commit, to keep or to hand to another thread.
+    public var changes: SubstanceChanges {
+        // Whoever asks may keep them beyond the handler: they are never refilled from now on.
+        commit.markEscaped()
+        return commit
+    }
+
     /// The substance that changed.
-    public var substance: any AnySubstance { changes.substance }
+    public var substance: any AnySubstance { commit.substance }
 
     /// Calls `body` if `key` (a dotted key) changed. A key the state does not have is reported.
     @inlinable
     public func on(_ key: String, _ body: (SubstanceChange) -> Void) {
-        switch changes.lookUp(key) {
+        switch commit.lookUp(key) {
         case .changed(let slot):
-            body(SubstanceChange(changes: changes, slot: slot))
+            body(SubstanceChange(changes: commit, slot: slot))
         case .unchanged:
             return
         case .notAnEntry:
@@ -38,10 +61,10 @@ public struct FlaskReaction: Sendable {
 
     @usableFromInline
     func onKeyByString(_ key: String, _ body: (SubstanceChange) -> Void) {
-        if let change = changes.change(key) {
+        if let change = commit.change(key) {
             body(change)
         } else {
-            let substance = changes.substance
+            let substance = commit.substance
             if !substance.isValid(key: key) {
                 substance.bus.report(
                     .unknownKey,
@@ -61,20 +84,20 @@ public struct FlaskReaction: Sendable {
     public func on<S: State, Value: Equatable & Sendable>(
         _ keyPath: KeyPath<S, Value>, _ body: (TypedChange<Value>) -> Void
     ) {
-        if let change = changes.change(keyPath) { body(change) }
+        if let change = commit.change(keyPath) { body(change) }
     }
 
     /// This reaction if it comes from `substance`, else nil: to tell a reactor's substances apart.
     public func at(_ substance: any AnySubstance) -> FlaskReaction? {
-        changes.substanceIdentity == ObjectIdentifier(substance) ? self : nil
+        commit.substanceIdentity == ObjectIdentifier(substance) ? self : nil
     }
 
     /// Whether anything observable changed (always true for a delivered reaction).
-    public func changed() -> Bool { !changes.isEmpty }
+    public func changed() -> Bool { !commit.isEmpty }
 
     /// Whether `key` changed.
-    public func changed(_ key: String) -> Bool { changes.contains(key) }
+    public func changed(_ key: String) -> Bool { commit.contains(key) }
 
     /// The changed keys, parents included.
-    public var keys: [String] { changes.keys }
+    public var keys: [String] { commit.keys }
 }

@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 import Substances
 import Synchronization
@@ -50,8 +51,19 @@ public final class ReactorManager: Sendable {
 
     /// Creates a reactor for `owner` bound to `substances`, and keeps it until its owner goes away
     /// or it is detached.
-    public func reactor<Owner: AnyObject>(
+    ///
+    /// The owner must be `Sendable`: the reactor hands it to its handler on the bus's thread (a
+    /// `@MainActor` class is `Sendable`; give it a ``Reactor/mainActorHandler``).
+    public func reactor<Owner: AnyObject & Sendable>(
         attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus
+    ) -> Reactor<Owner> {
+        makeReactor(attachedTo: owner, mixing: substances, delivery: delivery)
+    }
+
+    /// ``reactor(attachedTo:mixing:delivery:)`` for any owner: its caller decides where the
+    /// reactions run.
+    func makeReactor<Owner: AnyObject>(
+        attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery
     ) -> Reactor<Owner> {
         let reactor = Reactor(owner: owner, substances: substances, delivery: delivery, manager: self)
         registry.withLock { $0.insert(reactor, owner: owner) }

@@ -1,6 +1,9 @@
 import FluxBus
 
 /// What every substance is, whatever its state type: for reactors, reactions and chains.
+///
+/// Its transactions are not part of it: they are the bus's business (`Substance` runs them for
+/// mixers, chain steps, rollbacks and undo, on the bus only).
 public protocol AnySubstance: AnyObject, Sendable {
     /// The substance's name: the one given at creation, or a unique generated one.
     func name() -> String
@@ -23,18 +26,6 @@ public protocol AnySubstance: AnyObject, Sendable {
 
     /// Whether `key` names something in the state (for diagnostics of `reaction.on(key)`).
     func isValid(key: String) -> Bool
-
-    /// Opens a transaction (on the bus): `prop` becomes a working copy of the committed state.
-    func beginTransaction()
-    /// Commits the working copy: publishes it as `state` and returns the changes, nil if none
-    /// (or none computed, when nobody observes). While an awaited mix runs, records the outcome
-    /// (a `MixOutcome.Entry`) in the bus's active receipt.
-    func commitTransaction() -> SubstanceChanges?
-    /// Discards the working copy: the state stays exactly as it was. While an awaited mix runs,
-    /// records the abort in the bus's active receipt.
-    func abortTransaction()
-    /// Delivers a commit's changes to the bound observers, on the bus.
-    func deliver(_ changes: consuming SubstanceChanges, lock: FluxLock?)
 }
 
 /// A receiver of a substance's commits: reactors implement it.

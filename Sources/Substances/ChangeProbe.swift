@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 
 /// Records every change some substances commit, for an app's tests to assert exhaustively: every

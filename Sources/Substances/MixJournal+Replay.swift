@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 import Foundation
 

@@ -23,43 +23,50 @@ public struct MixerResolution: Sendable {
 /// it strongly, and a substance is also held weakly (by the bus and by reactors), which puts every
 /// retain and release of it on the runtime's slow path (about 75 instructions instead of 5).
 ///
-/// `@unchecked Sendable`: `serial` and `resolution` are read and written only on the bus; a call
-/// from elsewhere is turned away by `bus.isCurrent` before it reads them. `reference` is written
-/// once, in the substance's `init`, before the substance can be seen by another thread.
+/// `@unchecked Sendable`: the resolution state is ``BusConfined``, and a call from elsewhere is
+/// turned away by `bus.isCurrent` before it reads it. `reference` is written once, in the
+/// substance's `init`, before the substance can be seen by another thread.
 final class MixerResolver: @unchecked Sendable {
+    private struct Resolution {
+        /// Tells a transaction's `react`/`abort` from older ones.
+        var serial: UInt64 = 0
+        /// True for react, false for abort, nil for neither yet.
+        var outcome: Bool?
+    }
+
     private let bus: Flux
     /// The substance's shared weak reference, for messages only; set once, right after the
     /// substance's `init` (which makes it).
     var reference: SubstanceReference?
-    @exclusivity(unchecked) private var serial: UInt64 = 0
-    @exclusivity(unchecked) private var resolution: Bool?
+    @exclusivity(unchecked) private var resolution: BusConfined<Resolution>
 
     init(bus: Flux) {
         self.bus = bus
+        resolution = BusConfined(Resolution(), on: bus, "a mixer's react()/abort()")
     }
 
     /// Opens a transaction's resolution; the serial tells its `react`/`abort` from older ones.
     func begin() -> UInt64 {
-        serial &+= 1
-        resolution = nil
-        return serial
+        resolution.value.serial &+= 1
+        resolution.value.outcome = nil
+        return resolution.value.serial
     }
 
     /// Closes the resolution when the mixer returns: true for react, false for abort, nil for
     /// neither. Calls after this are late.
     func end() -> Bool? {
-        serial &+= 1
-        return resolution
+        resolution.value.serial &+= 1
+        return resolution.value.outcome
     }
 
     func resolve(serial: UInt64, commit: Bool) {
-        guard bus.isCurrent, serial == self.serial, resolution == nil else {
+        guard bus.isCurrent, serial == resolution.value.serial, resolution.value.outcome == nil else {
             bus.report(
                 .mixerResolvedLate,
                 "\(reference?.name ?? "a substance"): \(commit ? "react()" : "abort()") called after the mixer "
                     + "returned or twice; ignored")
             return
         }
-        resolution = commit
+        resolution.value.outcome = commit
     }
 }

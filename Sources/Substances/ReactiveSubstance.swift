@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 import Synchronization
 
@@ -25,25 +26,38 @@ import Synchronization
 /// a body may capture `self` without creating a reference cycle, and a substance nobody references
 /// is freed. Keep `defineMixers()` to `define(mix:)` calls.
 ///
-/// `@unchecked Sendable`: inherits ``Substance``'s reasoning; the mixer table is behind a mutex and
-/// the dispatch bookkeeping is touched only on the bus (or in `init`, before the bus can see it).
+/// `@unchecked Sendable`: inherits ``Substance``'s reasoning; the mixer table is behind a mutex, the
+/// dispatch bookkeeping is ``BusConfined`` (touched in `init` before the bus can reach the
+/// substance: its mixers are observed only once `defineMixers()` has run), and the registration
+/// flag is atomic.
 open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchecked Sendable {
     /// A mixer body: the payload of the dispatch, and `react`/`abort` to resolve the transaction.
     public typealias Mixer = (_ payload: FluxPayload?, _ react: MixerResolution, _ abort: MixerResolution) -> Void
 
     private let observations = LockedValue<[M: FluxObservation]>([:])
-    /// What `define(mix:)` needs to know while `defineMixers()` runs, in one property: each
-    /// property of a generic class is found through its metadata.
-    @exclusivity(unchecked) private final var definition = MixerDefinition()
+    /// What `define(mix:)` needs to know while `defineMixers()` runs for a dispatch, in one
+    /// property: each property of a generic class is found through its metadata.
+    @exclusivity(unchecked) private final var definition: BusConfined<MixerDefinition>
+    /// True while `init` runs `defineMixers()` to learn the mixers.
+    private let registering = Atomic<Bool>(false)
+    /// The mixers `init` learned, in the order of their first definition: used only by `init`, on
+    /// its thread, before the bus can reach the substance.
+    @exclusivity(unchecked) private final var learnedMixers: [M] = []
     private let resolver: MixerResolver
 
     public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
         resolver = MixerResolver(bus: bus)
+        definition = BusConfined(
+            MixerDefinition(), on: bus, "ReactiveSubstance.define(mix:) outside init and dispatches")
         super.init(name: name, archive: archive, bus: bus)
         resolver.reference = reference
-        definition.registering = true
+        // The mixers are learned first and observed after: no dispatch can reach the substance
+        // while `init` still writes its bookkeeping.
+        registering.store(true, ordering: .relaxed)
         defineMixers()
-        definition.registering = false
+        registering.store(false, ordering: .relaxed)
+        for (position, mixer) in learnedMixers.enumerated() { register(mixer, position: position) }
+        learnedMixers = []
     }
 
     /// Override to ``define(mix:_:)`` the mixers this substance reacts to.
@@ -53,21 +67,26 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     ///
     /// Call it only from ``defineMixers()``.
     public func define(mix mixer: M, _ body: Mixer) {
-        if let event = definition.runningEvent {
+        // `init` learns the mixers first, on its thread, before the bus can reach the substance;
+        // after that the definitions are read on the bus only (a debug build traps elsewhere).
+        if registering.load(ordering: .relaxed) {
+            if learnedMixers.contains(mixer) {
+                definition.unchecked.definesTwice = true
+            } else {
+                learnedMixers.append(mixer)
+            }
+        } else if let event = definition.value.runningEvent {
             // Only the definition at the running mixer's position is compared with it, so a
             // dispatch costs a few instructions per other mixer the substance defines.
-            let position = definition.nextPosition
-            definition.nextPosition &+= 1
-            let expected = definition.runningPosition
+            let position = definition.value.nextPosition
+            definition.value.nextPosition &+= 1
+            let expected = definition.value.runningPosition
             if expected < 0 || position == expected,
-                definition.runningMixer.unsafelyUnwrapped.assumingMemoryBound(to: M.self).pointee == mixer
+                definition.value.runningMixer.unsafelyUnwrapped.assumingMemoryBound(to: M.self).pointee == mixer
             {
-                definition.ranBody = true
+                definition.value.ranBody = true
                 run(body, event)
             }
-        } else if definition.registering {
-            register(mixer, position: definition.nextPosition)
-            definition.nextPosition &+= 1
         } else {
             register(mixer, position: nil)
             bus.report(
@@ -81,11 +100,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// definition).
     private final func register(_ mixer: M, position: Int?) {
         let isNew = observations.withLock { $0[mixer] == nil }
-        guard isNew else {
-            // Only while `init` learns the mixers, before the bus can see the substance.
-            if position != nil { definition.definesTwice = true }
-            return
-        }
+        guard isNew else { return }
         let position = position ?? -1
         let stored = StoredMixer(mixer)
         // The owner is this substance: cast without a check.
@@ -104,14 +119,14 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         // be retained and released on every dispatch); the mixer was stored at registration (a
         // generic value borrowed here would go through the unspecialized `withUnsafePointer`).
         withUnsafePointer(to: event) { event in
-            definition.start(UnsafeRawPointer(mixer), event, at: position)
+            definition.value.start(UnsafeRawPointer(mixer), event, at: position)
             defineMixers()
-            if definition.mustCompareAll() {
+            if definition.value.mustCompareAll() {
                 // `defineMixers()` defined its mixers in another order than at registration:
                 // look at every definition.
                 defineMixers()
             }
-            definition.finish()
+            definition.value.finish()
         }
     }
 
@@ -160,10 +175,9 @@ private final class StoredMixer<M: SubstanceMixer>: @unchecked Sendable {
 }
 
 /// The bookkeeping of `defineMixers()` runs: registration at creation, or the dispatch of one mixer.
-/// Not nested in the generic substance class (its metadata would be looked up at run time).
+/// Not nested in the generic substance class, nor generic: its metadata would be looked up at run
+/// time on every dispatch.
 struct MixerDefinition {
-    /// True while `init` runs `defineMixers()` to learn the mixers.
-    var registering = false
     /// The mixer being dispatched (an `M`) and its event, while `defineMixers()` runs for it.
     var runningMixer: UnsafeRawPointer?
     var runningEvent: UnsafePointer<FluxEvent>?

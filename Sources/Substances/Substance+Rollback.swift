@@ -4,7 +4,7 @@ extension Substance {
     /// Runs as a bus item, after the mixes queued before it; `completion` is called on the bus.
     public func captureState(_ state: S? = nil, completion: (@Sendable () -> Void)? = nil) {
         bus.perform { [self] in
-            captured = state ?? committedState
+            captured.value = state ?? committedState
             completion?()
         }
     }
@@ -13,9 +13,9 @@ extension Substance {
     /// Without a captured state it does nothing. `completion` is called on the bus once done.
     public func rollbackState(completion: (@Sendable () -> Void)? = nil) {
         bus.perform(mix: "rollback") { [self] in
-            if let captured {
-                self.captured = nil
-                replaceState(with: captured)
+            if let state = captured.value {
+                captured.value = nil
+                replaceState(with: state)
             }
             completion?()
         }
@@ -24,7 +24,7 @@ extension Substance {
     /// Forgets the captured state: the changes since the capture are kept.
     public func commitState(completion: (@Sendable () -> Void)? = nil) {
         bus.perform { [self] in
-            captured = nil
+            captured.value = nil
             completion?()
         }
     }

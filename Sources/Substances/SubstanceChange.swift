@@ -6,7 +6,10 @@
 ///     let new: Int? = change.newValue()
 /// }
 /// ```
-public struct SubstanceChange: Sendable {
+///
+/// Like the reaction it comes from, it is not `Sendable`: read its values where the handler runs,
+/// and hand those on.
+public struct SubstanceChange {
     let changes: SubstanceChanges
     let slot: Int
 

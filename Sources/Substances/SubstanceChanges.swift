@@ -1,13 +1,18 @@
 import FluxBus
 import Foundation
+import Synchronization
 
 /// The keys one commit changed in one substance, with their old and new values.
 ///
 /// Made once per commit and shared by every reactor bound to the substance. Values are read only
 /// when asked for.
 ///
-/// `@unchecked Sendable`: immutable once built; it holds the two state snapshots, which are
-/// `Sendable` values.
+/// `@unchecked Sendable`: it holds the two state snapshots, which are `Sendable` values, and is
+/// immutable once it may be read off the bus. Until then, its substance may refill it for a later
+/// commit (see `Substance.recycle`), on the bus, once nobody holds it: a reaction's changes reach
+/// only handlers on the bus (a `FlaskReaction` is not `Sendable`), and whatever hands them to
+/// another thread (a change stream, a main-actor reaction, an awaited outcome, `reaction.changes`)
+/// marks them escaped first, which rules the refill out.
 public class SubstanceChanges: @unchecked Sendable {
     /// The substance, held weakly through its shared reference: changes may be kept (a change
     /// stream's buffer, a main-queue reaction) longer than anyone keeps the substance, and must not
@@ -21,12 +26,24 @@ public class SubstanceChanges: @unchecked Sendable {
     /// Changed plan entries (layout path), filled by the reducer on the bus before the object is
     /// handed out, then only read; so the runtime exclusivity checks are not needed.
     @exclusivity(unchecked) final var entries = PlanEntries()
+    /// Whether these changes may be read off the bus: set, on the bus, before they are handed to
+    /// another thread; never cleared.
+    private let escaped = Atomic<Bool>(false)
 
     init(reference: SubstanceReference, plan: ReductionPlan? = nil) {
         self.reference = reference
         self.substanceIdentity = reference.identity
         self.plan = plan
     }
+
+    /// Marks the changes as read off the bus from now on, so that they are never refilled: call it
+    /// on the bus before handing them to another thread. Cheap when already marked.
+    package final func markEscaped() {
+        if !escaped.load(ordering: .relaxed) { escaped.store(true, ordering: .relaxed) }
+    }
+
+    /// Whether ``markEscaped()`` was called.
+    final var hasEscaped: Bool { escaped.load(ordering: .relaxed) }
 
     /// The substance that changed. If it has gone away since, a stand-in with its bus and state
     /// type (and no state) is returned rather than crashing.
@@ -113,8 +130,9 @@ public class SubstanceChanges: @unchecked Sendable {
 
 /// The changes of a commit of a `Substance<S>`, with both snapshots for typed access.
 ///
-/// Filled on the bus by the reducer, then only read. Once delivered, an object nobody else holds
-/// is refilled by the next commit of its substance rather than freed (see `Substance.deliver`).
+/// Filled on the bus by the reducer, then only read. Once delivered, an object that never left the
+/// bus and that nobody else holds is refilled by the next commit of its substance rather than
+/// freed (see `Substance.recycle`).
 final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     @exclusivity(unchecked) private(set) var old: S
     @exclusivity(unchecked) private(set) var new: S
@@ -246,8 +264,4 @@ final class GoneSubstance: AnySubstance {
     func setInterest(of observer: any SubstanceObserver, keys: [String]?) {}
     func unbind(_ observer: any SubstanceObserver) {}
     func isValid(key: String) -> Bool { true }
-    func beginTransaction() {}
-    func commitTransaction() -> SubstanceChanges? { nil }
-    func abortTransaction() {}
-    func deliver(_ changes: consuming SubstanceChanges, lock: FluxLock?) {}
 }

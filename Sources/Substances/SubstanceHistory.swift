@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 
 /// Undo and redo for one substance: multi-level, bounded, merging changes that come closer

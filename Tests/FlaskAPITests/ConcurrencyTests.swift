@@ -133,7 +133,7 @@ struct ConcurrencyTests {
     @MainActor
     @Test("a main-actor handler receives reactions in order and can release an exclusive mix's lock")
     func mainActorHandler() async {
-        final class Screen {
+        @MainActor final class Screen {
             var seen: [Int] = []
         }
         let bus = Flux()

@@ -39,7 +39,7 @@ struct ToolsTests {
         bus.use(journal)
         let cart = Cart(name: "cart", bus: bus)
         let wishlist = Substance<CartState>(name: "wishlist", bus: bus)
-        let owner = NSObject()
+        let owner = TestOwner()
         let reactor = Reactor(owner: owner, mixing: [cart, wishlist])
         let seen = Recorder<String>()
         reactor.handler = { _, reaction in reaction.on("total") { _ in seen.append("total") } }
@@ -69,7 +69,7 @@ struct ToolsTests {
     func undoAndProbe() async throws {
         let bus = Flux()
         let cart = Cart(name: "cart", bus: bus)
-        let owner = NSObject()
+        let owner = TestOwner()
         let reactor = Reactor(owner: owner, mixing: [cart])
         let probe = ChangeProbe(reactor)
         bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])

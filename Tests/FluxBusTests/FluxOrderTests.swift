@@ -1,4 +1,5 @@
 import Dispatch
+import FlaskLocking
 import FlaskTestSupport
 import FluxBus
 import Testing

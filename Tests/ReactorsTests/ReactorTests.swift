@@ -1,4 +1,5 @@
 import Dispatch
+import FlaskLocking
 import FlaskTestSupport
 import FluxBus
 import Reactors
@@ -33,8 +34,9 @@ struct ReactorTests {
 
     @Test("changes a reaction hands to another thread keep their values while later commits go on")
     func changesKeptElsewhereAreNotRefilled() async {
-        // A commit's changes object is refilled by a later commit only when nobody else holds it:
-        // here every reaction is read again on another queue, long after later commits.
+        // A commit's changes object is refilled by a later commit only when it never left the bus
+        // and nobody holds it: here every reaction's changes are read again on another queue, long
+        // after later commits. (A reaction itself cannot cross: it is not `Sendable`.)
         let bus = Flux()
         let substance = Substance<AppState>(bus: bus)
         let owner = TestOwner()
@@ -43,10 +45,11 @@ struct ReactorTests {
         let mismatches = Recorder<String>()
         let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
         reactor.handler = { _, reaction in
-            let expected = reaction.changes.change("counter")?.newValue() as Int?
+            let changes = reaction.changes
+            let expected = changes.change("counter")?.newValue() as Int?
             group.enter()
             reader.async {
-                let seen = reaction.changes.change("counter")?.newValue() as Int?
+                let seen = changes.change("counter")?.newValue() as Int?
                 if seen != expected {
                     mismatches.append("\(String(describing: expected)) read as \(String(describing: seen))")
                 }

@@ -9,15 +9,13 @@ final class ChangeLog: SubstanceObserver {
     struct Entry: Sendable {
         let substance: String
         let keys: [String]
-        let changes: [String: SubstanceChange]
+        let changes: SubstanceChanges
     }
 
     let entries = Recorder<Entry>()
 
     func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        var byKey: [String: SubstanceChange] = [:]
-        for change in changes.all { byKey[change.key()] = change }
-        entries.append(Entry(substance: substance.name(), keys: changes.keys.sorted(), changes: byKey))
+        entries.append(Entry(substance: substance.name(), keys: changes.keys.sorted(), changes: changes))
     }
 
     var keys: [[String]] { entries.all.map(\.keys) }

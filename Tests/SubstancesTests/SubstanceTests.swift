@@ -61,7 +61,7 @@ struct SubstanceTests {
         await bus.flush()
         #expect(substance.state.counter == 5)
         #expect(log.keys == [["counter"]])
-        #expect(log.entries.all.first?.changes["counter"]?.newValue() == 5)
+        #expect(log.entries.all.first?.changes.change("counter")?.newValue() == 5)
     }
 
     @Test("every commit reports the right old and new values, whether its changes are recycled or kept")

@@ -17,12 +17,15 @@ func saveAndRestore(settings: SampleSettings, archiver: Archiver) -> SampleSetti
 }
 
 // docs/getting-started.md: a reactor that declares its keys.
+@MainActor
 final class UserLabel {
+    var text = ""
+
     func start() {
         let reactor = Flask.reactor(attachedTo: self, mixing: Session.shared)
         reactor.keys = ["user"]
-        reactor.handler = { label, reaction in
-            reaction.on("user") { change in print("user: \(change.newValue() as String? ?? "nobody")") }
+        reactor.mainActorHandler = { label, reaction in
+            reaction.on("user") { change in label.text = change.newValue() ?? "nobody" }
         }
     }
 }

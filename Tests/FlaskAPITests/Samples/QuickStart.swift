@@ -54,11 +54,14 @@ final class Session: ReactiveSubstance<SessionState, SessionMixers>, @unchecked 
     }
 }
 
+@MainActor
 final class SessionBadge {
+    var text = ""
+
     func start() {
         let reactor = Flask.reactor(attachedTo: self, mixing: Session.shared)
-        reactor.handler = { badge, reaction in
-            reaction.on("user") { change in print("user is now \(change.newValue() as String? ?? "nobody")") }
+        reactor.mainActorHandler = { badge, reaction in
+            reaction.on("user") { change in badge.text = change.newValue() ?? "nobody" }
         }
         Flask.substances(reactTo: SessionMixers.login, payload: ["user": "ada"])
     }

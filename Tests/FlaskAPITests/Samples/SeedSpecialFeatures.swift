@@ -47,10 +47,11 @@ func asyncRelease(reactor: Reactor<TestOwner>, released: @escaping @Sendable () 
     reactor.handler = { owner, reaction in
         reaction.on(AppState.prop.asyncResult) { (change) in
 
-            //pass the reaction to an async block
+            //pass the reaction's lock to an async block
+            let lock = reaction.onLock
             DispatchQueue.global().async(execute: {
                 //release when the operation is completed
-                reaction.onLock?.release()
+                lock?.release()
                 released()
             })
 

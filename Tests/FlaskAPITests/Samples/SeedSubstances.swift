@@ -59,4 +59,4 @@ class AppReactiveSubstance: ReactiveSubstance<AppState, EnvMixers>, @unchecked S
 }
 
 /// The owner of the seed's reactor samples (a `UIViewController` in the seed).
-final class TestOwner {}
+final class TestOwner: Sendable {}

@@ -1,0 +1,141 @@
+import Synchronization
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A value that only the work items of one bus touch, so it needs no lock (in the spirit of
+/// swift-nio's `NIOLoopBound`). Every field that Flask's fast path reads and writes without a lock
+/// lives in one of these; state of your own that only your bus observers and tasks touch can too.
+///
+/// Work items run one at a time, on the bus's executor, so two accesses never overlap. That rule
+/// is checked, not only written: in debug builds every access checks that the bus is current and
+/// traps with the field's name otherwise. In release builds the check and the bookkeeping it needs
+/// compile to nothing, and an access is a plain load or store.
+///
+/// ```swift
+/// final class Tally: Sendable {
+///     private let count: BusConfined<Int>
+///
+///     init(bus: Flux) {
+///         count = BusConfined(0, on: bus, "Tally.count")
+///     }
+///
+///     func bump() { count.value += 1 }   // on the bus only
+/// }
+/// ```
+///
+/// Declared as a `var` in a class, mark the property `@exclusivity(unchecked)`: the bus already
+/// serializes its accesses, which is all the runtime's exclusivity check would verify, at a cost
+/// of tens of instructions per access.
+///
+/// `@unchecked Sendable`: the value is only touched on its bus, one work item at a time (checked
+/// in debug builds); ``unchecked`` is for an owner's `init` and `deinit`, when no other thread can
+/// reach the value.
+public struct BusConfined<Value>: @unchecked Sendable {
+    @usableFromInline var storage: Value
+    #if DEBUG
+        @usableFromInline let drainer: FluxDrainer
+        @usableFromInline let name: StaticString
+    #endif
+
+    /// Confines `value` to `bus`; `name` names the field in a debug build's trap.
+    @inlinable
+    public init(_ value: Value, on bus: Flux, _ name: StaticString) {
+        self.init(value, on: bus.drainer, name)
+    }
+
+    /// Confines `value` to the bus that `drainer` drains (the bus's own state, made before the
+    /// bus itself).
+    @inlinable
+    init(_ value: Value, on drainer: FluxDrainer, _ name: StaticString) {
+        storage = value
+        #if DEBUG
+            self.drainer = drainer
+            self.name = name
+        #endif
+    }
+
+    /// The value, on the bus.
+    @inlinable
+    public var value: Value {
+        @inline(__always) get {
+            checkConfinement()
+            return storage
+        }
+        @inline(__always) _modify {
+            checkConfinement()
+            yield &storage
+        }
+    }
+
+    /// The value without the check: only where no other thread can reach its owner (its `init`,
+    /// its `deinit`).
+    @inlinable
+    public var unchecked: Value {
+        @inline(__always) get { storage }
+        @inline(__always) _modify { yield &storage }
+    }
+
+    @inlinable @inline(__always)
+    func checkConfinement() {
+        #if DEBUG
+            if !drainer.isCurrent { drainer.trapOffBus(name) }
+        #endif
+    }
+}
+
+/// Which thread drains a bus right now: what ``Flux/isCurrent`` asks, and what the debug checks of
+/// ``BusConfined`` fields and bus-only calls compare with. One small object per bus, shared by
+/// everything confined to it.
+@usableFromInline
+final class FluxDrainer: Sendable {
+    /// The bus's label, for messages.
+    let label: String
+    /// The identity of the thread draining the bus, 0 when none does.
+    @usableFromInline let thread = Atomic<UInt>(0)
+
+    init(label: String) {
+        self.label = label
+    }
+
+    /// Whether the calling code runs on this bus, inside a work item.
+    @inlinable
+    var isCurrent: Bool {
+        thread.load(ordering: .relaxed) == currentThreadIdentity()
+    }
+
+    @usableFromInline @inline(never)
+    func trapOffBus(_ what: StaticString) {
+        trapOffBus("\(what)")
+    }
+
+    @usableFromInline @inline(never)
+    func trapOffBus(_ what: String, file: StaticString = #file, line: UInt = #line) {
+        preconditionFailure(
+            "\(what) is confined to the bus \"\(label)\" and was reached off it: only its work items "
+                + "(mixers, chain steps, reactions on the bus, bus tasks) may touch it", file: file, line: line)
+    }
+
+    func enter() {
+        thread.store(currentThreadIdentity(), ordering: .relaxed)
+    }
+
+    func leave() {
+        thread.store(0, ordering: .relaxed)
+    }
+}
+
+/// A number that identifies the calling thread while it runs (never 0).
+@inlinable @inline(__always)
+func currentThreadIdentity() -> UInt {
+    #if canImport(Darwin)
+        return UInt(bitPattern: pthread_self())
+    #else
+        return UInt(pthread_self())
+    #endif
+}
