@@ -18,20 +18,21 @@ import Synchronization
 /// compile to nothing, and an access is a plain load or store.
 ///
 /// ```swift
-/// final class Tally: Sendable {
-///     private let count: BusConfined<Int>
+/// final class PageCounter: Sendable {
+///     // Touched only by the bus's work items: checked in debug builds.
+///     nonisolated(unsafe) private var pages: BusConfined<Int>
 ///
 ///     init(bus: Flux) {
-///         count = BusConfined(0, on: bus, "Tally.count")
+///         pages = BusConfined(0, on: bus, "PageCounter.pages")
+///         bus.observe("refresh", owner: self) { counter, _ in counter.pages.value += 1 }
 ///     }
-///
-///     func bump() { count.value += 1 }   // on the bus only
 /// }
 /// ```
 ///
-/// Declared as a `var` in a class, mark the property `@exclusivity(unchecked)`: the bus already
-/// serializes its accesses, which is all the runtime's exclusivity check would verify, at a cost
-/// of tens of instructions per access.
+/// In a class, it is a `var`: `nonisolated(unsafe)` lets a `Sendable` class hold it (the bus is
+/// what makes its accesses safe, and debug builds check that). On a hot path, also mark it
+/// `@exclusivity(unchecked)`: the bus already serializes its accesses, which is all the runtime's
+/// exclusivity check would verify, at a cost of tens of instructions per access.
 ///
 /// `@unchecked Sendable`: the value is only touched on its bus, one work item at a time (checked
 /// in debug builds); ``unchecked`` is for an owner's `init` and `deinit`, when no other thread can

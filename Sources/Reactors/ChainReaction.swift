@@ -62,8 +62,10 @@ public final class ChainReaction {
     // overlaps another; the runtime's checks cost about a sixth of a chain's instructions.
     @exclusivity(unchecked) private var steps = Steps()
     @exclusivity(unchecked) private var phase = Phase.open
-    /// Whether a step for a substance of another bus was refused: the chain then runs nothing.
-    @exclusivity(unchecked) private var isRejected = false
+    /// The substances of the steps refused because they mix on another bus: the chain then runs
+    /// nothing.
+    @exclusivity(unchecked) private var refused: [any AnySubstance] = []
+    private var isRejected: Bool { !refused.isEmpty }
 
     /// Creates an empty chain on `bus`.
     public init(bus: Flux = .shared) {
@@ -99,8 +101,9 @@ public final class ChainReaction {
             return self
         }
         guard step.bus === bus else {
-            if !isRejected {
-                isRejected = true
+            let first = !isRejected
+            refused.append(step.anySubstance)
+            if first {
                 bus.report(
                     .chainAcrossBuses,
                     "mix(\(step.substanceName())): its substance mixes on the bus \"\(step.bus.label)\", the chain's "
@@ -160,7 +163,12 @@ public final class ChainReaction {
     public func commit() async -> MixOutcome {
         if isRejected, phase == .open {
             phase = .aborted
-            return MixOutcome(entries: steps.substances.map { MixOutcome.Entry(substance: $0, result: .aborted) })
+            let named =
+                steps.substances
+                + refused.filter { substance in
+                    !steps.substances.contains { $0 === substance }
+                }
+            return MixOutcome(entries: named.map { MixOutcome.Entry(substance: $0, result: .aborted) })
         }
         guard let steps = resolve(.reacted), let first = steps.first else { return MixOutcome(entries: []) }
         // An active receipt makes substances compute their changes even with nothing bound; the

@@ -168,3 +168,18 @@ func waitForMainQueue() async {
         DispatchQueue.main.async { continuation.resume() }
     }
 }
+
+@Suite("The README's quick start, run")
+struct QuickStartTests {
+    @MainActor
+    @Test("the Redux screen, a main-actor FlaskReactor, reacts on the main actor")
+    func reduxScreen() async {
+        let screen = CounterScreen()
+        screen.start()
+        await Flask.bus.flush()
+        await waitForMainQueue()
+        #expect(screen.label == "1")
+        #expect(screen.counter.state.text == "tapped")
+        Flask.detachReactor(from: screen)
+    }
+}

@@ -35,3 +35,23 @@ final class Reindex: FluxWork, @unchecked Sendable {
         log("reindex")
     }
 }
+
+final class PageCounter: Sendable {
+    // Touched only by the bus's work items: checked in debug builds.
+    nonisolated(unsafe) private var pages: BusConfined<Int>
+
+    init(bus: Flux) {
+        pages = BusConfined(0, on: bus, "PageCounter.pages")
+        bus.observe("refresh", owner: self) { counter, _ in counter.pages.value += 1 }
+    }
+}
+
+extension PageCounter {
+    /// The pages counted so far, read on the bus after everything queued before (for the guide's
+    /// test).
+    func count(on bus: Flux) async -> Int {
+        await withCheckedContinuation { continuation in
+            bus.perform { continuation.resume(returning: self.pages.value) }
+        }
+    }
+}

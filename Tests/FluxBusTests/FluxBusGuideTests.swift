@@ -29,4 +29,12 @@ struct FluxBusGuideTests {
         await downloader.bus.flush()
         #expect(log.all == ["refresh page 1", "reindex", "refresh page 2"])
     }
+
+    @Test("state confined to the bus counts what its observer saw")
+    func confinedState() async {
+        let bus = Flux()
+        let counter = PageCounter(bus: bus)
+        for page in 1...5 { bus.dispatch("refresh", payload: ["page": page]) }
+        #expect(await counter.count(on: bus) == 5)
+    }
 }

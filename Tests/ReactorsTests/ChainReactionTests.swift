@@ -167,3 +167,52 @@ struct ChainReactionTests {
         #expect(a.state.counter == 100_000)
     }
 }
+
+@Suite("Chain reactions across buses")
+struct ChainAcrossBusesTests {
+    @Test("a step for a substance of another bus is refused at mix(), reported, and the chain changes nothing")
+    func refused() async {
+        let busA = Flux(label: "chain.a")
+        let busB = Flux(label: "chain.b")
+        let a = Substance<AppState>(bus: busA)
+        let b = Substance<AppState>(bus: busB)
+        let reports = Recorder<FluxDiagnostic.Code>()
+        busA.diagnostics = { reports.append($0.code) }
+        busB.diagnostics = { reports.append($0.code) }
+        let owner = TestOwner()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [a])
+        reactor.mix(a) { $0.prop.counter = 1 }.mix(b) { $0.prop.counter = 1 }.react()
+        #expect(reports.all == [.chainAcrossBuses])
+        await busA.flush()
+        await busB.flush()
+        // Never half a chain: neither substance changed.
+        #expect(a.state.counter == 0)
+        #expect(b.state.counter == 0)
+    }
+
+    @Test("an awaited chain that refused a step reports every substance it names as aborted")
+    func awaited() async {
+        let a = Substance<AppState>(bus: Flux(label: "chain.a"))
+        let b = Substance<AppState>(bus: Flux(label: "chain.b"))
+        a.bus.diagnostics = { _ in }
+        let outcome = await ChainReaction(bus: a.bus)
+            .mix(a) { $0.prop.counter = 1 }
+            .mix(b) { $0.prop.text = "b" }
+            .mix(a) { $0.prop.text = "a" }
+            .commit()
+        #expect(outcome.wasAborted)
+        #expect(outcome.entries.map { $0.substance.name() } == [a.name(), b.name()])
+        #expect(a.state.counter == 0 && a.state.text.isEmpty && b.state.text.isEmpty)
+    }
+
+    @Test("a chain whose substances share a bus is not affected")
+    func sameBus() async {
+        let bus = Flux()
+        let a = Substance<AppState>(bus: bus)
+        let b = Substance<AppState>(bus: bus)
+        let outcome = await ChainReaction(bus: bus).mix(a) { $0.prop.counter = 1 }.mix(b) { $0.prop.counter = 2 }
+            .commit()
+        #expect(!outcome.wasAborted)
+        #expect(a.state.counter == 1 && b.state.counter == 2)
+    }
+}

@@ -1,6 +1,7 @@
 // Samples of docs/ that are not seed samples, compiled as they appear there.
 import FlaskAPI
 import Foundation
+import Synchronization
 
 struct SampleSettings: Codable {
     var volume = 5
@@ -26,6 +27,21 @@ final class UserLabel {
         reactor.keys = ["user"]
         reactor.mainActorHandler = { label, reaction in
             reaction.on("user") { change in label.text = change.newValue() ?? "nobody" }
+        }
+    }
+}
+
+// docs/getting-started.md: a Sendable owner that reacts on the bus.
+final class AuditLog: Sendable {
+    let lines = Mutex<[String]>([])
+
+    func start() {
+        let reactor = Flask.reactor(attachedTo: self, mixing: Session.shared)
+        reactor.handler = { log, reaction in
+            reaction.on("user") { change in
+                let user: String? = change.newValue()
+                log.lines.withLock { $0.append("user: \(user ?? "nobody")") }
+            }
         }
     }
 }

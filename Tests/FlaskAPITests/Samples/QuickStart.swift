@@ -10,17 +10,19 @@ struct CounterState: State {
     var text = ""
 }
 
-final class CounterScreen: FlaskReactor, Sendable {
+@MainActor
+final class CounterScreen: @MainActor FlaskReactor {
     let counter = Substance<CounterState>()
+    var label = "0"
 
     func flaskReactions(reaction: FlaskReaction) {
         reaction.on(CounterState.prop.counter) { change in
-            print("counter: \(change.oldValue() as Int? ?? 0) -> \(change.newValue() as Int? ?? 0)")
+            label = "\(change.newValue() as Int? ?? 0)"
         }
     }
 
     func start() {
-        Flask.attachReactor(to: self, mixing: [counter])
+        Flask.attachReactor(to: self, mixing: [counter])  // attached on the main actor: reacts there
         Flask.getReactor(attachedTo: self)
             .mixing(counter) { $0.prop.counter += 1 }
             .with(counter) { $0.prop.text = "tapped" }
