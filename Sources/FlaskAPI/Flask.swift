@@ -102,24 +102,48 @@ public enum Flask {
 
     // MARK: Mixing
 
-    /// Dispatches a global mixer to every reactive substance that defines it.
-    public static func substances<M: SubstanceMixer>(reactTo mixer: M, payload: FluxPayload? = nil) {
+    /// Dispatches a global mixer to every reactive substance of `bus` that defines it.
+    ///
+    /// - Parameters:
+    ///   - mixer: the mixer.
+    ///   - payload: handed to every mixer body.
+    ///   - bus: the bus to dispatch on: the shared one unless you isolate (a bus per test, say).
+    public static func substances<M: SubstanceMixer>(
+        reactTo mixer: M, payload: FluxPayload? = nil, on bus: Flux = .shared
+    ) {
         bus.dispatch(mixerName(mixer), payload: payload)
+    }
+
+    /// Dispatches a typed action to every reactive substance of `bus` that defines its type.
+    public static func substances<A: FlaskAction>(reactTo action: A, on bus: Flux = .shared) {
+        bus.dispatch(action)
     }
 
     /// Dispatches a global mixer and suspends until it has been applied and its bus reactions
     /// delivered; returns what each substance did (committed changes, nothing, or aborted).
     ///
-    /// The fire-and-forget `substances(reactTo:payload:)` stays the cheaper call when you do not
+    /// The fire-and-forget `substances(reactTo:payload:on:)` stays the cheaper call when you do not
     /// need to wait.
     @discardableResult
-    public static func apply<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil) async -> MixOutcome {
+    public static func apply<M: SubstanceMixer>(
+        _ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .shared
+    ) async -> MixOutcome {
         MixOutcome(receipt: await bus.dispatchAndWait(mixerName(mixer), payload: payload))
     }
 
-    /// Low-level spelling of `substances(reactTo:payload:)`.
-    public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil) {
-        substances(reactTo: mixer, payload: payload)
+    /// Dispatches a typed action and suspends until it has been applied and its bus reactions
+    /// delivered; returns what each substance did.
+    @discardableResult
+    public static func apply<A: FlaskAction>(_ action: A, on bus: Flux = .shared) async -> MixOutcome {
+        if let value = action.carried {
+            return MixOutcome(receipt: await bus.dispatchAndWait(A.busName, value: value))
+        }
+        return MixOutcome(receipt: await bus.dispatchAndWait(A.busName))
+    }
+
+    /// Low-level spelling of `substances(reactTo:payload:on:)`.
+    public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .shared) {
+        substances(reactTo: mixer, payload: payload, on: bus)
     }
 
     /// The bus name of a mixer.
@@ -129,16 +153,16 @@ public enum Flask {
 
     // MARK: Substances
 
-    /// Creates an unnamed substance of a state type.
-    public static func newSubstance<S: State>(definedBy type: S.Type) -> Substance<S> {
-        Substance<S>()
+    /// Creates an unnamed substance of a state type, mixed on `bus`.
+    public static func newSubstance<S: State>(definedBy type: S.Type, on bus: Flux = .shared) -> Substance<S> {
+        Substance<S>(bus: bus)
     }
 
     /// Creates a named substance, restoring its archive when `archive` is true.
-    public static func newSubstance<S: State>(definedBy type: S.Type, named name: String, archive: Bool = false)
-        -> Substance<S>
-    {
-        Substance<S>(name: name, archive: archive)
+    public static func newSubstance<S: State>(
+        definedBy type: S.Type, named name: String, archive: Bool = false, on bus: Flux = .shared
+    ) -> Substance<S> {
+        Substance<S>(name: name, archive: archive, bus: bus)
     }
 
     // MARK: Locks and the queue
@@ -146,9 +170,10 @@ public enum Flask {
     /// Pauses the bus's main lane until the lock is released.
     ///
     /// - Parameters:
+    ///   - bus: the bus to pause: the shared one unless you isolate.
     ///   - fileID: where the lock was taken, for lock reports; leave the default.
     ///   - line: where the lock was taken; leave the default.
-    public static func lock(fileID: StaticString = #fileID, line: UInt = #line) -> FluxLock {
+    public static func lock(on bus: Flux = .shared, fileID: StaticString = #fileID, line: UInt = #line) -> FluxLock {
         bus.lock(fileID: fileID, line: line)
     }
 
@@ -157,21 +182,35 @@ public enum Flask {
     /// releases it by itself.
     ///
     /// - Parameters:
+    ///   - mixer: the mixer to run on the exclusive lane.
+    ///   - payload: handed to its bodies.
+    ///   - autorelease: release the lock by itself when the mix gives no reaction.
+    ///   - bus: the bus: the shared one unless you isolate.
     ///   - fileID: where the lock was taken, for lock reports; leave the default.
     ///   - line: where the lock was taken; leave the default.
     @discardableResult
     public static func lock<M: SubstanceMixer>(
-        withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true,
+        withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true, on bus: Flux = .shared,
         fileID: StaticString = #fileID, line: UInt = #line
     ) -> FluxLock {
         bus.lock(withMixer: mixerName(mixer), payload: payload, autorelease: autorelease, fileID: fileID, line: line)
     }
 
-    /// Releases every lock.
-    public static func removeLocks() { bus.removeLocks() }
+    /// Pauses the main lane and dispatches `action` exclusively (see
+    /// ``lock(withMixer:payload:autorelease:on:fileID:line:)``).
+    @discardableResult
+    public static func lock<A: FlaskAction>(
+        withMixer action: A, autorelease: Bool = true, on bus: Flux = .shared,
+        fileID: StaticString = #fileID, line: UInt = #line
+    ) -> FluxLock {
+        bus.lock(withMixer: A.busName, value: action.carried, autorelease: autorelease, fileID: fileID, line: line)
+    }
 
-    /// Drops every queued work item that has not started.
-    public static func purgeFluxQueue() { bus.purge() }
+    /// Releases every lock of `bus`.
+    public static func removeLocks(on bus: Flux = .shared) { bus.removeLocks() }
+
+    /// Drops every queued work item of `bus` that has not started.
+    public static func purgeFluxQueue(on bus: Flux = .shared) { bus.purge() }
 
     /// Detaches every reactor.
     public static func purgeFlasks() { reactorManager.removeAll() }

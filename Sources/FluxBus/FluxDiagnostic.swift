@@ -11,6 +11,8 @@ public struct FluxDiagnostic: Sendable, CustomStringConvertible, Equatable {
 
         /// A lock was released again after an explicit release.
         public static let lockReleasedTwice = Code("lock-released-twice")
+        /// A mixer case with associated values was defined: dispatches of other values never reach it.
+        public static let mixerWithValues = Code("mixer-with-values")
         /// A mixer returned without calling `react()` or `abort()`; it was aborted.
         public static let mixerUnresolved = Code("mixer-unresolved")
         /// `react()` or `abort()` was called after the mixer had returned or twice; ignored.

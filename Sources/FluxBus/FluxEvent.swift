@@ -4,13 +4,59 @@ public struct FluxEvent: Sendable {
     public let mixer: FluxMixerName
     /// The payload given with the dispatch, if any.
     public let payload: FluxPayload?
-    /// The lock dispatched together with the mixer (an *exclusive* mix, see ``Flux/lock(withMixer:payload:autorelease:)``).
-    /// The receiver hands it on so that whoever finishes the work can release it later.
-    public let lock: FluxLock?
+    /// The lock (a `FluxLock`), or the value and the lock (a `FluxValueCarrier`), in one reference.
+    private let attachment: (any AnyObject & Sendable)?
+    private let carriesValue: Bool
 
+    /// An event of `mixer`, with its payload and, for an exclusive mix, its lock.
     public init(mixer: FluxMixerName, payload: FluxPayload?, lock: FluxLock?) {
+        self.init(mixer: mixer, payload: payload, attachment: lock, carriesValue: false)
+    }
+
+    /// An event of `mixer` carrying `value` (a typed action, say), with its payload and, for an
+    /// exclusive mix, its lock.
+    public init(mixer: FluxMixerName, payload: FluxPayload?, value: any Sendable, lock: FluxLock?) {
+        self.init(mixer: mixer, payload: payload, attachment: FluxValueCarrier(value, lock: lock), carriesValue: true)
+    }
+
+    init(mixer: FluxMixerName, payload: FluxPayload?, attachment: (any AnyObject & Sendable)?, carriesValue: Bool) {
         self.mixer = mixer
         self.payload = payload
+        self.attachment = attachment
+        self.carriesValue = carriesValue
+    }
+
+    /// The lock dispatched together with the mixer (an *exclusive* mix, see
+    /// ``Flux/lock(withMixer:payload:autorelease:fileID:line:)``). The receiver hands it on so that
+    /// whoever finishes the work can release it later.
+    public var lock: FluxLock? {
+        guard let attachment else { return nil }
+        return carriesValue
+            ? unsafeDowncast(attachment, to: FluxValueCarrier.self).lock
+            : unsafeDowncast(attachment, to: FluxLock.self)
+    }
+
+    /// The value dispatched with the mixer (``Flux/dispatch(_:payload:value:)``), if any.
+    public var value: (any Sendable)? {
+        guard carriesValue, let attachment else { return nil }
+        return unsafeDowncast(attachment, to: FluxValueCarrier.self).value
+    }
+
+    /// The same event for another mixer and payload: what a middleware's replacement hands on (the
+    /// lock and the value stay with it).
+    func replacing(mixer: FluxMixerName, payload: FluxPayload?) -> FluxEvent {
+        FluxEvent(mixer: mixer, payload: payload, attachment: attachment, carriesValue: carriesValue)
+    }
+}
+
+/// A value dispatched with a mixer, and the lock of an exclusive mix: one object, so that a queued
+/// item still holds one reference.
+final class FluxValueCarrier: Sendable {
+    let value: any Sendable
+    let lock: FluxLock?
+
+    init(_ value: any Sendable, lock: FluxLock?) {
+        self.value = value
         self.lock = lock
     }
 }

@@ -3,19 +3,21 @@
 ///
 /// A plain struct rather than an enum with payloads: the queue copies items in and out of its
 /// buffer, and a multi-payload enum of these fields is copied through outlined runtime witnesses.
-/// The lock of an exclusive mix and the work of a task (a ``FluxWork``) share one reference (an
-/// item never has both), so an item is 41 bytes: a pending dispatch takes one 48-byte slot of the
-/// queue's buffer and allocates nothing.
+/// The lock of an exclusive mix, the value dispatched with a mixer (a ``FluxValueCarrier``, which
+/// holds the lock too when there is one) and the work of a task (a ``FluxWork``) share one
+/// reference, so an item is 41 bytes: a pending dispatch takes one 48-byte slot of the queue's
+/// buffer and allocates nothing (a dispatch with a value allocates its carrier).
 struct FluxItem: Sendable {
     /// The mixer to deliver to its observers, or the label of a mix task.
     let mixer: FluxMixerName
     let payload: FluxPayload?
-    /// The lock (a `FluxLock`) or the task (a `FluxWork`), told apart by `kind`.
+    /// The lock (a `FluxLock`), the value (a `FluxValueCarrier`) or the task (a `FluxWork`), told
+    /// apart by `kind`.
     private let work: (any AnyObject & Sendable)?
     private let kind: Kind
 
     private enum Kind: UInt8 {
-        case mixer, exclusiveMixer, task, mixTask, resume
+        case mixer, exclusiveMixer, valueMixer, task, mixTask, resume
     }
 
     private init(mixer: FluxMixerName, payload: FluxPayload?, work: (any AnyObject & Sendable)?, kind: Kind) {
@@ -26,10 +28,30 @@ struct FluxItem: Sendable {
     }
 
     /// The lock of an exclusive mix.
-    var lock: FluxLock? { kind == .exclusiveMixer ? unsafeDowncast(work.unsafelyUnwrapped, to: FluxLock.self) : nil }
+    var lock: FluxLock? {
+        switch kind {
+        case .exclusiveMixer: unsafeDowncast(work.unsafelyUnwrapped, to: FluxLock.self)
+        case .valueMixer: carrier.unsafelyUnwrapped.lock
+        default: nil
+        }
+    }
+
+    /// The value dispatched with the mixer, if any.
+    var carrier: FluxValueCarrier? {
+        kind == .valueMixer ? unsafeDowncast(work.unsafelyUnwrapped, to: FluxValueCarrier.self) : nil
+    }
+
+    /// What its observers receive.
+    var event: FluxEvent {
+        switch kind {
+        case .exclusiveMixer: FluxEvent(mixer: mixer, payload: payload, attachment: work, carriesValue: false)
+        case .valueMixer: FluxEvent(mixer: mixer, payload: payload, attachment: work, carriesValue: true)
+        default: FluxEvent(mixer: mixer, payload: payload, attachment: nil, carriesValue: false)
+        }
+    }
 
     /// Whether the item is a task rather than a mixer to deliver.
-    var isTask: Bool { kind != .mixer && kind != .exclusiveMixer }
+    var isTask: Bool { kind.rawValue > Kind.valueMixer.rawValue }
 
     /// Runs the item's task (it must be one).
     func runTask() {
@@ -46,6 +68,7 @@ struct FluxItem: Sendable {
         switch kind {
         case .mixer: .mixer
         case .exclusiveMixer: .exclusiveMixer
+        case .valueMixer: carrier.unsafelyUnwrapped.lock == nil ? .mixer : .exclusiveMixer
         case .mixTask: .task
         case .task, .resume: nil
         }
@@ -53,6 +76,10 @@ struct FluxItem: Sendable {
 
     static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, _ lock: FluxLock?) -> FluxItem {
         FluxItem(mixer: mixer, payload: payload, work: lock, kind: lock == nil ? .mixer : .exclusiveMixer)
+    }
+
+    static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, carrying carrier: FluxValueCarrier) -> FluxItem {
+        FluxItem(mixer: mixer, payload: payload, work: carrier, kind: .valueMixer)
     }
 
     static func task(_ work: FluxWork) -> FluxItem {

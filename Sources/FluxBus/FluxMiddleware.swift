@@ -40,7 +40,8 @@ extension FluxMiddleware {
 public enum FluxMiddlewareDecision: Sendable {
     /// Hand the mixer on unchanged.
     case pass
-    /// Hand on another mixer and payload instead (the lock of an exclusive mix stays with it).
+    /// Hand on another mixer and payload instead (the lock of an exclusive mix and the value
+    /// dispatched with the mixer stay with it).
     case replace(FluxMixerName, payload: FluxPayload?)
     /// Stop the mix: no observer sees it. The reason is recorded in the ``FluxMixReport``.
     case stop(reason: String)

@@ -29,6 +29,8 @@ public struct FluxMixReport: Sendable {
     public let mixer: FluxMixerName
     /// The payload that ran (after any replacement).
     public let payload: FluxPayload?
+    /// The value dispatched with the mixer (a typed action, say), if any.
+    public let value: (any Sendable)?
     /// The mixer as dispatched, when a middleware replaced it.
     public let dispatchedMixer: FluxMixerName?
     /// Set when a middleware stopped the mix: then no observer saw it.

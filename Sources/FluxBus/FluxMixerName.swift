@@ -8,6 +8,8 @@
 /// let name: FluxMixerName = "refresh"
 /// let scoped = FluxMixerName("login", domain: AuthMixers.self)
 /// ```
+///
+/// A name that is only its domain (an empty `name`) is a type's own name: typed actions use it.
 public struct FluxMixerName: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The name inside its domain.
     public let name: String
@@ -26,7 +28,7 @@ public struct FluxMixerName: Hashable, Sendable, CustomStringConvertible, Expres
 
     public var description: String {
         guard let domain else { return name }
-        return "\(domain).\(name)"
+        return name.isEmpty ? "\(domain)" : "\(domain).\(name)"
     }
 
     public static func == (lhs: FluxMixerName, rhs: FluxMixerName) -> Bool {

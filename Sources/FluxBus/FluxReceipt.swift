@@ -50,6 +50,17 @@ extension Flux {
     ///
     /// The dispatch keeps its place in the FIFO: it runs after everything enqueued before it.
     public func dispatchAndWait(_ mixer: FluxMixerName, payload: FluxPayload? = nil) async -> FluxReceipt {
+        await dispatchAndWait(FluxItem.mixer(mixer, payload, nil))
+    }
+
+    /// ``dispatchAndWait(_:payload:)`` for a mixer carrying `value` (a typed action, say).
+    public func dispatchAndWait(_ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable) async
+        -> FluxReceipt
+    {
+        await dispatchAndWait(FluxItem.mixer(mixer, payload, carrying: FluxValueCarrier(value, lock: nil)))
+    }
+
+    private func dispatchAndWait(_ item: FluxItem) async -> FluxReceipt {
         // Made here and filled under its lock on the bus: everything the dispatcher reads crosses
         // threads through that lock, which the thread sanitizer sees (it does not see the
         // concurrency runtime's own ordering when the bus resumes before the task has suspended).
@@ -57,7 +68,7 @@ extension Flux {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             perform { [self] in
                 let called = withReceipt(receipt) {
-                    mix(FluxItem.mixer(mixer, payload, nil))
+                    mix(item)
                 }
                 receipt.observersCalled = called
                 continuation.resume()

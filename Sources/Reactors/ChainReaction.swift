@@ -91,6 +91,27 @@ public final class ChainReaction {
         append(TypedChainStep(substance, body))
     }
 
+    /// Adds a step that mixes `substance` and may abort the whole chain: call `abort()` and no
+    /// substance of the chain changes (the later steps do not run; the awaited ``commit()``
+    /// reports every substance aborted).
+    ///
+    /// ```swift
+    /// await reactor
+    ///     .mix(session) { $0.prop.user = nil }
+    ///     .mix(todos) { todos, abort in
+    ///         guard !todos.prop.hasUnsavedChanges else { return abort() }
+    ///         todos.prop.items = []
+    ///     }
+    ///     .commit()
+    /// ```
+    @inlinable
+    @discardableResult
+    public func mix<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        append(AbortableChainStep(substance, body))
+    }
+
     /// Adds a step, unless the chain is resolved (reported) or its substance mixes on another bus
     /// (reported; the chain will run nothing).
     @usableFromInline
@@ -122,15 +143,39 @@ public final class ChainReaction {
         mix(substance, body)
     }
 
+    /// Alias of ``mix(_:_:)``, for a step that may abort the chain.
+    @discardableResult
+    public func mixing<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        mix(substance, body)
+    }
+
     /// Alias of ``mix(_:_:)``.
     @discardableResult
     public func with<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mix(substance, body)
     }
 
+    /// Alias of ``mix(_:_:)``, for a step that may abort the chain.
+    @discardableResult
+    public func with<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        mix(substance, body)
+    }
+
     /// Alias of ``mix(_:_:)``.
     @discardableResult
     public func and<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// Alias of ``mix(_:_:)``, for a step that may abort the chain.
+    @discardableResult
+    public func and<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
         mix(substance, body)
     }
 
@@ -157,9 +202,10 @@ public final class ChainReaction {
     }
 
     /// Commits the chain and suspends until it has been applied and its bus reactions delivered;
-    /// returns what each substance did. A chain already resolved returns an empty outcome (and is
+    /// returns what each substance did (``MixOutcome/wasAborted`` when a step aborted it). A chain already resolved returns an empty outcome (and is
     /// reported); a chain that refused a step of another bus ran nothing, and every substance it
     /// names is reported aborted.
+    @discardableResult
     public func commit() async -> MixOutcome {
         if isRejected, phase == .open {
             phase = .aborted
@@ -222,7 +268,16 @@ public final class ChainReaction {
                     }
                 }
                 for position in 0..<count { involved[position]._withUnsafeGuaranteedRef { $0.begin() } }
-                for step in steps { step._withUnsafeGuaranteedRef { $0.mix() } }
+                var aborted = false
+                withUnsafeMutablePointer(to: &aborted) { flag in
+                    let abort = ChainAbort(flag: flag)
+                    for step in steps where !flag.pointee { step._withUnsafeGuaranteedRef { $0.mix(abort) } }
+                }
+                if aborted {
+                    // A step aborted the chain: every substance is left exactly as it was.
+                    for position in 0..<count { involved[position]._withUnsafeGuaranteedRef { $0.abort() } }
+                    return
+                }
                 withUnsafeTemporaryAllocation(of: SubstanceChanges?.self, capacity: count) { committed in
                     let changes = committed.baseAddress.unsafelyUnwrapped
                     for position in 0..<count {
@@ -297,7 +352,8 @@ class ChainStep: FluxWork, @unchecked Sendable {
     var anySubstance: any AnySubstance { preconditionFailure("a chain step overrides anySubstance") }
     func substanceName() -> String { preconditionFailure("a chain step overrides substanceName()") }
     func begin() { preconditionFailure("a chain step overrides begin()") }
-    func mix() { preconditionFailure("a chain step overrides mix()") }
+    func mix(_ abort: borrowing ChainAbort) { preconditionFailure("a chain step overrides mix(_:)") }
+    func abort() { preconditionFailure("a chain step overrides abort()") }
     func commit() -> SubstanceChanges? { preconditionFailure("a chain step overrides commit()") }
     func deliver(_ changes: consuming SubstanceChanges) { preconditionFailure("a chain step overrides deliver(_:)") }
 }
@@ -318,8 +374,46 @@ final class TypedChainStep<S: State, T: Substance<S>>: ChainStep, @unchecked Sen
     override var anySubstance: any AnySubstance { substance }
     override func substanceName() -> String { substance.name() }
     override func begin() { substance.beginTransaction() }
-    override func mix() { body(substance) }
+    override func mix(_ abort: borrowing ChainAbort) { body(substance) }
+    override func abort() { substance.abortTransaction() }
     override func commit() -> SubstanceChanges? { substance.commitTransaction() }
     // Consumed, so that delivered changes nobody else holds can be recycled.
     override func deliver(_ changes: consuming SubstanceChanges) { substance.deliver(changes, lock: nil) }
+}
+
+/// A step whose body may abort its chain.
+@usableFromInline
+final class AbortableChainStep<S: State, T: Substance<S>>: ChainStep, @unchecked Sendable {
+    private let substance: T
+    private let body: @Sendable (T, borrowing ChainAbort) -> Void
+
+    @usableFromInline
+    init(_ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void) {
+        self.substance = substance
+        self.body = body
+        super.init(substanceID: ObjectIdentifier(substance), bus: substance.bus)
+    }
+
+    override var anySubstance: any AnySubstance { substance }
+    override func substanceName() -> String { substance.name() }
+    override func begin() { substance.beginTransaction() }
+    override func mix(_ abort: borrowing ChainAbort) { body(substance, abort) }
+    override func abort() { substance.abortTransaction() }
+    override func commit() -> SubstanceChanges? { substance.commitTransaction() }
+    override func deliver(_ changes: consuming SubstanceChanges) { substance.deliver(changes, lock: nil) }
+}
+
+/// What a chain step calls to abort its chain: `abort()`. It lives for the step's call only (it
+/// cannot be copied or kept), so it is always called while the chain runs.
+public struct ChainAbort: ~Copyable {
+    private let flag: UnsafeMutablePointer<Bool>
+
+    init(flag: UnsafeMutablePointer<Bool>) {
+        self.flag = flag
+    }
+
+    /// Aborts the chain: no substance of it changes, and its later steps do not run.
+    public borrowing func callAsFunction() {
+        flag.pointee = true
+    }
 }

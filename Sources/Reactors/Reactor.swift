@@ -190,6 +190,15 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         ChainReaction(bus: substance.bus).mix(substance, body)
     }
 
+    /// Starts a chain reaction with a step that mixes `substance` and may abort the chain
+    /// (see ``ChainReaction/mix(_:_:)-(T,(T,borrowing ChainAbort)->Void)``).
+    @inlinable
+    public func mix<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        ChainReaction(bus: substance.bus).mix(substance, body)
+    }
+
     /// Alias of ``mix(_:_:)``.
     public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mix(substance, body)

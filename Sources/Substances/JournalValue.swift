@@ -18,6 +18,38 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     /// A value JSON cannot carry; its type's name.
     case unrepresentable(type: String)
 
+    /// The journal form of a `Codable` value (a typed action): its JSON encoding, read back as
+    /// plain values; a value that is not `Encodable`, or fails to encode, by its type's name.
+    public init(encoding value: Any) {
+        guard let encodable = value as? any Encodable,
+            let data = try? JSONEncoder().encode(encodable),
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        else {
+            self = .unrepresentable(type: "\(type(of: value))")
+            return
+        }
+        self.init(object)
+    }
+
+    /// The plain JSON this value stands for, nil when it holds something unrepresentable.
+    var jsonData: Data? {
+        guard isRepresentable else { return nil }
+        return try? JSONSerialization.data(withJSONObject: foundationObject, options: [.fragmentsAllowed])
+    }
+
+    /// The value as `JSONSerialization` takes it.
+    private var foundationObject: Any {
+        switch self {
+        case .null, .unrepresentable: NSNull()
+        case .bool(let value): value
+        case .int(let value): value
+        case .double(let value): value
+        case .string(let value): value
+        case .array(let values): values.map(\.foundationObject)
+        case .object(let values): values.mapValues(\.foundationObject)
+        }
+    }
+
     /// The journal form of a payload value.
     public init(_ value: Any) {
         // A Foundation number says what it holds; `as Bool` would take any 0 or 1 for a boolean on
@@ -41,11 +73,11 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         case let value as Double: self = .double(value)
         case let value as Float: self = .double(Double(value))
         case let value as String: self = .string(value)
-        case let value as [Any]: self = .array(value.map(JournalValue.init))
-        case let value as [String: Any]: self = .object(value.mapValues(JournalValue.init))
+        case let value as [Any]: self = .array(value.map(JournalValue.init(_:)))
+        case let value as [String: Any]: self = .object(value.mapValues(JournalValue.init(_:)))
         default:
             if let optional = value as? any OptionalProtocol {
-                self = optional.wrapped.map(JournalValue.init) ?? .null
+                self = optional.wrapped.map(JournalValue.init(_:)) ?? .null
             } else {
                 self = .unrepresentable(type: "\(type(of: value))")
             }

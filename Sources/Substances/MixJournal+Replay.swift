@@ -65,7 +65,9 @@ extension MixJournal {
     /// - Parameters:
     ///   - entries: the entries, from ``entries`` or ``entries(fromJSONLines:)``.
     ///   - bus: the bus of the fresh substances.
-    ///   - domains: the mixer enumerations used (`[SessionMixers.self]`), to find mixers by name.
+    ///   - domains: the mixer enumerations and action types used (`[SessionMixers.self,
+    ///     Login.self]`), to find mixers by name; an action replays from its recorded fields when
+    ///     its type is `Decodable`.
     ///   - substances: the substances that tasks (chains, rollbacks, undo) changed.
     public static func replay(
         _ entries: [Entry], on bus: Flux, domains: [any Any.Type] = [], substances: [any AnySubstance] = []
@@ -98,6 +100,15 @@ extension MixJournal {
         return Replay(replayed: replayed, skipped: skipped, divergences: divergences)
     }
 
+    /// The action of type `type` that `recorded` holds, if the type is `Decodable`.
+    private static func decodeAction(_ type: any Any.Type, from recorded: JournalValue) -> (any Sendable)? {
+        guard let decodable = type as? any (FlaskAction & Decodable).Type, let data = recorded.jsonData else {
+            return nil
+        }
+        let action: (any FlaskAction & Decodable)? = try? JSONDecoder().decode(decodable, from: data)
+        return action
+    }
+
     private static func replayMixer(
         _ entry: Entry, on bus: Flux, domains: [any Any.Type]
     ) async -> Result<[Change], Replay.Skip> {
@@ -114,6 +125,17 @@ extension MixJournal {
                 return .failure(skip(entry, "its payload holds values that were not recorded"))
             }
             payload = recorded.mapValues(\.value)
+        }
+        if entry.isAction, let type = name.domain {
+            // An action without a recorded value has no stored properties: its type is all of it.
+            guard let recorded = entry.action else {
+                return .success(MixOutcome(receipt: await bus.dispatchAndWait(name)).entries.map(Change.init))
+            }
+            guard let action = entry.liveAction ?? decodeAction(type, from: recorded) else {
+                return .failure(skip(entry, "its action \(type) was not recorded, or does not decode as Decodable"))
+            }
+            let receipt = await bus.dispatchAndWait(name, payload: payload, value: action)
+            return .success(MixOutcome(receipt: receipt).entries.map(Change.init))
         }
         let receipt = await bus.dispatchAndWait(name, payload: payload)
         return .success(MixOutcome(receipt: receipt).entries.map(Change.init))

@@ -32,6 +32,10 @@ public final class MixJournal: FluxMiddleware {
         public let domain: String?
         /// The payload, as JSON values.
         public let payload: [String: JournalValue]?
+        /// The value dispatched with the mixer (a typed action), as JSON: its `Codable` fields, or
+        /// its type when it is not `Codable`. Nil for none, and for an action without stored
+        /// properties (its type, the ``domain``, is all there is to it).
+        public let action: JournalValue?
         /// The mixer as dispatched, when a middleware replaced it.
         public let dispatchedMixer: String?
         /// Set when a middleware stopped the mix.
@@ -52,16 +56,24 @@ public final class MixJournal: FluxMiddleware {
         /// a replay applies them, since a task's closures cannot be recorded.
         public let states: [String: Data]?
 
-        /// The mixer's full name, `Domain.name`.
-        public var mixerDescription: String { domain.map { "\($0).\(mixer)" } ?? mixer }
+        /// The mixer's full name, `Domain.name` (for a typed action, its type's name).
+        public var mixerDescription: String {
+            guard let domain else { return mixer }
+            return mixer.isEmpty ? domain : "\(domain).\(mixer)"
+        }
+
+        /// Whether the mix was a typed action (its type is the ``domain``).
+        public var isAction: Bool { mixer.isEmpty && domain != nil }
 
         /// The payload as the mixer saw it, when it was recorded in process (not exported: not
         /// among the coding keys).
         private(set) var livePayload: FluxPayload? = nil
+        /// The action as dispatched, when it was recorded in process (not exported).
+        private(set) var liveAction: (any Sendable)? = nil
 
         enum CodingKeys: String, CodingKey {
-            case serial, kind, mixer, domain, payload, dispatchedMixer, stop, changes, observersCalled, reactorsNotified
-            case locksHeld, microseconds, date, states
+            case serial, kind, mixer, domain, payload, action, dispatchedMixer, stop, changes, observersCalled
+            case reactorsNotified, locksHeld, microseconds, date, states
         }
 
         init(report: FluxMixReport, recordsPayloadValues: Bool, recordsStates: Bool) {
@@ -75,6 +87,10 @@ public final class MixJournal: FluxMiddleware {
                 }
             }
             livePayload = recordsPayloadValues ? report.payload : nil
+            action = report.value.map { value in
+                recordsPayloadValues ? JournalValue(encoding: value) : .unrepresentable(type: "\(type(of: value))")
+            }
+            liveAction = recordsPayloadValues ? report.value : nil
             dispatchedMixer = report.dispatchedMixer?.description
             stop = report.stop.map { Stop(middleware: $0.middleware, reason: $0.reason) }
             let receivers = report.receivers

@@ -1,0 +1,68 @@
+import FluxBus
+
+/// A typed action: a struct (or any `Sendable` type) that a ``ReactiveSubstance`` reacts to, the
+/// data it carries typed, instead of an enum mixer and a payload dictionary.
+///
+/// ```swift
+/// struct Login: FlaskAction {
+///     let user: String
+/// }
+///
+/// final class Session: ReactiveSubstance<SessionState, SessionMixers>, @unchecked Sendable {
+///     override func defineMixers() {
+///         define(Login.self) { action, react, abort in
+///             guard !action.user.isEmpty else { return abort() }
+///             self.prop.user = action.user
+///             react()
+///         }
+///     }
+/// }
+///
+/// Flask.substances(reactTo: Login(user: "ada"))
+/// ```
+///
+/// An action goes through the same bus as an enum mixer, in the same FIFO order, through the same
+/// middleware (which find it in `FluxEvent.value`), journal (recorded by type name, with its fields
+/// when it is `Codable`) and locks (`Flask.lock(withMixer: Login(user: "ada"))`). Every reactive
+/// substance that defines the action's type receives it, whatever its mixer enumeration.
+///
+/// An action without stored properties (`struct Refresh: FlaskAction {}`) costs what an enum
+/// mixer without a payload costs; one with data allocates one small object per dispatch, less
+/// than a payload dictionary.
+public protocol FlaskAction: Sendable {}
+
+extension FlaskAction {
+    /// The name the bus knows this action type by: the type itself.
+    public static var busName: FluxMixerName { FluxMixerName("", domain: Self.self) }
+
+    /// The action as the value a dispatch carries: nothing for an action without stored
+    /// properties (its only value can be made again on arrival), itself otherwise.
+    package var carried: (any Sendable)? { MemoryLayout<Self>.size == 0 ? nil : self }
+
+    /// The action a dispatch carried (``carried``), nil if the event carries another type.
+    static func carried(by event: FluxEvent) -> Self? {
+        if MemoryLayout<Self>.size == 0 {
+            // A type without stored properties has one value, which takes no bytes.
+            return unsafeBitCast((), to: Self.self)
+        }
+        return event.value as? Self
+    }
+}
+
+extension Flux {
+    /// Dispatches a global mixer on the main lane: every reactive substance of this bus that
+    /// defines it reacts to it (`Flask.substances(reactTo:payload:on:)` in short).
+    public func dispatch<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil) {
+        dispatch(mixer.busName, payload: payload)
+    }
+
+    /// Dispatches `action` on the main lane: every reactive substance of this bus that defines its
+    /// type reacts to it.
+    public func dispatch<A: FlaskAction>(_ action: A) {
+        if let value = action.carried {
+            dispatch(A.busName, value: value)
+        } else {
+            dispatch(A.busName)
+        }
+    }
+}
