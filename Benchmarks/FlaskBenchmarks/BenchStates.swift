@@ -9,12 +9,46 @@ struct CounterState: State {
 
 enum CounterMixers: String, SubstanceMixer {
     case increment
+    /// Adds the payload's `amount` (S1p).
+    case add
 }
 
 final class CounterSubstance: ReactiveSubstance<CounterState, CounterMixers>, @unchecked Sendable {
     override func defineMixers() {
         define(mix: .increment) { _, react, _ in
             self.prop.counter += 1
+            react()
+        }
+    }
+}
+
+/// S1p's counter: S1's, incremented by an enum mixer with a payload.
+final class PayloadCounter: ReactiveSubstance<CounterState, CounterMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .add) { payload, react, _ in
+            self.prop.counter += payload?["amount"] as? Int ?? 0
+            react()
+        }
+    }
+}
+
+/// S1t's typed action: no stored properties, like S1's enum mixer without a payload.
+struct Increment: FlaskAction {}
+
+/// S1td's typed action: with data.
+struct Add: FlaskAction {
+    let amount: Int
+}
+
+/// S1's counter, incremented by typed actions.
+final class ActionCounter: ReactiveSubstance<CounterState, CounterMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(Increment.self) { _, react, _ in
+            self.prop.counter += 1
+            react()
+        }
+        define(Add.self) { add, react, _ in
+            self.prop.counter += add.amount
             react()
         }
     }

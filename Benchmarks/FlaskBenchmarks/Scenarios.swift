@@ -88,15 +88,36 @@ let concurrencyScenarios: [Scenario] = [
         return counterRig(counter, substance: substance, teardown: { substance.purgeArchive() })
     },
     Scenario(id: "S1a", name: "counter-awaited", defaultCount: 100_000) { counter in
-        counterRig(counter, substance: CounterSubstance()) {
-            // One awaited dispatch at a time, from a task: the cost of the round trip.
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                await Flask.apply(CounterMixers.increment)
-                done.signal()
-            }
-            done.wait()
-        }
+        // `dispatch:` named: a trailing closure would be taken as `teardown` (the first closure
+        // parameter), and the scenario would measure S1 (it did, until 2026-11-23).
+        counterRig(
+            counter, substance: CounterSubstance(),
+            dispatch: {
+                // One awaited dispatch at a time, from a task: the cost of the round trip.
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    await Flask.apply(CounterMixers.increment)
+                    done.signal()
+                }
+                done.wait()
+            })
+    },
+]
+
+/// S1 with typed actions instead of an enum mixer: S1t an action without stored properties (as
+/// SCENARIOS.md asks), S1td one that carries an amount, and S1p, for comparison, the seed's way
+/// of carrying it: an enum mixer with a payload dictionary.
+let actionScenarios: [Scenario] = [
+    Scenario(id: "S1p", name: "counter+payload", defaultCount: 1_000_000) { counter in
+        counterRig(
+            counter, substance: PayloadCounter(),
+            dispatch: { Flask.substances(reactTo: CounterMixers.add, payload: ["amount": 1]) })
+    },
+    Scenario(id: "S1t", name: "counter-action", defaultCount: 1_000_000) { counter in
+        counterRig(counter, substance: ActionCounter(), dispatch: { Flask.substances(reactTo: Increment()) })
+    },
+    Scenario(id: "S1td", name: "counter-action+data", defaultCount: 1_000_000) { counter in
+        counterRig(counter, substance: ActionCounter(), dispatch: { Flask.substances(reactTo: Add(amount: 1)) })
     },
 ]
 
@@ -127,7 +148,7 @@ let declaredKeyScenarios: [Scenario] = [
 ]
 
 /// Every scenario the executable knows, in the order of its table.
-let allScenarios = scenarios + declaredKeyScenarios + concurrencyScenarios + toolScenarios
+let allScenarios = scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios
 
 /// A middleware that passes every mix and ignores reports: the cost of the middleware path itself.
 final class PassingMiddleware: FluxMiddleware {}

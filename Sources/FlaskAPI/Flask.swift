@@ -115,6 +115,7 @@ public enum Flask {
     }
 
     /// Dispatches a typed action to every reactive substance of `bus` that defines its type.
+    @inlinable
     public static func substances<A: FlaskAction>(reactTo action: A, on bus: Flux = .shared) {
         bus.dispatch(action)
     }

@@ -427,6 +427,7 @@ public final class Flux: Sendable {
     }
 
     private func run(_ item: borrowing FluxItem) {
+        confined.state.value.itemSerial &+= 1
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
         if confined.state.value.middleware.isEmpty {
             if item.isTask {

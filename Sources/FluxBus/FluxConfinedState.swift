@@ -10,6 +10,8 @@ final class FluxConfinedState: @unchecked Sendable {
         var middleware: [any FluxMiddleware] = []
         /// The number of mixes middleware have seen.
         var mixSerial: UInt64 = 0
+        /// The number of work items run: tells which commits one item made (a chain's, say).
+        var itemSerial: UInt64 = 0
     }
 
     @exclusivity(unchecked) var state: BusConfined<State>

@@ -4,48 +4,38 @@ public struct FluxEvent: Sendable {
     public let mixer: FluxMixerName
     /// The payload given with the dispatch, if any.
     public let payload: FluxPayload?
-    /// The lock (a `FluxLock`), or the value and the lock (a `FluxValueCarrier`), in one reference.
-    private let attachment: (any AnyObject & Sendable)?
-    private let carriesValue: Bool
+    /// The lock dispatched together with the mixer (an *exclusive* mix, see
+    /// ``Flux/lock(withMixer:payload:autorelease:fileID:line:)``). The receiver hands it on so that
+    /// whoever finishes the work can release it later.
+    public let lock: FluxLock?
+    /// The value dispatched with the mixer, in its carrier.
+    private let carrier: FluxValueCarrier?
 
     /// An event of `mixer`, with its payload and, for an exclusive mix, its lock.
     public init(mixer: FluxMixerName, payload: FluxPayload?, lock: FluxLock?) {
-        self.init(mixer: mixer, payload: payload, attachment: lock, carriesValue: false)
+        self.init(mixer: mixer, payload: payload, lock: lock, carrier: nil)
     }
 
     /// An event of `mixer` carrying `value` (a typed action, say), with its payload and, for an
     /// exclusive mix, its lock.
     public init(mixer: FluxMixerName, payload: FluxPayload?, value: any Sendable, lock: FluxLock?) {
-        self.init(mixer: mixer, payload: payload, attachment: FluxValueCarrier(value, lock: lock), carriesValue: true)
+        self.init(mixer: mixer, payload: payload, lock: lock, carrier: FluxValueCarrier(value, lock: lock))
     }
 
-    init(mixer: FluxMixerName, payload: FluxPayload?, attachment: (any AnyObject & Sendable)?, carriesValue: Bool) {
+    init(mixer: FluxMixerName, payload: FluxPayload?, lock: FluxLock?, carrier: FluxValueCarrier?) {
         self.mixer = mixer
         self.payload = payload
-        self.attachment = attachment
-        self.carriesValue = carriesValue
-    }
-
-    /// The lock dispatched together with the mixer (an *exclusive* mix, see
-    /// ``Flux/lock(withMixer:payload:autorelease:fileID:line:)``). The receiver hands it on so that
-    /// whoever finishes the work can release it later.
-    public var lock: FluxLock? {
-        guard let attachment else { return nil }
-        return carriesValue
-            ? unsafeDowncast(attachment, to: FluxValueCarrier.self).lock
-            : unsafeDowncast(attachment, to: FluxLock.self)
+        self.lock = lock
+        self.carrier = carrier
     }
 
     /// The value dispatched with the mixer (``Flux/dispatch(_:payload:value:)``), if any.
-    public var value: (any Sendable)? {
-        guard carriesValue, let attachment else { return nil }
-        return unsafeDowncast(attachment, to: FluxValueCarrier.self).value
-    }
+    public var value: (any Sendable)? { carrier?.value }
 
     /// The same event for another mixer and payload: what a middleware's replacement hands on (the
     /// lock and the value stay with it).
     func replacing(mixer: FluxMixerName, payload: FluxPayload?) -> FluxEvent {
-        FluxEvent(mixer: mixer, payload: payload, attachment: attachment, carriesValue: carriesValue)
+        FluxEvent(mixer: mixer, payload: payload, lock: lock, carrier: carrier)
     }
 }
 

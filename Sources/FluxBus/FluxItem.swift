@@ -43,11 +43,7 @@ struct FluxItem: Sendable {
 
     /// What its observers receive.
     var event: FluxEvent {
-        switch kind {
-        case .exclusiveMixer: FluxEvent(mixer: mixer, payload: payload, attachment: work, carriesValue: false)
-        case .valueMixer: FluxEvent(mixer: mixer, payload: payload, attachment: work, carriesValue: true)
-        default: FluxEvent(mixer: mixer, payload: payload, attachment: nil, carriesValue: false)
-        }
+        FluxEvent(mixer: mixer, payload: payload, lock: lock, carrier: carrier)
     }
 
     /// Whether the item is a task rather than a mixer to deliver.

@@ -91,6 +91,10 @@ extension Flux {
         return body()
     }
 
+    /// A number of the work item running now, different for each item of this bus (on the bus
+    /// only): commits made under one number were made by one mix, a chain's included.
+    package var workItemSerial: UInt64 { confined.state.value.itemSerial }
+
     /// The receipt of the awaited dispatch running now, if any (on the bus only).
     package var activeReceipt: FluxReceipt? { confined.state.value.activeReceipt }
 }

@@ -12,10 +12,19 @@ import FluxBus
 /// ])
 /// ```
 ///
-/// ``expect(_:)`` waits for the bus to run what was enqueued before it, compares what was recorded
-/// with what you expect, forgets it, and throws a ``Mismatch`` whose description is a readable
-/// diff when they differ: an unexpected change fails the test as surely as a missing one. The
-/// error works with Swift Testing and XCTest alike (mark the test `throws`).
+/// ``mismatch(with:)`` waits for the bus to run what was enqueued before it, compares what was
+/// recorded with what you expect, forgets it, and returns a ``Mismatch`` whose description is a
+/// readable diff when they differ: an unexpected change fails the test as surely as a missing one.
+/// Check it where you call it, and the test framework reports the failure at that line:
+///
+/// ```swift
+/// #expect(await probe.mismatch(with: [.change("count", from: 0, to: 1)]) == nil)   // Swift Testing
+/// XCTAssertNil(await probe.mismatch(with: [.change("count", from: 0, to: 1)]))     // XCTest
+/// ```
+///
+/// ``expect(_:fileID:line:)`` does the same and throws the mismatch (mark the test `throws`); the
+/// frameworks then report it at the test's declaration, and the mismatch's description starts
+/// with the file and line of the call.
 ///
 /// Changes are recorded per leaf key: a change of `info.counter` is recorded as `info.counter`,
 /// not also as its parent `info`.
@@ -64,13 +73,19 @@ public final class ChangeProbe: Sendable {
         }
     }
 
-    /// What ``expect(_:)`` throws when the recorded changes are not the expected ones.
+    /// The recorded changes, when they are not the expected ones.
     public struct Mismatch: Error, CustomStringConvertible {
         /// The expected and recorded changes as a diff: `−` expected but not recorded, `+`
         /// recorded but not expected.
         public let diff: String
+        /// Where the check was made (`File.swift:12`), when it was thrown by
+        /// ``ChangeProbe/expect(_:fileID:line:)``.
+        public let location: String?
 
-        public var description: String { "Changes differ from the expected ones (− expected, + recorded):\n\(diff)" }
+        public var description: String {
+            let heading = "Changes differ from the expected ones (− expected, + recorded):\n\(diff)"
+            return location.map { "\($0): \(heading)" } ?? heading
+        }
     }
 
     private let recorded = LockedValue<[Change]>([])
@@ -107,18 +122,32 @@ public final class ChangeProbe: Sendable {
         }
     }
 
+    /// Waits for the bus items enqueued before this call, then compares the changes recorded
+    /// since the last check with `expected`, in order: nil when they are exactly those, else the
+    /// mismatch. Assert on the result where you call it, and the test framework reports a failure
+    /// at that line.
+    public func mismatch(with expected: [Expectation]) async -> Mismatch? {
+        let recorded = await takeChanges()
+        return ChangeProbe.diff(expected: expected, recorded: recorded).map { Mismatch(diff: $0, location: nil) }
+    }
+
     /// Waits for the bus items enqueued before this call, then checks that the changes recorded
     /// since the last check are exactly `expected`, in order.
     ///
-    /// - Throws: ``Mismatch``, with a diff of the two lists.
-    public func expect(_ expected: [Expectation]) async throws {
-        let recorded = await takeChanges()
-        if let diff = ChangeProbe.diff(expected: expected, recorded: recorded) { throw Mismatch(diff: diff) }
+    /// - Parameters:
+    ///   - expected: the changes, in order.
+    ///   - fileID: the caller's file, named by the mismatch; leave the default.
+    ///   - line: the caller's line; leave the default.
+    /// - Throws: ``Mismatch``, with a diff of the two lists and the caller's file and line.
+    public func expect(_ expected: [Expectation], fileID: String = #fileID, line: Int = #line) async throws {
+        if let mismatch = await mismatch(with: expected) {
+            throw Mismatch(diff: mismatch.diff, location: "\(fileID):\(line)")
+        }
     }
 
     /// Checks that nothing changed since the last check.
-    public func expectNoChanges() async throws {
-        try await expect([])
+    public func expectNoChanges(fileID: String = #fileID, line: Int = #line) async throws {
+        try await expect([], fileID: fileID, line: line)
     }
 
     private var uniqueBuses: [Flux] {

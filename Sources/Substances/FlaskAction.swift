@@ -33,20 +33,13 @@ public protocol FlaskAction: Sendable {}
 
 extension FlaskAction {
     /// The name the bus knows this action type by: the type itself.
+    @inlinable
     public static var busName: FluxMixerName { FluxMixerName("", domain: Self.self) }
 
     /// The action as the value a dispatch carries: nothing for an action without stored
     /// properties (its only value can be made again on arrival), itself otherwise.
     package var carried: (any Sendable)? { MemoryLayout<Self>.size == 0 ? nil : self }
 
-    /// The action a dispatch carried (``carried``), nil if the event carries another type.
-    static func carried(by event: FluxEvent) -> Self? {
-        if MemoryLayout<Self>.size == 0 {
-            // A type without stored properties has one value, which takes no bytes.
-            return unsafeBitCast((), to: Self.self)
-        }
-        return event.value as? Self
-    }
 }
 
 extension Flux {
@@ -58,11 +51,14 @@ extension Flux {
 
     /// Dispatches `action` on the main lane: every reactive substance of this bus that defines its
     /// type reacts to it.
+    // Inlinable, so that what depends on `A` is decided where the action is dispatched.
+    @inlinable
     public func dispatch<A: FlaskAction>(_ action: A) {
-        if let value = action.carried {
-            dispatch(A.busName, value: value)
-        } else {
+        if MemoryLayout<A>.size == 0 {
+            // A type without stored properties has one value: nothing to carry.
             dispatch(A.busName)
+        } else {
+            dispatch(A.busName, value: action)
         }
     }
 }

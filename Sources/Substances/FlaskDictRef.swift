@@ -15,6 +15,9 @@ import Foundation
 /// Values may be strings, numbers, booleans, arrays, nested dictionaries, `Flask.Nil` or `NSNull`
 /// (kept as an explicit nil) and objects (compared by identity, archived as nil). A key that
 /// disappears changes to nil. The dictionary round-trips through the archive with its nested keys.
+///
+/// A key that contains a dot (`"a.b"`) is written escaped in a dotted key: `info.a\.b`
+/// (``escapedKey(_:)``), so that it is never confused with the nested path `info.a.b`.
 public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConvertible {
     let storage: [String: FlatValue]
 
@@ -39,11 +42,22 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
     /// The dictionary, with explicit nils removed.
     public var dictionary: [String: Any] { storage.compactMapValues(\.anyValue) }
 
-    /// The value at a dotted key (`"nest.data"`), or nil.
+    /// The value at a dotted key (`"nest.data"`), or nil. A key that contains a dot is written
+    /// with the dot escaped (``escapedKey(_:)``).
     public subscript(keyPath: String) -> Any? {
-        let path = keyPath.split(separator: ".")
-        guard let first = path.first, let top = storage[String(first)] else { return nil }
+        let path = DottedKey.components(of: keyPath)
+        guard let first = path.first, let top = storage[first] else { return nil }
         return top.child(at: path.dropFirst())?.anyValue
+    }
+
+    /// A dictionary key as a dotted key names it: a dot in it is escaped by a backslash, and a
+    /// backslash doubled, so that `"a.b"` (one key) is `a\.b` and never the nested path `a` → `b`.
+    ///
+    /// ```swift
+    /// reaction.on("info." + FlaskDictRef.escapedKey("a.b")) { change in ... }   // "info.a\\.b"
+    /// ```
+    public static func escapedKey(_ key: String) -> String {
+        DottedKey.escape(key)
     }
 
     public static func == (lhs: FlaskDictRef, rhs: FlaskDictRef) -> Bool {

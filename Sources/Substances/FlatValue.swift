@@ -47,9 +47,9 @@ enum FlatValue: Equatable, @unchecked Sendable {
     }
 
     /// The child at a dotted path below this value, if any.
-    func child(at path: ArraySlice<Substring>) -> FlatValue? {
+    func child(at path: ArraySlice<String>) -> FlatValue? {
         guard let first = path.first else { return self }
-        guard case .keyed(let dictionary) = self, let next = dictionary[String(first)] else { return nil }
+        guard case .keyed(let dictionary) = self, let next = dictionary[first] else { return nil }
         return next.child(at: path.dropFirst())
     }
 
@@ -72,7 +72,9 @@ enum FlatValue: Equatable, @unchecked Sendable {
         if !oldChildren.isEmpty || !newChildren.isEmpty {
             let keys = Set(oldChildren.keys).union(newChildren.keys).sorted()
             for key in keys where !key.hasPrefix("_") {
-                let path = prefix.isEmpty ? key : prefix + "." + key
+                // A key with a dot is escaped (`a\.b`): it never reads as the nested path `a.b`.
+                let component = DottedKey.escape(key)
+                let path = prefix.isEmpty ? component : prefix + "." + component
                 if diff(oldChildren[key], newChildren[key], prefix: path, into: &changes) {
                     childChanged = true
                 }

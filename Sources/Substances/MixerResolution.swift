@@ -11,6 +11,13 @@ public struct MixerResolution: Sendable {
     let serial: UInt64
     let commits: Bool
 
+    @usableFromInline
+    init(resolver: MixerResolver, serial: UInt64, commits: Bool) {
+        self.resolver = resolver
+        self.serial = serial
+        self.commits = commits
+    }
+
     /// Resolves the transaction.
     public func callAsFunction() {
         resolver.resolve(serial: serial, commit: commits)
@@ -26,6 +33,7 @@ public struct MixerResolution: Sendable {
 /// `@unchecked Sendable`: the resolution state is ``BusConfined``, and a call from elsewhere is
 /// turned away by `bus.isCurrent` before it reads it. `reference` is written once, in the
 /// substance's `init`, before the substance can be seen by another thread.
+@usableFromInline
 final class MixerResolver: @unchecked Sendable {
     private struct Resolution {
         /// Tells a transaction's `react`/`abort` from older ones.

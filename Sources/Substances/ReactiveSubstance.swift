@@ -57,7 +57,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// The mixers and actions `init` learned, in the order of their first definition: used only by
     /// `init`, on its thread, before the bus can reach the substance.
     @exclusivity(unchecked) private final var learned: [Learned] = []
-    private let resolver: MixerResolver
+    @usableFromInline let resolver: MixerResolver
 
     private enum Learned {
         case mixer(M)
@@ -91,11 +91,11 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// Reacts to `mixer` with `body`, run on the bus as one transaction.
     ///
     /// Call it only from ``defineMixers()``.
-    public func define(mix mixer: M, _ body: Mixer) {
+    public final func define(mix mixer: M, _ body: Mixer) {
         // `init` learns the mixers first, on its thread, before the bus can reach the substance;
         // after that the definitions are read on the bus only (a debug build traps elsewhere).
         if registering.load(ordering: .relaxed) {
-            learn(.mixer(mixer), equal: { if case .mixer(let other) = $0 { other == mixer } else { false } })
+            learn(mixer)
         } else if let event = definition.value.runningEvent {
             // Only the definition at the running mixer's position is compared with it, so a
             // dispatch costs a few instructions per other mixer the substance defines.
@@ -106,7 +106,14 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
                 running.assumingMemoryBound(to: M.self).pointee == mixer
             {
                 definition.value.ranBody = true
-                run(event) { react, abort in body(event.pointee.payload, react, abort) }
+                // Not through a closure that calls the body: that cost a call and a context. The
+                // resolutions are made in the call: returned from a function, they were retained
+                // and released.
+                let serial = beginRun()
+                body(
+                    event.pointee.payload, MixerResolution(resolver: resolver, serial: serial, commits: true),
+                    MixerResolution(resolver: resolver, serial: serial, commits: false))
+                endRun(event)
             }
         } else {
             register(mixer, position: nil)
@@ -119,33 +126,77 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// Reacts to actions of type `A` with `body`, run on the bus as one transaction.
     ///
     /// Call it only from ``defineMixers()``.
-    public func define<A: FlaskAction>(_ action: A.Type, _ body: ActionBody<A>) {
-        if registering.load(ordering: .relaxed) {
-            let name = A.busName
-            learn(.action(name), equal: { if case .action(let other) = $0 { other == name } else { false } })
-        } else if let event = definition.value.runningEvent {
-            let position = definition.value.nextPosition
-            definition.value.nextPosition &+= 1
-            let expected = definition.value.runningPosition
-            if expected < 0 || position == expected, definition.value.runningAction == ObjectIdentifier(A.self) {
-                definition.value.ranBody = true
-                guard let action = A.carried(by: event.pointee) else {
-                    return bus.report(
-                        .reactorMisuse,
-                        "\(name()): an action of type \(A.self) arrived without its value; it was ignored")
-                }
-                run(event) { react, abort in body(action, react, abort) }
-            }
+    // Inlinable, so that the work that depends on `A` is specialized where `defineMixers()` is
+    // written: called generically, it looked up the metadata of `A?` and of the body's type at
+    // every dispatch, which made an action cost twice an enum mixer.
+    @inlinable
+    public final func define<A: FlaskAction>(_ action: A.Type, _ body: ActionBody<A>) {
+        guard let event = runsActionBody(ObjectIdentifier(A.self), named: A.busName) else { return }
+        let action: A
+        if MemoryLayout<A>.size == 0 {
+            // A type without stored properties has one value, which takes no bytes: it is not
+            // carried, and made again here.
+            action = unsafeBitCast((), to: A.self)
+        } else if let carried = event.pointee.value as? A {
+            action = carried
         } else {
-            registerAction(A.busName, position: nil)
-            bus.report(
-                .reactorMisuse,
-                "\(name()): define(\(A.self).self) called outside defineMixers(); its body will never run")
+            return reportMissingAction(named: A.busName)
         }
+        let serial = beginRun()
+        body(
+            action, MixerResolution(resolver: resolver, serial: serial, commits: true),
+            MixerResolution(resolver: resolver, serial: serial, commits: false))
+        endRun(event)
     }
 
-    /// Learns a definition while `init` runs `defineMixers()`; a second one of the same mixer only
-    /// makes dispatches compare every definition.
+    /// What a `define` of the action type `id` does where it stands in `defineMixers()`: learns it
+    /// while `init` runs, registers and reports it outside a run, and returns the dispatch's event
+    /// when it is the running action's definition, whose body must run now (nil otherwise).
+    @usableFromInline
+    final func runsActionBody(_ id: ObjectIdentifier, named name: FluxMixerName) -> UnsafePointer<FluxEvent>? {
+        if registering.load(ordering: .relaxed) {
+            learn(action: name)
+            return nil
+        }
+        guard let event = definition.value.runningEvent else {
+            registerAction(name, position: nil)
+            bus.report(
+                .reactorMisuse,
+                "\(self.name()): define(\(name).self) called outside defineMixers(); its body will never run")
+            return nil
+        }
+        let position = definition.value.nextPosition
+        definition.value.nextPosition &+= 1
+        let expected = definition.value.runningPosition
+        guard expected < 0 || position == expected, definition.value.runningAction == id else { return nil }
+        definition.value.ranBody = true
+        return event
+    }
+
+    /// Reports an action that arrived without the value its type needs (a middleware replaced
+    /// the mix with a mixer of that name, say).
+    @usableFromInline
+    final func reportMissingAction(named name: FluxMixerName) {
+        bus.report(
+            .reactorMisuse, "\(self.name()): an action of type \(name) arrived without its value; it was ignored")
+    }
+
+    /// Learns a mixer while `init` runs `defineMixers()`. Out of line: naming `Learned`, a type
+    /// nested in this generic class, looks its metadata up at run time, and a `define` call that
+    /// named it did so at every dispatch.
+    @inline(never)
+    private final func learn(_ mixer: M) {
+        learn(.mixer(mixer)) { if case .mixer(let other) = $0 { other == mixer } else { false } }
+    }
+
+    /// Learns an action while `init` runs `defineMixers()` (out of line, as ``learn(_:)``).
+    @inline(never)
+    private final func learn(action name: FluxMixerName) {
+        learn(.action(name)) { if case .action(let other) = $0 { other == name } else { false } }
+    }
+
+    /// Learns a definition; a second one of the same mixer only makes dispatches compare every
+    /// definition.
     private final func learn(_ definition: Learned, equal: (Learned) -> Bool) {
         if learned.contains(where: equal) {
             self.definition.unchecked.definesTwice = true
@@ -207,6 +258,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     }
 
     /// Runs `defineMixers()` for the dispatch that `definition` describes.
+    @inline(__always)
     private final func runDefinitions() {
         defineMixers()
         if definition.value.mustCompareAll() {
@@ -217,15 +269,17 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         definition.value.finish()
     }
 
-    /// Runs a body as one transaction: `invoke` calls it with `react` and `abort`.
-    private final func run(
-        _ event: UnsafePointer<FluxEvent>, _ invoke: (MixerResolution, MixerResolution) -> Void
-    ) {
+    /// Opens the transaction of a body: returns the serial of its `react` and `abort`.
+    @usableFromInline @inline(__always)
+    final func beginRun() -> UInt64 {
         beginTransaction()
-        let serial = resolver.begin()
-        invoke(
-            MixerResolution(resolver: resolver, serial: serial, commits: true),
-            MixerResolution(resolver: resolver, serial: serial, commits: false))
+        return resolver.begin()
+    }
+
+    /// Resolves the transaction of the body that just returned: commits and delivers on `react()`,
+    /// discards on `abort()` or neither (reported).
+    @usableFromInline @inline(__always)
+    final func endRun(_ event: UnsafePointer<FluxEvent>) {
         let outcome = resolver.end()
         switch outcome {
         case true?:

@@ -111,7 +111,7 @@ final class ReductionPlan: @unchecked Sendable {
                 let key = prefix + field.name
                 let index = entries.count
                 let offset = base + field.offset
-                let subtree = tree.child(at: [Substring(field.name)])
+                let subtree = tree.child(at: [field.name])
                 let traits = ValueTraits.of(field.type)
                 keyIndex[key] = index
                 entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent))

@@ -17,7 +17,7 @@ private struct AddItem: FlaskAction, Codable {
     let name: String
 }
 
-private struct Login: FlaskAction, Codable {
+private struct SignIn: FlaskAction, Codable {
     let user: String
 }
 
@@ -45,7 +45,7 @@ private final class Shop: ReactiveSubstance<ShopState, ShopMixers2>, @unchecked 
 /// Another substance, of another mixer enumeration, defining one of the same actions.
 private final class Account: ReactiveSubstance<ShopState, NoMixers>, @unchecked Sendable {
     override func defineMixers() {
-        define(Login.self) { action, react, _ in
+        define(SignIn.self) { action, react, _ in
             self.prop.user = action.user
             react()
         }
@@ -68,7 +68,7 @@ struct TypedActionTests {
         Flask.substances(reactTo: AddItem(name: "tea"), on: bus)
         Flask.substances(reactTo: ShopMixers2.clear, on: bus)
         Flask.substances(reactTo: AddItem(name: "cake"), on: bus)
-        Flask.substances(reactTo: Login(user: "ada"), on: bus)
+        Flask.substances(reactTo: SignIn(user: "ada"), on: bus)
         await bus.flush()
         #expect(cart.state.items == ["cake"])
         #expect(account.state.items == ["seen tea", "seen cake"])
@@ -83,7 +83,7 @@ struct TypedActionTests {
         #expect(committed.changes.map(\.keys) == [["items"]])
         let aborted = await Flask.apply(AddItem(name: ""), on: bus)
         #expect(aborted.wasAborted)
-        #expect(await Flask.apply(Login(user: "ada"), on: bus).reachedNobody)
+        #expect(await Flask.apply(SignIn(user: "ada"), on: bus).reachedNobody)
         #expect(cart.state.items == ["tea"])
     }
 
@@ -120,7 +120,7 @@ struct TypedActionTests {
     }
 
     @Test("middleware see the action; the journal records it by type and fields, and replays it")
-    func journal() async {
+    func journal() async throws {
         let bus = Flux()
         let journal = MixJournal()
         bus.use(journal)
@@ -133,8 +133,7 @@ struct TypedActionTests {
         #expect(entries.first?.action == .object(["name": .string("tea")]))
         #expect(entries.first?.isAction == true)
         // Exported and read back, the action replays from its recorded fields.
-        let lines = try? journal.jsonLines()
-        let readBack = (try? MixJournal.entries(fromJSONLines: lines ?? "")) ?? []
+        let readBack = try MixJournal.entries(fromJSONLines: journal.jsonLines())
         let freshBus = Flux()
         let fresh = Shop(name: "cart", bus: freshBus)
         let replay = await MixJournal.replay(readBack, on: freshBus, domains: [AddItem.self, Refresh.self])

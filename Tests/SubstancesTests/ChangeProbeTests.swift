@@ -42,9 +42,25 @@ struct ChangeProbeTests {
                 − *.text: "" → "x"
                 + editor.count: 1 → 6
                 """)
-        #expect(error?.description.hasPrefix("Changes differ from the expected ones") == true)
+        // The thrown mismatch names the file and line of the call (inside `#expect(throws:)`, the
+        // macro's line).
+        #expect(error?.location == "SubstancesTests/ChangeProbeTests.swift:31")
+        #expect(error?.description.hasPrefix("SubstancesTests/ChangeProbeTests.swift:31: Changes differ") == true)
         // What was checked is forgotten, failed or not.
         try await probe.expectNoChanges()
+    }
+
+    @Test("a mismatch returned to the caller's own expectation, reported at the caller's line")
+    func mismatchAtTheCallersLine() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let probe = ChangeProbe(editor)
+        bus.dispatch(.increment)
+        #expect(await probe.mismatch(with: [.change("count", from: 0, to: 1)]) == nil)
+        bus.dispatch(.increment)
+        let mismatch = await probe.mismatch(with: [.change("count", from: 0, to: 1)])
+        #expect(mismatch?.diff == "− *.count: 0 → 1\n+ editor.count: 1 → 2")
+        #expect(mismatch?.location == nil)
     }
 
     @Test("nil values and several substances")

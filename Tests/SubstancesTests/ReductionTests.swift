@@ -1,4 +1,5 @@
 import FlaskTestSupport
+import FluxBus
 import Foundation
 import Testing
 
@@ -316,5 +317,38 @@ struct KeyTableTests {
         let other = String(long.dropLast()) + "l"
         #expect(table.entry(forKey: other) == nil || table.entry(forKey: other) == 1)
         #expect(table.entry(forKey: "settings.display.brightness.other") == nil)
+    }
+}
+
+@Suite("Dictionary keys that contain a dot")
+struct DottedDictionaryKeyTests {
+    struct Info: State {
+        var info: FlaskDictRef?
+    }
+
+    @Test("a key with a dot and the nested path spelled the same are two keys: the dot is escaped")
+    func escaped() async {
+        let substance = Substance<Info>(bus: Flux())
+        let log = ChangeLog()
+        substance.bind(log)
+        await substance.mixAndWait { $0.prop.info = FlaskDictRef(["a.b": 1, "a": ["b": 2]]) }
+        let changes = log.entries.all.last?.changes
+        #expect(Set(changes?.keys ?? []) == ["info", "info.a", "info.a.b", "info.a\\.b"])
+        #expect(changes?.change("info.a\\.b")?.newValue() == 1)
+        #expect(changes?.change("info.a.b")?.newValue() == 2)
+        #expect(FlaskDictRef.escapedKey("a.b") == "a\\.b")
+        #expect(FlaskDictRef.escapedKey("back\\slash") == "back\\\\slash")
+        let dictionary = substance.state.info
+        #expect(dictionary?["a\\.b"] as? Int == 1)
+        #expect(dictionary?["a.b"] as? Int == 2)
+        #expect(dictionary?["info.\\"] == nil)
+    }
+
+    @Test("escaping round-trips through the components of a dotted key")
+    func components() {
+        for key in ["plain", "a.b", "a\\b", ".lead", "trail.", "a\\.b", ""] {
+            let dotted = "top." + DottedKey.escape(key) + ".leaf"
+            #expect(DottedKey.components(of: dotted) == ["top", key, "leaf"], "\(key)")
+        }
     }
 }

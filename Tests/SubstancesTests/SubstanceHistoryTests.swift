@@ -26,12 +26,12 @@ struct SubstanceHistoryTests {
         bus.dispatch(.type, ["text": "a"])
         await bus.flush()
         #expect(history.undoCount == 3)
-        history.undo()
-        history.undo()
+        await history.undo()
+        await history.undo()
         await bus.flush()
         #expect(editor.state.count == 1 && editor.state.text == "")
         #expect(history.undoCount == 1 && history.redoCount == 2)
-        history.redo()
+        await history.redo()
         await bus.flush()
         #expect(editor.state.count == 2 && editor.state.text == "")
         #expect(log.keys.suffix(3) == [["info", "info.words", "text"], ["count"], ["count"]])
@@ -64,7 +64,7 @@ struct SubstanceHistoryTests {
         for _ in 0..<5 { bus.dispatch(.increment) }
         await bus.flush()
         #expect(history.undoCount == 2)
-        for _ in 0..<5 { history.undo() }
+        for _ in 0..<5 { await history.undo() }
         await bus.flush()
         #expect(editor.state.count == 3)
     }
@@ -84,10 +84,10 @@ struct SubstanceHistoryTests {
         bus.dispatch(.type, ["text": "!"])
         await bus.flush()
         #expect(history.undoCount == 2)
-        history.undo()
+        await history.undo()
         await bus.flush()
         #expect(editor.state.text == "hey")
-        history.undo()
+        await history.undo()
         await bus.flush()
         #expect(editor.state.text == "")
     }
@@ -96,7 +96,7 @@ struct SubstanceHistoryTests {
     func lifetime() async {
         let bus = Flux()
         weak var weakEditor: Editor?
-        var history: SubstanceHistory<EditorState>?
+        var history: SubstanceHistory?
         do {
             let editor = Editor(name: "editor", bus: bus)
             weakEditor = editor
@@ -108,7 +108,45 @@ struct SubstanceHistoryTests {
         }
         await bus.flush()
         #expect(weakEditor == nil)
-        history?.undo()
+        await history?.undo()
         await bus.flush()
+    }
+}
+
+@Suite("Undo and redo over several substances")
+struct SharedHistoryTests {
+    @Test("a mix that changed two substances is undone as one step, and awaited")
+    func chainIsOneStep() async {
+        let bus = Flux()
+        let session = Editor(name: "session", bus: bus)
+        let todos = Editor(name: "todos", bus: bus)
+        let history = SubstanceHistory(of: [session, todos])
+        await session.mixAndWait { $0.prop.text = "ada" }
+        await todos.mixAndWait { $0.prop.count = 3 }
+        // One work item commits both: a logout that clears the todos.
+        bus.perform {
+            session.beginTransaction()
+            todos.beginTransaction()
+            session.prop.text = ""
+            todos.prop.count = 0
+            let sessionChanges = session.commitTransaction()
+            let todoChanges = todos.commitTransaction()
+            if let sessionChanges { session.deliver(sessionChanges, lock: nil) }
+            if let todoChanges { todos.deliver(todoChanges, lock: nil) }
+        }
+        await bus.flush()
+        #expect(history.undoCount == 3)
+        #expect(await history.undo())
+        // Both came back, in one step.
+        #expect(session.state.text == "ada" && todos.state.count == 3)
+        #expect(history.undoCount == 2 && history.redoCount == 1)
+        #expect(await history.redo())
+        #expect(session.state.text == "" && todos.state.count == 0)
+        #expect(await history.undo())
+        #expect(await history.undo())
+        #expect(todos.state.count == 0 && session.state.text == "ada")
+        #expect(await history.undo())
+        #expect(session.state.text == "")
+        #expect(await history.undo() == false)
     }
 }

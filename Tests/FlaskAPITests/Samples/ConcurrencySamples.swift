@@ -3,7 +3,7 @@ import FlaskAPI
 import Observation
 
 func signIn(as user: String) async -> Bool {
-    let outcome = await Flask.apply(SessionMixers.login, payload: ["user": user])
+    let outcome = await Flask.apply(Login(user: user))
     return !outcome.wasAborted && !outcome.changes.isEmpty
 }
 

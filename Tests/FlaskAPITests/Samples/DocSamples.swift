@@ -45,3 +45,22 @@ final class AuditLog: Sendable {
         }
     }
 }
+
+// docs/getting-started.md: the seed's style, an enum mixer with a payload.
+enum ProfileMixers: SubstanceMixer {
+    case rename
+}
+
+struct ProfileState: State {
+    var name = ""
+}
+
+final class Profile: ReactiveSubstance<ProfileState, ProfileMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .rename) { payload, react, abort in
+            guard let name = payload?["name"] as? String else { return abort() }
+            self.prop.name = name
+            react()
+        }
+    }
+}

@@ -32,8 +32,12 @@ final class CounterScreen: @MainActor FlaskReactor {
 
 // MARK: Fluxor style
 
+struct Login: FlaskAction {
+    let user: String
+}
+
 enum SessionMixers: SubstanceMixer {
-    case login, logout
+    case logout
 }
 
 struct SessionState: State {
@@ -44,9 +48,9 @@ final class Session: ReactiveSubstance<SessionState, SessionMixers>, @unchecked 
     static let shared = Session()
 
     override func defineMixers() {
-        define(mix: .login) { payload, react, abort in
-            guard let name = payload?["user"] as? String else { return abort() }
-            self.prop.user = name
+        define(Login.self) { login, react, abort in
+            guard !login.user.isEmpty else { return abort() }
+            self.prop.user = login.user
             react()
         }
         define(mix: .logout) { _, react, _ in
@@ -65,6 +69,6 @@ final class SessionBadge {
         reactor.mainActorHandler = { badge, reaction in
             reaction.on("user") { change in badge.text = change.newValue() ?? "nobody" }
         }
-        Flask.substances(reactTo: SessionMixers.login, payload: ["user": "ada"])
+        Flask.substances(reactTo: Login(user: "ada"))
     }
 }
