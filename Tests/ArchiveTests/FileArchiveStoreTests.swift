@@ -1,4 +1,5 @@
 import Archive
+import FlaskTestSupport
 import Foundation
 import Testing
 
