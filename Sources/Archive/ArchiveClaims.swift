@@ -1,28 +1,30 @@
-/// Which live object archives under each key, so that a second one is reported.
+/// Which live objects archive under each key, so that a second one is reported.
 ///
-/// The first owner to restore or write a key claims it; the claim lapses when that owner is freed.
-/// Another live owner of the same key is reported once (the archive then holds whichever of the two
-/// wrote last).
+/// An owner claims a key when it restores or writes it, and holds it until it is freed. An owner
+/// that claims a key other live owners hold is reported, once (the archive then holds whichever of
+/// them wrote last).
 ///
 /// Used only with the archiver's lock held.
 struct ArchiveClaims {
-    private struct Claim {
-        weak var owner: AnyObject?
-        /// The owners already reported as a second one.
-        var reported: Set<ObjectIdentifier> = []
+    private struct Owner {
+        weak var object: AnyObject?
     }
 
-    private var byKey: [String: Claim] = [:]
+    private var byKey: [String: [Owner]] = [:]
 
     /// Claims `key` for `owner`.
     ///
-    /// - Returns: true when another live owner holds `key` and `owner` was not reported for it yet.
+    /// - Returns: true when other live owners hold `key` and `owner` had not claimed it yet.
     mutating func claim(_ key: String, by owner: AnyObject) -> Bool {
-        if let holder = byKey[key]?.owner {
-            if holder === owner { return false }
-            return byKey[key]!.reported.insert(ObjectIdentifier(owner)).inserted
+        var owners = byKey[key] ?? []
+        owners.removeAll { $0.object == nil }
+        if owners.contains(where: { $0.object === owner }) {
+            byKey[key] = owners
+            return false
         }
-        byKey[key] = Claim(owner: owner)
-        return false
+        let shared = !owners.isEmpty
+        owners.append(Owner(object: owner))
+        byKey[key] = owners
+        return shared
     }
 }
