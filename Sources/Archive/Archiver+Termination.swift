@@ -68,11 +68,7 @@ import Foundation
                     var current = sigaction()
                     guard sigaction(signal, nil, &current) == 0, !isIgnored(current) else { continue }
                     var action = sigaction()
-                    #if canImport(Darwin)
-                        action.__sigaction_u.__sa_handler = terminationSignalHandler
-                    #else
-                        action.__sigaction_handler.sa_handler = terminationSignalHandler
-                    #endif
+                    setHandler(of: &action, to: terminationSignalHandler)
                     action.sa_flags = SA_RESTART
                     sigemptyset(&action.sa_mask)
                     var previous = sigaction()
@@ -83,12 +79,29 @@ import Foundation
         }
 
         private static func isIgnored(_ action: sigaction) -> Bool {
+            handler(of: action) == unsafeBitCast(SIG_IGN, to: Int.self)
+        }
+
+        /// The address of the action's handler (`SIG_DFL` and `SIG_IGN` are small numbers).
+        private static func handler(of action: sigaction) -> Int {
             #if canImport(Darwin)
-                let handler = unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
+                unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
+            #elseif canImport(Glibc)
+                unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
             #else
-                let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+                unsafeBitCast(action.__sa_handler.sa_handler, to: Int.self)
             #endif
-            return handler == unsafeBitCast(SIG_IGN, to: Int.self)
+        }
+
+        private static func setHandler(of action: inout sigaction, to handler: @escaping @convention(c) (Int32) -> Void)
+        {
+            #if canImport(Darwin)
+                action.__sigaction_u.__sa_handler = handler
+            #elseif canImport(Glibc)
+                action.__sigaction_handler.sa_handler = handler
+            #else
+                action.__sa_handler.sa_handler = handler
+            #endif
         }
 
         private static func startReader(_ readEnd: Int32) {
@@ -118,12 +131,7 @@ import Foundation
             raise(signal)
             // Still here: the previous handler returned (the app goes on), or the signal was not
             // delivered. Either way the writes are flushed; a default disposition must still end us.
-            #if canImport(Darwin)
-                let handler = unsafeBitCast(previous.__sigaction_u.__sa_handler, to: Int.self)
-            #else
-                let handler = unsafeBitCast(previous.__sigaction_handler.sa_handler, to: Int.self)
-            #endif
-            if handler == unsafeBitCast(SIG_DFL, to: Int.self) { _exit(128 + signal) }
+            if handler(of: previous) == unsafeBitCast(SIG_DFL, to: Int.self) { _exit(128 + signal) }
         }
     }
 #endif
