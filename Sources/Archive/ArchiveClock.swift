@@ -31,8 +31,11 @@ public struct SystemArchiveClock: ArchiveClock {
 
     public func wake(at deadline: Duration, _ action: @escaping @Sendable () -> Void) {
         let (seconds, attoseconds) = deadline.components
-        let nanoseconds = max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds) / 1_000_000_000
-        DispatchQueue.global(qos: .utility).asyncAfter(
-            deadline: DispatchTime(uptimeNanoseconds: UInt64(nanoseconds)), execute: action)
+        let (whole, overflow) = max(0, seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let time =
+            overflow
+            ? DispatchTime.distantFuture
+            : DispatchTime(uptimeNanoseconds: UInt64(whole) + UInt64(max(0, attoseconds) / 1_000_000_000))
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: time, execute: action)
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Persists `Codable` values under keys, through an ``ArchiveStore``.
@@ -44,13 +45,24 @@ public final class Archiver: Sendable {
     private let storage: Guarded<any ArchiveStore>
     private let state = Guarded(State())
     private let clock: any ArchiveClock
+    /// Whether `clock` is the system's: then `now` is read directly, without the existential call and
+    /// the `Duration` (every commit of an archived substance reads it).
+    private let systemClock: Bool
     private let worker = ArchiveWorker.shared
 
     /// Creates an archiver writing to `store` by default, timed by `clock`.
     public init(store: any ArchiveStore, clock: any ArchiveClock = SystemArchiveClock()) {
         self.storage = Guarded(store)
         self.clock = clock
+        self.systemClock = clock is SystemArchiveClock
         ArchiverRegistry.register(self)
+    }
+
+    /// The clock's time in nanoseconds.
+    private var now: PendingWrites.Nanoseconds {
+        if systemClock { return Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds) }
+        let (seconds, attoseconds) = clock.now.components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
     }
 
     /// An archiver freed with writes pending performs them first.
@@ -108,7 +120,10 @@ public final class Archiver: Sendable {
             if let pendingWrite { Archiver.perform(pendingWrite, key: key, protected: protectedNow) }
             return Archiver.read(T.self, key: key, fallback: fallback, store: store)
         }
-        if protect { _ = state.withLock { $0.protected.insert(key) } }
+        // A key is protected while what it holds could not be read or kept aside, no longer.
+        state.withLock { state in
+            if protect { state.protected.insert(key) } else { state.protected.remove(key) }
+        }
         return ArchiveRestoration(
             value: restoration.value, found: restoration.found, problems: problems + restoration.problems)
     }
@@ -212,7 +227,7 @@ public final class Archiver: Sendable {
         encode: @escaping @Sendable () throws -> Data,
         onFailure: (@Sendable (ArchiveProblem) -> Void)? = nil
     ) {
-        let now = clock.now
+        let now = self.now
         let store = store ?? self.store
         let ownerID = owner.map(ObjectIdentifier.init)
         let (action, conflict) = state.withLock { state -> (PendingWrites.Action, Bool) in
@@ -251,7 +266,7 @@ public final class Archiver: Sendable {
             guard let owner else { return false }
             return state.claims.claim(key, by: owner)
         }
-        let now = clock.now
+        let now = self.now
         let write = PendingWrites.Write(
             encode: encode, onFailure: nil, store: store, since: now, deadline: now, wakeUp: 0, owner: nil)
         worker.async { [self] in
@@ -270,14 +285,14 @@ public final class Archiver: Sendable {
         case .none:
             break
         case .arm(let number, let deadline):
-            clock.wake(at: deadline) { [weak self] in self?.wake(key, number: number) }
+            clock.wake(at: .nanoseconds(deadline)) { [weak self] in self?.wake(key, number: number) }
         case .perform(let write):
             worker.async { [self] in Archiver.perform(write, key: key, protected: isProtected(key)) }
         }
     }
 
     private func wake(_ key: String, number: UInt64) {
-        let now = clock.now
+        let now = self.now
         let action = state.withLock { $0.pending.wake(key, number: number, now: now) }
         run(action, key: key)
     }
@@ -358,8 +373,9 @@ public final class Archiver: Sendable {
             reason: "both archive under this key, and the archive holds whichever wrote last; give each a unique name")
     }
 
-    private static func duration(_ seconds: Double) -> Duration {
-        guard seconds.isFinite else { return seconds > 0 ? .seconds(Int64.max / 4) : .zero }
-        return .nanoseconds(Int64(max(0, min(seconds, 1e9)) * 1e9))
+    /// `seconds` in nanoseconds, from 0 to 10^9 seconds (31 years; what waits longer never comes).
+    private static func duration(_ seconds: Double) -> PendingWrites.Nanoseconds {
+        guard !seconds.isNaN else { return 0 }
+        return Int64(max(0, min(seconds, 1e9)) * 1e9)
     }
 }

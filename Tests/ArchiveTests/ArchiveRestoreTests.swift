@@ -159,7 +159,7 @@ struct ArchiveRestoreTests {
         #expect(try store.data(forKey: "k.unreadable.2") == Data("second {".utf8))
     }
 
-    @Test("a key whose content could not be read is not written over until removed")
+    @Test("a key whose content could not be read is not written over until it is read or removed")
     func unreadableKeyIsProtected() throws {
         let store = MemoryArchiveStore()
         try store.set(Data(#"{"counter":5,"text":"keep"}"#.utf8), forKey: "k")
@@ -173,6 +173,15 @@ struct ArchiveRestoreTests {
         archiver.flush()
         #expect(failures.all.map(\.kind) == [.storeFailed(operation: "write")])
         #expect(stored(Counted.self, store, "k") == Counted(counter: 5, text: "keep"))
+        // Read at last: the key may be written again.
+        #expect(archiver.restore(Counted.self, key: "k", defaultValue: Counted()).value.counter == 5)
+        archiver.scheduleWrite(key: "k", after: 0) { Data(#"{"counter":6,"text":""}"#.utf8) }
+        archiver.flush()
+        #expect(stored(Counted.self, store, "k")?.counter == 6)
+        // Removed: likewise.
+        store.failReads = true
+        _ = archiver.restore(Counted.self, key: "k", defaultValue: Counted())
+        store.failReads = false
         try archiver.remove(key: "k")
         archiver.scheduleWrite(key: "k", after: 0) { Data("{}".utf8) }
         archiver.flush()
