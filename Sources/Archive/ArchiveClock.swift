@@ -25,6 +25,7 @@ public protocol ArchiveClock: Sendable {
 
 /// The system's monotonic clock (the one `DispatchTime` reads); wakes on a Dispatch queue.
 public struct SystemArchiveClock: ArchiveClock {
+    /// The system's monotonic clock.
     public init() {}
 
     public var now: Duration { .nanoseconds(DispatchTime.now().uptimeNanoseconds) }

@@ -26,6 +26,7 @@ public struct ArchiveEncoder: Sendable {
     /// The underlying error of the `EncodingError` thrown for a value nested too deep.
     struct NestingLimit: Error {}
 
+    /// An encoder with `JSONEncoder`'s default strategies.
     public init() {}
 
     /// The JSON bytes of `value`.

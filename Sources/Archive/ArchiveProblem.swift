@@ -1,6 +1,7 @@
 /// Something the archive could not do as asked. Carries keys, coding paths, type names and
 /// reasons, never archived values.
 public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What went wrong, and where what was stored went.
     public enum Kind: Sendable, Equatable {
         /// The stored bytes (or a value of another kind stored under the key) were not a readable
         /// archive; the default value was used and what was stored was kept aside under `keptAt`.
@@ -21,10 +22,12 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
 
     /// The archive key.
     public let key: String
+    /// What went wrong.
     public let kind: Kind
     /// A readable explanation: types, coding paths and error codes, no values.
     public let reason: String
 
+    /// A problem with the archive under `key`; `reason` must hold no archived value.
     public init(key: String, kind: Kind, reason: String) {
         self.key = key
         self.kind = kind

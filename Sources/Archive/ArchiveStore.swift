@@ -28,6 +28,7 @@ public struct ArchiveForeignValueError: Error, Sendable, CustomStringConvertible
     /// The kind of value found (`String`, `Dictionary`, ...), never the value.
     public let typeName: String
 
+    /// The error for a value of the kind named `typeName`.
     public init(typeName: String) {
         self.typeName = typeName
     }

@@ -19,6 +19,7 @@ public final class ManualArchiveClock: ArchiveClock, @unchecked Sendable {
     private var sleepers: [Sleeper] = []
     private var armed = 0
 
+    /// A clock at zero, with no wake-up armed.
     public init() {}
 
     public var now: Duration {

@@ -25,6 +25,7 @@ enum ProbeTiming {
     nonisolated(unsafe) static var log: FileHandle?
 }
 
+/// `@unchecked Sendable`: `ReactiveSubstance`'s reasoning; it adds no stored property.
 final class ProbeSubstance: ReactiveSubstance<ProbeState, ProbeMixers>, @unchecked Sendable {
     override func archiveDelay() -> Double { ProbeTiming.delay }
     override func archiveMaxDelay() -> Double { ProbeTiming.maxDelay }

@@ -40,6 +40,8 @@ struct DeepState: State {
 }
 
 /// A substance archiving with the archiver and timing it is given.
+///
+/// `@unchecked Sendable`: `Substance`'s reasoning; the properties it adds are constants.
 final class ArchivedWith<S: State>: Substance<S>, @unchecked Sendable {
     let chosenArchiver: Archiver
     let delay: Double
