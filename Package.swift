@@ -27,7 +27,10 @@ let package = Package(
         .testTarget(name: "FluxBusTests", dependencies: ["FlaskLocking", "FluxBus", "FlaskTestSupport"]),
         .executableTarget(name: "ArchiveProbe", dependencies: ["Archive"], path: "Tests/ArchiveProbe"),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive", "FlaskTestSupport", "ArchiveProbe"]),
-        .testTarget(name: "SubstancesTests", dependencies: ["FlaskLocking", "Substances", "FlaskTestSupport"]),
+        .executableTarget(name: "ArchiveAppProbe", dependencies: ["FlaskAPI"], path: "Tests/ArchiveAppProbe"),
+        .testTarget(
+            name: "SubstancesTests",
+            dependencies: ["FlaskLocking", "Substances", "FlaskTestSupport", "ArchiveAppProbe"]),
         .testTarget(name: "ReactorsTests", dependencies: ["FlaskLocking", "Reactors", "FlaskTestSupport"]),
         .testTarget(name: "FlaskAPITests", dependencies: ["FlaskAPI", "FlaskTestSupport"]),
     ],

@@ -1,22 +1,33 @@
-/// Something the archive could not do as asked. Carries keys and reasons, never archived values.
-public struct ArchiveProblem: Sendable, CustomStringConvertible, Equatable {
+/// Something the archive could not do as asked. Carries keys, coding paths, type names and
+/// reasons, never archived values.
+public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What went wrong, and where what was stored went.
     public enum Kind: Sendable, Equatable {
-        /// The bytes were not a readable archive; the default value was used and the bytes were
-        /// kept aside under `keptAt`.
+        /// The stored bytes (or a value of another kind stored under the key) were not a readable
+        /// archive; the default value was used and what was stored was kept aside under `keptAt`.
         case unreadable(keptAt: String)
         /// The archive was written by another shape of the type: what could be read was restored,
-        /// the listed properties took their defaults, and the old bytes were kept aside under `keptAt`.
+        /// the listed coding paths took their defaults (or, for an element of an array or a
+        /// dictionary, were left out), and the old bytes were kept aside under `keptAt`.
         case partiallyRestored(defaulted: [String], keptAt: String)
         /// The store failed to read, write or delete.
         case storeFailed(operation: String)
+        /// The value could not be encoded (a type that refuses, a number JSON cannot hold, nesting
+        /// deeper than a reader accepts); nothing was written and the previous archive is intact.
+        case encodingFailed
+        /// Another live object already archives under this key (see
+        /// ``Archiver/scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:)``).
+        case keyInUse
     }
 
     /// The archive key.
     public let key: String
+    /// What went wrong.
     public let kind: Kind
-    /// A readable explanation (the underlying error's description, no values).
+    /// A readable explanation: types, coding paths and error codes, no values.
     public let reason: String
 
+    /// A problem with the archive under `key`; `reason` must hold no archived value.
     public init(key: String, kind: Kind, reason: String) {
         self.key = key
         self.kind = kind
@@ -26,12 +37,23 @@ public struct ArchiveProblem: Sendable, CustomStringConvertible, Equatable {
     public var description: String {
         switch kind {
         case .unreadable(let keptAt):
-            "archive \(key) is unreadable (\(reason)); restored defaults and kept the bytes at \(keptAt)"
+            "archive \(key) is unreadable (\(reason)); restored defaults and kept what was stored at \(keptAt)"
         case .partiallyRestored(let defaulted, let keptAt):
-            "archive \(key) has another shape; restored what it could, defaults for [\(defaulted.joined(separator: ", "))], old bytes kept at \(keptAt)"
+            "archive \(key) has another shape (\(reason)); restored what it could, defaults for "
+                + "[\(ArchiveProblem.abbreviated(defaulted))], old bytes kept at \(keptAt)"
         case .storeFailed(let operation):
             "archive \(key): \(operation) failed (\(reason))"
+        case .encodingFailed:
+            "archive \(key): the value could not be encoded (\(reason)); the previous archive is kept"
+        case .keyInUse:
+            "archive \(key) is already archived by another live object (\(reason))"
         }
+    }
+
+    /// The first few of `paths`, and how many more.
+    static func abbreviated(_ paths: [String], limit: Int = 10) -> String {
+        guard paths.count > limit else { return paths.joined(separator: ", ") }
+        return paths.prefix(limit).joined(separator: ", ") + " and \(paths.count - limit) more"
     }
 }
 

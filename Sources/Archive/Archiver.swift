@@ -1,34 +1,81 @@
 import Dispatch
+import FlaskLocking
 import Foundation
 
 /// Persists `Codable` values under keys, through an ``ArchiveStore``.
 ///
-/// - Writes are debounced: ``scheduleWrite(key:after:store:encode:onFailure:)`` called in a burst
-///   writes once, `delay` seconds after the last call. Encoding and I/O run on the archiver's own
-///   queue, never on the caller's thread.
-/// - ``flush()`` writes every pending value now. Pending writes are flushed on a normal process exit
-///   and, on Apple platforms, when the app moves to the background or terminates.
-/// - ``restore(_:key:defaultValue:store:)`` never fails: an archive of another shape restores what
-///   still fits, corrupt bytes restore the default, and the bytes that could not be used are kept
-///   aside, never destroyed.
+/// - Writes are debounced and bounded: a burst of
+///   ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:)`` calls writes once, `delay`
+///   seconds after the last call, or `maxDelay` seconds (5 by default) after the first, whichever
+///   comes first; so an archive is never more than about `maxDelay` seconds behind, even while
+///   changes keep coming. Time is read from the archiver's ``ArchiveClock``.
+/// - ``writeNow(key:store:owner:encode:completion:)`` writes at once, replacing what is
+///   pending; ``flush()`` writes everything pending and waits. Pending writes are flushed on a
+///   normal process exit, on Apple platforms when the app moves to the background or terminates,
+///   and, if the app asks for it with ``flushOnTermination(signals:)``, on SIGTERM and SIGINT.
+/// - Encoding, decoding and I/O run on one archive thread, never on the caller's (except that
+///   ``restore(_:key:defaultValue:store:owner:)``, ``flush()`` and the other synchronous calls
+///   wait for it).
+/// - ``restore(_:key:defaultValue:store:owner:)`` never fails: an archive of another shape restores
+///   what still fits, value by value, corrupt bytes restore the default, and what could not be used
+///   is kept aside, never destroyed.
 ///
 /// ```swift
 /// let archiver = Archiver(store: try FileArchiveStore(directory: folder))
-/// archiver.scheduleWrite(key: "settings", after: 2) { try JSONEncoder().encode(settings) }
+/// archiver.scheduleWrite(key: "settings", after: 2) { try ArchiveEncoder().encode(settings) }
 /// let restored = archiver.restore(Settings.self, key: "settings", defaultValue: Settings())
 /// ```
 public final class Archiver: Sendable {
-    /// The archiver substances use unless they name another; its store is the app's default store.
-    public static let shared = Archiver(store: UserDefaultsArchiveStore())
+    /// The archiver substances use unless they name another. Its store is the platform's default:
+    /// `UserDefaults` on Apple platforms, elsewhere a ``FileArchiveStore`` in the app's data
+    /// directory (``FileArchiveStore/applicationDirectory(applicationName:environment:)``).
+    public static let shared = Archiver(store: Archiver.platformDefaultStore())
 
-    private let storage: Guarded<any ArchiveStore>
-    private let pending = Guarded(PendingWrites())
-    private let queue = DispatchQueue(label: "flask.archive", qos: .utility)
+    /// The longest a pending write waits, in seconds, unless the caller says otherwise: 5.
+    public static let defaultMaxDelay = 5.0
 
-    /// Creates an archiver writing to `store` by default.
-    public init(store: any ArchiveStore) {
-        self.storage = Guarded(store)
+    /// What the archiver changes as it goes, behind one lock.
+    private struct State {
+        var pending = PendingWrites()
+        var claims = ArchiveClaims()
+        /// Keys whose unreadable content could not be kept aside: writing them would destroy it, so
+        /// writes are refused (and reported) until the key is removed or written explicitly.
+        var protected: Set<String> = []
+    }
+
+    private let storage: LockedValue<any ArchiveStore>
+    private let state = LockedValue(State())
+    private let clock: any ArchiveClock
+    /// Whether `clock` is the system's: then `now` is read directly, without the existential call and
+    /// the `Duration` (every commit of an archived substance reads it).
+    private let systemClock: Bool
+    private let worker = ArchiveWorker.shared
+
+    /// Creates an archiver writing to `store` by default, timed by `clock`.
+    public init(store: any ArchiveStore, clock: any ArchiveClock = SystemArchiveClock()) {
+        self.storage = LockedValue(store)
+        self.clock = clock
+        self.systemClock = clock is SystemArchiveClock
         ArchiverRegistry.register(self)
+    }
+
+    /// The clock's time in nanoseconds.
+    private var now: PendingWrites.Nanoseconds {
+        if systemClock { return Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds) }
+        let (seconds, attoseconds) = clock.now.components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    }
+
+    /// An archiver freed with writes pending performs them first.
+    deinit {
+        let all = state.withLock { $0.pending.removeAll() }
+        guard !all.isEmpty else { return }
+        let protected = state.withLock { $0.protected }
+        worker.sync {
+            for (key, write) in all.sorted(by: { $0.key < $1.key }) {
+                Archiver.perform(write, key: key, protected: protected.contains(key))
+            }
+        }
     }
 
     /// The default store. Pick it once, at launch, before substances restore.
@@ -37,189 +84,299 @@ public final class Archiver: Sendable {
         set { storage.withLock { $0 = newValue } }
     }
 
+    static func platformDefaultStore() -> any ArchiveStore {
+        #if canImport(Darwin)
+            UserDefaultsArchiveStore()
+        #else
+            FileArchiveStore()
+        #endif
+    }
+
     // MARK: Reading
 
     /// Reads the value archived under `key`. Never fails and never crashes; see ``ArchiveProblem``.
+    ///
+    /// A write of `key` still pending is performed first, so a value scheduled and not yet written
+    /// is the one restored. The bytes are decoded with `JSONDecoder`; when that fails, value by
+    /// value (``ArchiveProblem/Kind/partiallyRestored(defaulted:keptAt:)``), in time linear in the
+    /// archive's size.
+    ///
+    /// - Parameters:
+    ///   - store: the store to read, the default one when nil.
+    ///   - owner: the object that will archive under `key`: it claims the key, and a second live
+    ///     owner is reported (``ArchiveProblem/Kind/keyInUse``).
     public func restore<T: Codable>(
-        _ type: T.Type, key: String, defaultValue: @autoclosure () -> T, store: (any ArchiveStore)? = nil
+        _ type: T.Type, key: String, defaultValue: @autoclosure () -> T, store: (any ArchiveStore)? = nil,
+        owner: AnyObject? = nil
     ) -> ArchiveRestoration<T> {
         let store = store ?? self.store
+        var problems: [ArchiveProblem] = []
+        if let owner, state.withLock({ $0.claims.claim(key, by: owner) }) {
+            problems.append(Archiver.keyInUse(key))
+        }
+        let pendingWrite = state.withLock { $0.pending.remove(key) }
+        let protectedNow = state.withLock { $0.protected.contains(key) }
+        let fallback = defaultValue()
+        let (restoration, protect) = worker.sync { () -> (ArchiveRestoration<T>, Bool) in
+            if let pendingWrite { Archiver.perform(pendingWrite, key: key, protected: protectedNow) }
+            return Archiver.read(T.self, key: key, fallback: fallback, store: store)
+        }
+        // A key is protected while what it holds could not be read or kept aside, no longer.
+        state.withLock { state in
+            if protect { state.protected.insert(key) } else { state.protected.remove(key) }
+        }
+        return ArchiveRestoration(
+            value: restoration.value, found: restoration.found, problems: problems + restoration.problems)
+    }
+
+    /// Reads and decodes `key` (on the worker). Returns whether writes of the key must be refused,
+    /// because what it holds could not be read or kept aside.
+    private static func read<T: Codable>(_ type: T.Type, key: String, fallback: T, store: any ArchiveStore)
+        -> (ArchiveRestoration<T>, protect: Bool)
+    {
         let data: Data?
         do {
             data = try store.data(forKey: key)
-        } catch {
-            let problem = ArchiveProblem(key: key, kind: .storeFailed(operation: "read"), reason: "\(error)")
-            return ArchiveRestoration(value: defaultValue(), found: false, problems: [problem])
-        }
-        guard let data else { return ArchiveRestoration(value: defaultValue(), found: false, problems: []) }
-        let decodeError: any Error
-        do {
-            return ArchiveRestoration(value: try JSONDecoder().decode(T.self, from: data), found: true, problems: [])
-        } catch {
-            decodeError = error
-        }
-        let fallback = defaultValue()
-        if let (value, defaulted) = TolerantDecoding.decode(T.self, from: data, defaultValue: fallback) {
-            let keptAt = keepAside(data, key: key, suffix: "previous-shape", store: store)
+        } catch let foreign as ArchiveForeignValueError {
+            let aside = keepAside(nil, key: key, suffix: "unreadable", store: store)
             let problem = ArchiveProblem(
-                key: key, kind: .partiallyRestored(defaulted: defaulted, keptAt: keptAt), reason: describe(decodeError))
-            return ArchiveRestoration(value: value, found: true, problems: [problem])
+                key: key, kind: .unreadable(keptAt: aside.key), reason: foreign.description + aside.note)
+            return (ArchiveRestoration(value: fallback, found: true, problems: [problem]), !aside.kept)
+        } catch {
+            // Writing now could replace what could not be read: the key is protected.
+            let problem = ArchiveProblem(
+                key: key, kind: .storeFailed(operation: "read"),
+                reason: ArchiveErrorReason.describe(error) + "; not writing the key until it is read or removed")
+            return (ArchiveRestoration(value: fallback, found: false, problems: [problem]), true)
         }
-        let keptAt = keepAside(data, key: key, suffix: "unreadable", store: store)
-        let problem = ArchiveProblem(key: key, kind: .unreadable(keptAt: keptAt), reason: describe(decodeError))
-        return ArchiveRestoration(value: fallback, found: true, problems: [problem])
-    }
-
-    private func keepAside(_ data: Data, key: String, suffix: String, store: any ArchiveStore) -> String {
-        let asideKey = "\(key).\(suffix)"
-        try? store.set(data, forKey: asideKey)
-        return asideKey
-    }
-
-    private func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context): "data corrupted at \(path(context))"
-        case DecodingError.keyNotFound(let key, let context): "key \(key.stringValue) not found at \(path(context))"
-        case DecodingError.typeMismatch(let type, let context): "expected \(type) at \(path(context))"
-        case DecodingError.valueNotFound(let type, let context): "missing \(type) at \(path(context))"
-        default: "\(type(of: error))"
+        guard let data else { return (ArchiveRestoration(value: fallback, found: false, problems: []), false) }
+        let strictError: any Error
+        do {
+            return (
+                ArchiveRestoration(value: try JSONDecoder().decode(T.self, from: data), found: true, problems: []),
+                false
+            )
+        } catch {
+            strictError = error
+        }
+        switch TolerantDecoding.decode(T.self, from: data, defaultValue: fallback) {
+        case .restored(let value, let notes):
+            let aside = keepAside(data, key: key, suffix: "previous-shape", store: store)
+            let defaulted = notes.map { $0.leftOut ? "\($0.path) (left out)" : $0.path }
+            let reasons = notes.prefix(3).map { $0.reason }
+            let reason = (reasons.isEmpty ? [ArchiveErrorReason.describe(strictError)] : reasons).joined(
+                separator: "; ")
+            let problem = ArchiveProblem(
+                key: key, kind: .partiallyRestored(defaulted: defaulted, keptAt: aside.key), reason: reason + aside.note
+            )
+            return (ArchiveRestoration(value: value, found: true, problems: [problem]), !aside.kept)
+        case .unreadable(let reason):
+            let aside = keepAside(data, key: key, suffix: "unreadable", store: store)
+            let problem = ArchiveProblem(key: key, kind: .unreadable(keptAt: aside.key), reason: reason + aside.note)
+            return (ArchiveRestoration(value: fallback, found: true, problems: [problem]), !aside.kept)
         }
     }
 
-    private func path(_ context: DecodingError.Context) -> String {
-        context.codingPath.isEmpty ? "the top" : context.codingPath.map(\.stringValue).joined(separator: ".")
+    /// Copies what `key` holds (`data`, or the store's own value when nil) to `<key>.<suffix>`, or
+    /// to `<key>.<suffix>.<n>` when that already holds something else, so bytes kept at an earlier
+    /// launch are not replaced.
+    private static func keepAside(_ data: Data?, key: String, suffix: String, store: any ArchiveStore)
+        -> (key: String, kept: Bool, note: String)
+    {
+        var asideKey = "\(key).\(suffix)"
+        for number in 2...100 {
+            let existing: Data?
+            do {
+                existing = try store.data(forKey: asideKey)
+            } catch {
+                asideKey = "\(key).\(suffix).\(number)"
+                continue
+            }
+            if existing == nil || (data != nil && existing == data) { break }
+            asideKey = "\(key).\(suffix).\(number)"
+        }
+        do {
+            if let data {
+                try store.set(data, forKey: asideKey)
+            } else {
+                try store.copyValue(forKey: key, to: asideKey)
+            }
+            return (asideKey, true, "")
+        } catch {
+            let note = "; could not keep it aside (\(ArchiveErrorReason.describe(error))), so not writing the key"
+            return (asideKey, false, note)
+        }
     }
 
     // MARK: Writing
 
-    /// Writes under `key` once `delay` seconds have passed without another call for the same key.
+    /// Writes under `key` once `delay` seconds have passed without another call for the same key,
+    /// or `maxDelay` seconds after the first call that found nothing pending, whichever comes first.
     ///
     /// - Parameters:
-    ///   - encode: called on the archiver's queue when the write happens; the latest one wins.
-    ///   - onFailure: called if encoding or the store fails.
+    ///   - maxDelay: the longest the write waits while calls keep coming, in seconds.
+    ///   - store: the store to write to, the default one when nil.
+    ///   - owner: the object that writes under `key`: a second live owner of the same key (writing, or
+    ///     restoring with an owner) is reported once through `onFailure`
+    ///     (``ArchiveProblem/Kind/keyInUse``). Both go on writing; the last write wins.
+    ///   - encode: called on the archive thread when the write happens; the latest one wins. Encode
+    ///     with ``ArchiveEncoder``: it refuses a value too deep to be read back instead of crashing.
+    ///   - onFailure: called, on the archive thread, if encoding or the store fails.
     public func scheduleWrite(
-        key: String, after delay: Double, store: (any ArchiveStore)? = nil,
+        key: String, after delay: Double, maxDelay: Double = Archiver.defaultMaxDelay,
+        store: (any ArchiveStore)? = nil, owner: AnyObject? = nil,
         encode: @escaping @Sendable () throws -> Data,
         onFailure: (@Sendable (ArchiveProblem) -> Void)? = nil
     ) {
-        let deadline = DispatchTime.now() + max(0, delay)
+        let now = self.now
         let store = store ?? self.store
-        let arm = pending.withLock { pending in
-            // A key with a write pending is armed already.
-            pending.schedule(key, encode: encode, onFailure: onFailure, store: store, deadline: deadline)
+        let ownerID = owner.map(ObjectIdentifier.init)
+        let (action, conflict) = state.withLock { state -> (PendingWrites.Action, Bool) in
+            let (action, ownerChanged) = state.pending.schedule(
+                key, encode: encode, onFailure: onFailure, store: store, owner: ownerID, now: now,
+                delay: Archiver.duration(delay), maxDelay: Archiver.duration(maxDelay))
+            guard ownerChanged, let owner else { return (action, false) }
+            return (action, state.claims.claim(key, by: owner))
         }
-        if arm { queue.asyncAfter(deadline: deadline) { self.fire(key) } }
+        if conflict { onFailure?(Archiver.keyInUse(key)) }
+        run(action, key: key)
     }
 
-    private func fire(_ key: String) {
-        enum Action {
-            case rearm(DispatchTime)
-            case write(PendingWrites.Write)
+    /// Writes under `key` now, whatever is pending: a pending write of the key is dropped (this one
+    /// is newer) and this one is performed after the writes already under way. Never blocks.
+    ///
+    /// ```swift
+    /// archiver.writeNow(key: "settings", encode: { try ArchiveEncoder().encode(settings) }) { problem in
+    ///     if let problem { print(problem) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - owner: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:)``; a
+    ///     second live owner is reported through `completion` before the write's own outcome.
+    ///   - completion: called on the archive thread once the bytes are stored (with nil), or with
+    ///     the problem.
+    public func writeNow(
+        key: String, store: (any ArchiveStore)? = nil, owner: AnyObject? = nil,
+        encode: @escaping @Sendable () throws -> Data,
+        completion: (@Sendable (ArchiveProblem?) -> Void)? = nil
+    ) {
+        let store = store ?? self.store
+        let conflict = state.withLock { state -> Bool in
+            state.pending.remove(key)
+            guard let owner else { return false }
+            return state.claims.claim(key, by: owner)
         }
-        let action: Action? = pending.withLock { pending in
-            guard let write = pending[key] else { return nil }
-            if write.deadline > DispatchTime.now() { return .rearm(write.deadline) }
-            pending.remove(key)
-            return .write(write)
+        let now = self.now
+        let write = PendingWrites.Write(
+            encode: encode, onFailure: nil, store: store, since: now, deadline: now, wakeUp: 0, owner: nil)
+        worker.async { [self] in
+            if conflict { completion?(Archiver.keyInUse(key)) }
+            completion?(Archiver.perform(write, key: key, protected: isProtected(key)))
         }
+    }
+
+    private func isProtected(_ key: String) -> Bool {
+        state.withLock { $0.protected.contains(key) }
+    }
+
+    /// Does what a transition of the pending writes asks.
+    private func run(_ action: PendingWrites.Action, key: String) {
         switch action {
-        case .rearm(let deadline): queue.asyncAfter(deadline: deadline) { self.fire(key) }
-        case .write(let write): perform(write, key: key)
-        case nil: break
+        case .none:
+            break
+        case .arm(let number, let deadline):
+            clock.wake(at: .nanoseconds(deadline)) { [weak self] in self?.wake(key, number: number) }
+        case .perform(let write):
+            worker.async { [self] in Archiver.perform(write, key: key, protected: isProtected(key)) }
         }
     }
 
-    /// Encodes and stores `value` under `key` now, on the calling thread, replacing any pending
-    /// write of that key.
+    private func wake(_ key: String, number: UInt64) {
+        let now = self.now
+        let action = state.withLock { $0.pending.wake(key, number: number, now: now) }
+        run(action, key: key)
+    }
+
+    /// Stores `data` under `key` now and returns once it is stored, replacing any pending write of
+    /// that key. An explicit write: it also lifts the protection of a key whose unreadable content
+    /// could not be kept aside.
     public func write(_ data: Data, key: String, store: (any ArchiveStore)? = nil) throws {
-        _ = pending.withLock { $0.remove(key) }
-        try queue.sync { try (store ?? self.store).set(data, forKey: key) }
+        let store = store ?? self.store
+        state.withLock { state in
+            state.pending.remove(key)
+            state.protected.remove(key)
+        }
+        try worker.sync { Result { try store.set(data, forKey: key) } }.get()
     }
 
     /// Deletes what is stored under `key` and drops a pending write of it.
     public func remove(key: String, store: (any ArchiveStore)? = nil) throws {
-        _ = pending.withLock { $0.remove(key) }
-        try queue.sync { try (store ?? self.store).removeData(forKey: key) }
+        let store = store ?? self.store
+        state.withLock { state in
+            state.pending.remove(key)
+            state.protected.remove(key)
+        }
+        try worker.sync { Result { try store.removeData(forKey: key) } }.get()
     }
 
-    /// Writes every pending value now and returns when they are stored.
+    /// Writes every pending value now and returns when they, and every write already under way, are
+    /// stored.
     public func flush() {
-        let all = pending.withLock { $0.removeAll() }
-        queue.sync {
-            for (key, write) in all.sorted(by: { $0.key < $1.key }) { perform(write, key: key) }
+        let (all, protected) = state.withLock { ($0.pending.removeAll(), $0.protected) }
+        worker.sync {
+            for (key, write) in all.sorted(by: { $0.key < $1.key }) {
+                Archiver.perform(write, key: key, protected: protected.contains(key))
+            }
         }
+    }
+
+    /// Returns once the writes under way (their delay over, or asked for with
+    /// ``writeNow(key:store:owner:encode:completion:)`` or ``flush()``) are stored; writes still waiting for their delay stay pending. With a
+    /// ``ManualArchiveClock``, call it after ``ManualArchiveClock/advance(by:)`` to see what the
+    /// wake-ups wrote.
+    public func waitForWritesInProgress() {
+        worker.sync {}
     }
 
     /// The keys with a write pending.
-    public var pendingKeys: [String] { pending.withLock { $0.keys.sorted() } }
+    public var pendingKeys: [String] { state.withLock { $0.pending.keys.sorted() } }
 
-    private func perform(_ write: PendingWrites.Write, key: String) {
-        do {
-            try write.store.set(try write.encode(), forKey: key)
-        } catch {
-            write.onFailure?(ArchiveProblem(key: key, kind: .storeFailed(operation: "write"), reason: "\(error)"))
-        }
-    }
-}
-
-/// Every archiver, so pending writes can be flushed at exit.
-enum ArchiverRegistry {
-    private struct Weak: @unchecked Sendable {  // the reference is only read under the mutex
-        weak var archiver: Archiver?
-    }
-
-    private static let archivers = Guarded<[Weak]>([])
-    private static let installed = Guarded(false)
-
-    static func register(_ archiver: Archiver) {
-        archivers.withLock { list in
-            list.removeAll { $0.archiver == nil }
-            list.append(Weak(archiver: archiver))
-        }
-        let install = installed.withLock { installed in
-            defer { installed = true }
-            return !installed
-        }
-        if install {
-            atexit { ArchiverRegistry.flushAll() }
-            #if canImport(Darwin)
-                let names = [
-                    "UIApplicationDidEnterBackgroundNotification", "UIApplicationWillTerminateNotification",
-                    "NSApplicationWillTerminateNotification",
-                ]
-                for name in names {
-                    NotificationCenter.default.addObserver(forName: Notification.Name(name), object: nil, queue: nil) {
-                        _ in
-                        ArchiverRegistry.flushAll()
-                    }
+    /// Encodes and stores `write` (on the worker); reports and returns what went wrong.
+    @discardableResult
+    private static func perform(_ write: PendingWrites.Write, key: String, protected: Bool) -> ArchiveProblem? {
+        let problem: ArchiveProblem
+        if protected {
+            problem = ArchiveProblem(
+                key: key, kind: .storeFailed(operation: "write"),
+                reason: "what the key holds could not be read or kept aside; remove the key to archive again")
+        } else {
+            do {
+                let data = try write.encode()
+                do {
+                    try write.store.set(data, forKey: key)
+                    return nil
+                } catch {
+                    problem = ArchiveProblem(
+                        key: key, kind: .storeFailed(operation: "write"), reason: ArchiveErrorReason.describe(error))
                 }
-            #endif
+            } catch {
+                problem = ArchiveProblem(key: key, kind: .encodingFailed, reason: ArchiveErrorReason.describe(error))
+            }
         }
+        write.onFailure?(problem)
+        return problem
     }
 
-    /// Flushes the pending writes of every live archiver.
-    static func flushAll() {
-        let live = archivers.withLock { $0.compactMap(\.archiver) }
-        for archiver in live { archiver.flush() }
-    }
-}
-
-/// A value behind an `NSLock` (which the thread sanitizer understands), reached only through
-/// `withLock`.
-///
-/// `@unchecked Sendable`: the value is only touched inside `withLock`, with the lock held.
-final class Guarded<Value>: @unchecked Sendable {
-    // Only reached with the lock held, which already excludes overlapping access.
-    @exclusivity(unchecked) private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) {
-        self.value = value
+    private static func keyInUse(_ key: String) -> ArchiveProblem {
+        ArchiveProblem(
+            key: key, kind: .keyInUse,
+            reason: "both archive under this key, and the archive holds whichever wrote last; give each a unique name")
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+    /// `seconds` in nanoseconds, from 0 to 10^9 seconds (31 years; what waits longer never comes).
+    private static func duration(_ seconds: Double) -> PendingWrites.Nanoseconds {
+        guard !seconds.isNaN else { return 0 }
+        return Int64(max(0, min(seconds, 1e9)) * 1e9)
     }
 }

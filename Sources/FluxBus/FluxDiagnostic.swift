@@ -35,6 +35,8 @@ public struct FluxDiagnostic: Sendable, CustomStringConvertible, Equatable {
         public static let archiveUnreadable = Code("archive-unreadable")
         /// An archive could not be written.
         public static let archiveWriteFailed = Code("archive-write-failed")
+        /// A second live substance archives under a key (a name) that another live one already uses.
+        public static let archiveKeyInUse = Code("archive-key-in-use")
         /// A lock has been held longer than expected.
         public static let lockHeldLong = Code("lock-held-long")
     }

@@ -3,18 +3,54 @@ import FluxBus
 import Foundation
 
 extension Substance {
-    /// Writes the committed state to the archive now, whatever ``shouldArchive`` says.
+    /// Writes the committed state to the archive now, whatever ``shouldArchive`` says and whatever
+    /// write is pending.
     ///
-    /// Runs after every mix queued before it (it is a bus item) and stores on the archiver's queue,
-    /// so it never blocks the caller.
+    /// Runs after every mix queued before it (it is a bus item); the write replaces a pending one
+    /// and is encoded and stored on the archive's thread, so it never blocks the caller or the bus.
+    /// To wait for it, use ``archiveNow(completion:)`` or ``archiveNowAndWait()``.
     public func archiveNow() {
+        archiveNow(completion: nil)
+    }
+
+    /// Writes the committed state to the archive now, as ``archiveNow()``, and calls `completion`
+    /// once it is stored (with nil) or could not be (with the problem, also reported through the
+    /// bus's diagnostics).
+    ///
+    /// ```swift
+    /// settings.archiveNow { problem in
+    ///     if problem == nil { print("saved") }
+    /// }
+    /// ```
+    ///
+    /// - Parameter completion: called on the archive's thread.
+    public func archiveNow(completion: (@Sendable (ArchiveProblem?) -> Void)?) {
         bus.perform { [self] in
             let value = committedState
-            let key = archiveKey()
-            let store = archiver()
-            store.scheduleWrite(
-                key: key, after: 0, encode: { try JSONEncoder().encode(value) }, onFailure: reportArchiveProblem)
+            let report = reportArchiveProblem
+            archiver().writeNow(key: archiveKey(), owner: self, encode: { try ArchiveEncoder().encode(value) }) {
+                problem in
+                if let problem { report(problem) }
+                // A second live owner is reported, and the write goes on: its own outcome comes next.
+                if problem?.kind != .keyInUse { completion?(problem) }
+            }
         }
+    }
+
+    /// Writes the committed state to the archive now, as ``archiveNow()``, and returns once it is
+    /// stored.
+    ///
+    /// ```swift
+    /// try await settings.archiveNowAndWait()
+    /// ```
+    ///
+    /// - Throws: the ``ArchiveProblem`` when the state could not be encoded or stored (it is also
+    ///   reported through the bus's diagnostics).
+    public func archiveNowAndWait() async throws(ArchiveProblem) {
+        let problem = await withCheckedContinuation { (continuation: CheckedContinuation<ArchiveProblem?, Never>) in
+            archiveNow { problem in continuation.resume(returning: problem) }
+        }
+        if let problem { throw problem }
     }
 
     /// Deletes the archived state and any write pending for it.
@@ -23,31 +59,33 @@ extension Substance {
         do {
             try archiver().remove(key: key)
         } catch {
-            reportArchiveProblem(ArchiveProblem(key: key, kind: .storeFailed(operation: "delete"), reason: "\(error)"))
+            reportArchiveProblem(
+                ArchiveProblem(key: key, kind: .storeFailed(operation: "delete"), reason: "\(type(of: error))"))
         }
     }
 
     /// Restores the archived state at creation: what can be read is restored, the rest takes its
-    /// defaults, and problems are reported.
+    /// defaults, and problems are reported. Claims the archive key for this substance.
     func restoreArchive() {
-        let restoration = archiver().restore(S.self, key: archiveKey(), defaultValue: S())
+        let restoration = archiver().restore(S.self, key: archiveKey(), defaultValue: S(), owner: self)
         for problem in restoration.problems { reportArchiveProblem(problem) }
         if restoration.found { setInitialState(restoration.value) }
     }
 
     /// Called on the bus after every commit while archiving is on: schedules the debounced write.
     func scheduleArchiveWrite(of value: S) {
-        let delay = archiveDelay()
         archiver().scheduleWrite(
-            key: archiveKey(), after: delay, encode: { try JSONEncoder().encode(value) },
-            onFailure: reportArchiveProblem)
+            key: archiveKey(), after: archiveDelay(), maxDelay: archiveMaxDelay(), owner: self,
+            encode: { try ArchiveEncoder().encode(value) }, onFailure: reportArchiveProblem)
     }
 
     static func report(_ problem: ArchiveProblem, of reference: SubstanceReference) {
         let code: FluxDiagnostic.Code =
             switch problem.kind {
-            case .storeFailed: .archiveWriteFailed
+            case .storeFailed(let operation): operation == "read" ? .archiveUnreadable : .archiveWriteFailed
+            case .encodingFailed: .archiveWriteFailed
             case .unreadable, .partiallyRestored: .archiveUnreadable
+            case .keyInUse: .archiveKeyInUse
             }
         reference.bus.report(code, "\(reference.name): \(problem)")
     }

@@ -363,6 +363,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Seconds of quiet after the last change before the state is written (2 by default).
     open func archiveDelay() -> Double { 2.0 }
 
+    /// The most seconds a change waits to be written while changes keep coming
+    /// (`Archiver.defaultMaxDelay`, 5, by default): the bound on what a crash or a kill can lose.
+    open func archiveMaxDelay() -> Double { Archiver.defaultMaxDelay }
+
     /// Whether archiving is off (by default, when ``shouldArchive`` is false).
     open func archiveDisabled() -> Bool { !shouldArchive }
 

@@ -30,6 +30,8 @@ case "exit":
     let archiver = Archiver(store: store)
     archiver.scheduleWrite(key: key, after: 3600) { try JSONEncoder().encode(Payload(counter: 42, filler: "")) }
     exit(0)
+case "measure-restore":
+    try RestoreMeasurement.run(directory: URL(fileURLWithPath: arguments[2]), medium: key)
 default:
     exit(2)
 }

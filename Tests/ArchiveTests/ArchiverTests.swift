@@ -79,24 +79,6 @@ struct ArchiverTests {
         #expect(!restored.problems[0].description.contains("volume\": 3"))
     }
 
-    @Test("a burst of writes is written once, with the last value")
-    func debounce() async throws {
-        let store = MemoryArchiveStore()
-        let archiver = Archiver(store: store)
-        await withCheckedContinuation { (written: CheckedContinuation<Void, Never>) in
-            store.whenWritten { written.resume() }
-            for volume in 1...100 {
-                var settings = Settings()
-                settings.volume = volume
-                let value = settings
-                archiver.scheduleWrite(key: "k", after: 0.05) { try JSONEncoder().encode(value) }
-            }
-        }
-        archiver.flush()
-        #expect(store.writes.all == ["k"])
-        #expect(archiver.restore(Settings.self, key: "k", defaultValue: Settings()).value.volume == 100)
-    }
-
     @Test("flush writes pending values now; remove drops a pending write")
     func flushAndRemove() throws {
         let store = MemoryArchiveStore()

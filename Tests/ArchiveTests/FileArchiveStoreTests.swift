@@ -1,4 +1,5 @@
 import Archive
+import FlaskTestSupport
 import Foundation
 import Testing
 
@@ -22,6 +23,36 @@ struct FileArchiveStoreTests {
         try store.removeData(forKey: "Fx.1.settings")
         try store.removeData(forKey: "Fx.1.settings")
         #expect(try store.data(forKey: "Fx.1.settings") == nil)
+    }
+
+    @Test("the app's directory is in XDG_DATA_HOME, else in ~/.local/share, in a folder named for the app")
+    func applicationDirectory() {
+        func path(_ environment: [String: String], name: String? = "tool") -> String {
+            FileArchiveStore.applicationDirectory(applicationName: name, environment: environment).path
+        }
+        #expect(path(["XDG_DATA_HOME": "/data", "HOME": "/home/u"]) == "/data/tool/archives")
+        #expect(path(["HOME": "/home/u"]) == "/home/u/.local/share/tool/archives")
+        // The specification ignores a relative or empty XDG_DATA_HOME.
+        #expect(path(["XDG_DATA_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.local/share/tool/archives")
+        #expect(path(["XDG_DATA_HOME": "", "HOME": "/home/u"]) == "/home/u/.local/share/tool/archives")
+        #expect(path(["XDG_DATA_HOME": "/data"], name: "a/b") == "/data/a_b/archives")
+        #expect(path(["XDG_DATA_HOME": "/data"], name: "..") == "/data/flask-app/archives")
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent
+        #expect(path(["XDG_DATA_HOME": "/data"], name: nil) == "/data/\(executable)/archives")
+    }
+
+    @Test("a store whose directory is missing makes it again at the next write, private")
+    func directoryMadeAtFirstWrite() throws {
+        let home = temporaryDirectory()
+        let directory = FileArchiveStore.applicationDirectory(
+            applicationName: "tool", environment: ["XDG_DATA_HOME": home.path])
+        let placed = try FileArchiveStore(directory: directory)
+        try FileManager.default.removeItem(at: directory)
+        #expect(try placed.data(forKey: "k") == nil)
+        try placed.set(Data("1".utf8), forKey: "k")
+        #expect(try placed.data(forKey: "k") == Data("1".utf8))
+        let mode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
     }
 
     @Test("any key is a safe file name")

@@ -3,26 +3,45 @@ import Foundation
 
 /// An archive store in memory that records every write and can be told to fail.
 ///
-/// `@unchecked Sendable`: its storage and callback are only touched with the lock held; set
-/// `failWrites` before handing the store to an archiver.
+/// `@unchecked Sendable`: its storage, flags and callback are only touched with the lock held.
 public final class MemoryArchiveStore: ArchiveStore, @unchecked Sendable {
     public init() {}
 
     private var storage: [String: Data] = [:]
     private let lock = NSLock()
     public let writes = Recorder<String>()
-    public var failWrites = false
+    private var failingWrites = false
+    private var failingReads = false
+
+    /// Whether writes throw (and store nothing).
+    public var failWrites: Bool {
+        get { locked { failingWrites } }
+        set { locked { failingWrites = newValue } }
+    }
+
+    /// Whether reads throw.
+    public var failReads: Bool {
+        get { locked { failingReads } }
+        set { locked { failingReads = newValue } }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
     private var onWrite: (@Sendable () -> Void)?
 
     public func data(forKey key: String) throws -> Data? {
         lock.lock()
         defer { lock.unlock() }
+        if failingReads { throw CocoaError(.fileReadNoPermission) }
         return storage[key]
     }
 
     public func set(_ data: Data, forKey key: String) throws {
         lock.lock()
-        let fail = failWrites
+        let fail = failingWrites
         if !fail { storage[key] = data }
         let callback = onWrite
         lock.unlock()

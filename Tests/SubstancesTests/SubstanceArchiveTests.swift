@@ -95,7 +95,7 @@ struct SubstanceArchiveTests {
         #expect(substance.archiveKey() == "Fx.2.moved")
     }
 
-    @Test("shouldArchive turns archiving on and off; archiveNow writes; purgeArchive deletes")
+    @Test("shouldArchive turns archiving on and off; archiveNowAndWait writes; purgeArchive deletes")
     func lifecycle() async throws {
         let bus = Flux()
         let store = MemoryArchiveStore()
@@ -120,9 +120,8 @@ struct SubstanceArchiveTests {
         #expect(writtenOnBus.all == [false])
         substance.shouldArchive = false
         await substance.mixAndWait { $0.prop.counter = 3 }
-        substance.archiveNow()
-        await bus.flush()
-        archiver.flush()
+        // Written when archiveNowAndWait returns: no flush, whatever the debounce.
+        try await substance.archiveNowAndWait()
         #expect(Local(name: name, archive: true, bus: bus).state.counter == 3)
         substance.purgeArchive()
         #expect(Local(name: name, archive: true, bus: bus).state.counter == 0)

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Describes an error for a diagnostic without the values it may hold.
+///
+/// `EncodingError.invalidValue` holds the value that failed (for a state, often the whole state),
+/// and the debug descriptions of coding errors quote archived text and numbers; printing either
+/// (`"\(error)"`) leaks user data into logs. So an error is described by its kind, the type it
+/// concerns and its coding path only; a store error by its code.
+enum ArchiveErrorReason {
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case EncodingError.invalidValue(let value, let context):
+            if context.underlyingError is ArchiveEncoder.NestingLimit {
+                return "nested deeper than \(ArchiveEncoder.maximumNesting) levels at \(path(context.codingPath))"
+            }
+            return "\(type(of: value)) cannot be encoded at \(path(context.codingPath))"
+        case DecodingError.dataCorrupted(let context):
+            return "unreadable value at \(path(context.codingPath))"
+        case DecodingError.keyNotFound(let key, let context):
+            return "key \(key.stringValue) not found at \(path(context.codingPath))"
+        case DecodingError.typeMismatch(let type, let context):
+            return "expected \(type) at \(path(context.codingPath))"
+        case DecodingError.valueNotFound(let type, let context):
+            return "missing \(type) at \(path(context.codingPath))"
+        case let error as ArchiveForeignValueError:
+            return error.description
+        case let error as POSIXError:
+            return "\(String(cString: strerror(error.code.rawValue))) (errno \(error.code.rawValue))"
+        default:
+            let bridged = error as NSError
+            return "\(type(of: error)) (\(bridged.domain) \(bridged.code))"
+        }
+    }
+
+    /// A coding path as dotted keys, array elements by index.
+    static func dotted(_ codingPath: [any CodingKey]) -> String {
+        codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    /// A coding path as dotted keys, array elements by index; a long one abbreviated.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        if codingPath.isEmpty { return "the top" }
+        let keys = codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+        guard keys.count > 8 else { return keys.joined(separator: ".") }
+        return keys.prefix(3).joined(separator: ".")
+            + ".….\(keys.suffix(3).joined(separator: ".")) (\(keys.count) levels)"
+    }
+}

@@ -1,0 +1,117 @@
+import Dispatch
+import FlaskLocking
+import Foundation
+
+/// The one thread that encodes, decodes and stores archives, one job at a time, in the order given.
+///
+/// A thread of its own, not a Dispatch queue, for its stack: encoding and decoding recurse once per
+/// level of the value, and a Dispatch worker's stack (512 KB on Apple platforms) overflows long
+/// before the 512 levels a JSON reader accepts. This one has ``stackSize`` bytes, reserved but only
+/// touched as deep values need it. Shared by every archiver, started at the first job.
+///
+/// The job list is behind the package's lock; a semaphore counts the jobs the thread has not
+/// taken yet, so that it sleeps while there are none.
+final class ArchiveWorker: Sendable {
+    static let shared = ArchiveWorker()
+
+    /// 64 MB: about 20,000 levels of `JSONEncoder` recursion in a debug build, four times what the
+    /// archive encoder and decoder allow (see `ArchiveEncoder.maximumNesting`).
+    static let stackSize = 64 << 20
+
+    private struct Queue {
+        var jobs: [@Sendable () -> Void] = []
+        var started = false
+    }
+
+    private let queue = LockedValue(Queue())
+    private let waiting = DispatchSemaphore(value: 0)
+
+    /// Runs `job` on the worker after the jobs given before it.
+    func async(_ job: @escaping @Sendable () -> Void) {
+        let start = queue.withLock { queue in
+            queue.jobs.append(job)
+            defer { queue.started = true }
+            return !queue.started
+        }
+        if start { self.start() }
+        waiting.signal()
+    }
+
+    /// Runs `body` on the worker after the jobs given before it, and returns its result. Runs it at
+    /// once when called on the worker itself (from a job, a store or a failure handler).
+    func sync<Result>(_ body: () -> Result) -> Result {
+        if isCurrent { return body() }
+        return withoutActuallyEscaping(body) { body in
+            let call = BlockingCall(body)
+            async { call.run() }
+            return call.wait()
+        }
+    }
+
+    /// Whether the caller is the worker's thread.
+    var isCurrent: Bool {
+        Thread.current.threadDictionary[ArchiveWorker.marker] != nil
+    }
+
+    private static let marker = "flask.archive.worker"
+
+    /// Starts the thread (once: the first job does).
+    private func start() {
+        let thread = Thread { [self] in
+            Thread.current.threadDictionary[ArchiveWorker.marker] = true
+            run()
+        }
+        thread.name = "flask.archive"
+        thread.stackSize = ArchiveWorker.stackSize
+        thread.start()
+    }
+
+    private func run() {
+        while true {
+            waiting.wait()
+            let batch = queue.withLock { queue in
+                defer { queue.jobs.removeAll(keepingCapacity: true) }
+                return queue.jobs
+            }
+            // The semaphore was signalled once per job; the ones taken with this batch are spent.
+            for _ in batch.dropFirst() { waiting.wait() }
+            for job in batch { job() }
+        }
+    }
+}
+
+/// A call that another thread runs while the caller waits for its result.
+///
+/// `@unchecked Sendable`: `body` is only called, then dropped, on the worker while the caller is
+/// blocked in `wait()`, which returns only after that, so the non-escaping closure and what it
+/// captures are never used after, or at the same time as, the caller (`withoutActuallyEscaping`
+/// checks that nothing holds it any more); `outcome` is written before the semaphore is signalled
+/// and read after the caller's wait returns.
+private final class BlockingCall<Result>: @unchecked Sendable {
+    private var body: (() -> Result)?
+    private let finished = DispatchSemaphore(value: 0)
+    private var outcome: Result?
+
+    init(_ body: @escaping () -> Result) {
+        self.body = body
+    }
+
+    func run() {
+        outcome = invoke()
+        finished.signal()
+    }
+
+    /// Calls the body and lets go of it before returning.
+    private func invoke() -> Result {
+        let body = self.body!
+        self.body = nil
+        return body()
+    }
+
+    func wait() -> Result {
+        finished.wait()
+        let result = outcome!
+        outcome = nil
+        return result
+    }
+}

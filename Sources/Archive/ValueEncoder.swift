@@ -1,0 +1,333 @@
+import Foundation
+
+/// The `Encoder` that ``ArchiveEncoder`` hands to each value it encodes.
+///
+/// Each encoder knows its parent and key (its coding path is built only when asked, for an error),
+/// how many arrays and objects enclose it (`nesting`), and how many `encode(to:)` calls
+/// (`recursion`). A container that would nest too deep cannot throw when it is made, so it is made
+/// dead: its first use throws, and an encoding that never used it fails at the end.
+final class ValueEncoder: Encoder {
+    /// What every encoder of one encoding shares.
+    final class Shared {
+        /// The error of the first container made too deep: the encoding fails with it at the end.
+        var tooDeep: EncodingError?
+    }
+
+    let shared: Shared
+    let parent: ValueEncoder?
+    let key: (any CodingKey)?
+    let nesting: Int
+    let recursion: Int
+    /// What this encoder encoded.
+    var value: EncodedValue?
+
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(shared: Shared, parent: ValueEncoder?, key: (any CodingKey)?, nesting: Int, recursion: Int) {
+        self.shared = shared
+        self.parent = parent
+        self.key = key
+        self.nesting = nesting
+        self.recursion = recursion
+    }
+
+    var codingPath: [any CodingKey] {
+        var path: [any CodingKey] = []
+        var encoder: ValueEncoder? = self
+        while let current = encoder {
+            if let key = current.key { path.append(key) }
+            encoder = current.parent
+        }
+        return path.reversed()
+    }
+
+    /// The error for nesting deeper than allowed at `path`.
+    static func tooDeep(at path: [any CodingKey], _ type: Any.Type) -> EncodingError {
+        EncodingError.invalidValue(
+            "\(type)",
+            EncodingError.Context(
+                codingPath: path,
+                debugDescription: "nested deeper than \(ArchiveEncoder.maximumNesting) arrays and objects",
+                underlyingError: ArchiveEncoder.NestingLimit()))
+    }
+
+    /// Records that a container too deep was made here, and returns the error its uses throw.
+    fileprivate func markTooDeep() -> EncodingError {
+        let error = ValueEncoder.tooDeep(at: codingPath, Any.self)
+        if shared.tooDeep == nil { shared.tooDeep = error }
+        return error
+    }
+
+    /// `value` encoded at this encoder's place: a primitive directly, anything else through its
+    /// `encode(to:)`, given this encoder.
+    func encodeValue<T: Encodable>(_ value: T) throws -> EncodedValue {
+        if let primitive = try EncodedValue.primitive(value, at: self) { return primitive }
+        guard recursion <= ArchiveEncoder.maximumRecursion else {
+            throw ValueEncoder.tooDeep(at: codingPath, T.self)
+        }
+        try value.encode(to: self)
+        if let error = shared.tooDeep { throw error }
+        // `JSONEncoder` writes a nested value that encodes nothing as an empty object.
+        return self.value ?? .object(EncodedObject())
+    }
+
+    /// A child encoder for a value inside one of this encoder's containers.
+    fileprivate func child(key: any CodingKey) -> ValueEncoder {
+        ValueEncoder(shared: shared, parent: self, key: key, nesting: nesting + 1, recursion: recursion + 1)
+    }
+
+    // MARK: Encoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if case .object(let object) = value {
+            return KeyedEncodingContainer(KeyedContainer(encoder: self, object: object, dead: nil))
+        }
+        let object = EncodedObject()
+        value = .object(object)
+        let dead = nesting >= ArchiveEncoder.maximumNesting ? markTooDeep() : nil
+        return KeyedEncodingContainer(KeyedContainer(encoder: self, object: object, dead: dead))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if case .array(let array) = value {
+            return UnkeyedContainer(encoder: self, array: array, dead: nil)
+        }
+        let array = EncodedArray()
+        value = .array(array)
+        let dead = nesting >= ArchiveEncoder.maximumNesting ? markTooDeep() : nil
+        return UnkeyedContainer(encoder: self, array: array, dead: dead)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleValueContainer(encoder: self)
+    }
+}
+
+extension EncodedValue {
+    /// `value` as a JSON primitive when it is one of the types JSON holds directly (or `Data`,
+    /// `URL`, `Decimal`, which `JSONEncoder` writes as strings and numbers); nil otherwise.
+    static func primitive<T: Encodable>(_ value: T, at encoder: ValueEncoder) throws -> EncodedValue? {
+        // Metatypes compared first: a cast per type tried cost as much as encoding a small struct.
+        let type = T.self
+        if type == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if type == Int.self { return .number(String(unsafeBitCast(value, to: Int.self))) }
+        if type == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if type == Double.self { return try .finite(unsafeBitCast(value, to: Double.self), at: encoder) }
+        if type == Float.self { return try .finite(unsafeBitCast(value, to: Float.self), at: encoder) }
+        if type == Int64.self { return .number(String(unsafeBitCast(value, to: Int64.self))) }
+        if type == Int32.self { return .number(String(unsafeBitCast(value, to: Int32.self))) }
+        if type == Int16.self { return .number(String(unsafeBitCast(value, to: Int16.self))) }
+        if type == Int8.self { return .number(String(unsafeBitCast(value, to: Int8.self))) }
+        if type == UInt.self { return .number(String(unsafeBitCast(value, to: UInt.self))) }
+        if type == UInt64.self { return .number(String(unsafeBitCast(value, to: UInt64.self))) }
+        if type == UInt32.self { return .number(String(unsafeBitCast(value, to: UInt32.self))) }
+        if type == UInt16.self { return .number(String(unsafeBitCast(value, to: UInt16.self))) }
+        if type == UInt8.self { return .number(String(unsafeBitCast(value, to: UInt8.self))) }
+        if type == Data.self { return .string((value as! Data).base64EncodedString()) }
+        if type == URL.self { return .string((value as! URL).absoluteString) }
+        if type == Decimal.self {
+            let decimal = value as! Decimal
+            guard decimal.isFinite else { throw invalid(decimal, at: encoder) }
+            return .number(decimal.description)
+        }
+        return nil
+    }
+
+    static func finite<F: BinaryFloatingPoint & LosslessStringConvertible>(_ number: F, at encoder: ValueEncoder)
+        throws -> EncodedValue
+    {
+        guard number.isFinite else { throw invalid(number, at: encoder) }
+        return .number(number.description)
+    }
+
+    private static func invalid(_ value: Any, at encoder: ValueEncoder) -> EncodingError {
+        EncodingError.invalidValue(
+            value,
+            EncodingError.Context(
+                codingPath: encoder.codingPath,
+                debugDescription: "\(type(of: value)) is not a finite number and JSON holds no other"))
+    }
+}
+
+// MARK: Containers
+
+private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: ValueEncoder
+    let object: EncodedObject
+    /// The error every use throws, for a container made too deep.
+    let dead: EncodingError?
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    private func live() throws {
+        if let dead { throw dead }
+    }
+
+    mutating func encodeNil(forKey key: Key) throws {
+        try live()
+        object.set(.null, forKey: key.stringValue)
+    }
+
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try live()
+        object.set(.bool(value), forKey: key.stringValue)
+    }
+
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try live()
+        object.set(.string(value), forKey: key.stringValue)
+    }
+
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        try live()
+        object.set(.number(String(value)), forKey: key.stringValue)
+    }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try live()
+        object.set(try encoder.child(key: key).encodeValue(value), forKey: key.stringValue)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        let child = encoder.child(key: key)
+        if dead == nil { object.set(.deferred(child), forKey: key.stringValue) }
+        return child.container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let child = encoder.child(key: key)
+        if dead == nil { object.set(.deferred(child), forKey: key.stringValue) }
+        return child.unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        superEncoder(forKey: SuperKey())
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        superEncoder(forKey: key as any CodingKey)
+    }
+
+    private func superEncoder(forKey key: any CodingKey) -> any Encoder {
+        let child = encoder.child(key: key)
+        if dead == nil { object.set(.deferred(child), forKey: key.stringValue) }
+        return child
+    }
+}
+
+/// The key `JSONEncoder` gives a superclass's value: "super".
+private struct SuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+
+    init() {}
+
+    init?(stringValue: String) { nil }
+
+    init?(intValue: Int) { nil }
+}
+
+private struct IndexKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "Index \(intValue ?? 0)" }
+
+    init(_ index: Int) {
+        self.intValue = index
+    }
+
+    init?(stringValue: String) { nil }
+
+    init?(intValue: Int) {
+        self.intValue = intValue
+    }
+}
+
+private struct UnkeyedContainer: UnkeyedEncodingContainer {
+    let encoder: ValueEncoder
+    let array: EncodedArray
+    let dead: EncodingError?
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+    var count: Int { array.values.count }
+
+    private func live() throws {
+        if let dead { throw dead }
+    }
+
+    mutating func encodeNil() throws {
+        try live()
+        array.values.append(.null)
+    }
+
+    mutating func encode(_ value: Bool) throws {
+        try live()
+        array.values.append(.bool(value))
+    }
+
+    mutating func encode(_ value: String) throws {
+        try live()
+        array.values.append(.string(value))
+    }
+
+    mutating func encode(_ value: Int) throws {
+        try live()
+        array.values.append(.number(String(value)))
+    }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try live()
+        array.values.append(try encoder.child(key: IndexKey(count)).encodeValue(value))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        let child = encoder.child(key: IndexKey(count))
+        if dead == nil { array.values.append(.deferred(child)) }
+        return child.container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let child = encoder.child(key: IndexKey(count))
+        if dead == nil { array.values.append(.deferred(child)) }
+        return child.unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let child = encoder.child(key: IndexKey(count))
+        if dead == nil { array.values.append(.deferred(child)) }
+        return child
+    }
+}
+
+private struct SingleValueContainer: SingleValueEncodingContainer {
+    let encoder: ValueEncoder
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    mutating func encodeNil() throws {
+        encoder.value = .null
+    }
+
+    mutating func encode(_ value: Bool) throws {
+        encoder.value = .bool(value)
+    }
+
+    mutating func encode(_ value: String) throws {
+        encoder.value = .string(value)
+    }
+
+    mutating func encode(_ value: Int) throws {
+        encoder.value = .number(String(value))
+    }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        // The same place in the JSON, so no deeper; but one more call of `encode(to:)`.
+        let inner = ValueEncoder(
+            shared: encoder.shared, parent: encoder.parent, key: encoder.key, nesting: encoder.nesting,
+            recursion: encoder.recursion + 1)
+        encoder.value = try inner.encodeValue(value)
+    }
+}

@@ -1,0 +1,84 @@
+// A child process for the archive tests, written as an app would be: a named substance that
+// archives with the default store, mixed through `Flask`. Modes:
+//
+// - `write <n>`: sets the counter to n and exits normally (the exit flushes the pending write).
+// - `read`: prints the counter it restored.
+// - `stream <delay> <maxDelay> <interval ms> <log file>`: sets the counter to 1, 2, 3, ... every
+//   interval, appending "<n> <uptime ns>" to the log as each is set, until it is killed.
+// - `terminate flush|noflush`: (with `flush`, asks for `Archiver.flushOnTermination()`), sets the
+//   counter to 42 with a write an hour away, prints "ready" and waits for a signal.
+import FlaskAPI
+import Foundation
+
+struct ProbeState: State {
+    var counter = 0
+}
+
+enum ProbeMixers: SubstanceMixer {
+    case set
+}
+
+/// The archive timing the mode asks for (read-only after launch).
+enum ProbeTiming {
+    nonisolated(unsafe) static var delay = 2.0
+    nonisolated(unsafe) static var maxDelay = Archiver.defaultMaxDelay
+    nonisolated(unsafe) static var log: FileHandle?
+}
+
+/// `@unchecked Sendable`: `ReactiveSubstance`'s reasoning; it adds no stored property.
+final class ProbeSubstance: ReactiveSubstance<ProbeState, ProbeMixers>, @unchecked Sendable {
+    override func archiveDelay() -> Double { ProbeTiming.delay }
+    override func archiveMaxDelay() -> Double { ProbeTiming.maxDelay }
+
+    override func defineMixers() {
+        define(mix: .set) { payload, react, _ in
+            let counter = payload?["counter"] as? Int ?? 0
+            self.prop.counter = counter
+            ProbeTiming.log?.write(Data("\(counter) \(DispatchTime.now().uptimeNanoseconds)\n".utf8))
+            react()
+        }
+    }
+}
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "write" where arguments.count == 2:
+    let substance = ProbeSubstance(name: "probe", archive: true)
+    Flask.applyMixer(ProbeMixers.set, payload: ["counter": Int(arguments[1]) ?? 0])
+    await substance.bus.flush()
+    exit(0)
+case "read":
+    say("\(ProbeSubstance(name: "probe", archive: true).state.counter)")
+case "stream" where arguments.count == 5:
+    ProbeTiming.delay = Double(arguments[1]) ?? 2
+    ProbeTiming.maxDelay = Double(arguments[2]) ?? 5
+    let interval = UInt32(arguments[3]) ?? 20
+    _ = FileManager.default.createFile(atPath: arguments[4], contents: nil)
+    ProbeTiming.log = FileHandle(forWritingAtPath: arguments[4])
+    let substance = ProbeSubstance(name: "stream", archive: true)
+    say("ready")
+    withExtendedLifetime(substance) {
+        var counter = 0
+        while true {
+            counter += 1
+            Flask.applyMixer(ProbeMixers.set, payload: ["counter": counter])
+            usleep(interval * 1_000)
+        }
+    }
+case "terminate" where arguments.count == 2:
+    if arguments[1] == "flush" { Archiver.flushOnTermination() }
+    ProbeTiming.delay = 3_600
+    ProbeTiming.maxDelay = 3_600
+    let substance = ProbeSubstance(name: "term", archive: true)
+    Flask.applyMixer(ProbeMixers.set, payload: ["counter": 42])
+    await substance.bus.flush()
+    say("ready")
+    while true { sleep(60) }
+default:
+    FileHandle.standardError.write(Data("usage: ArchiveAppProbe write <n> | read | stream ... | terminate ...\n".utf8))
+    exit(2)
+}

@@ -1,0 +1,142 @@
+import Archive
+import FlaskTestSupport
+import Foundation
+import Testing
+
+/// The archiver's timing, driven by a manual clock: no test here waits for real time.
+@Suite("Archiver timing: debounce, maximum wait, write now")
+struct ArchiverTimingTests {
+    /// An archiver on a manual clock, writing to a memory store.
+    struct Rig {
+        let clock = ManualArchiveClock()
+        let store = MemoryArchiveStore()
+        let archiver: Archiver
+
+        init() {
+            archiver = Archiver(store: store, clock: clock)
+        }
+
+        /// Schedules `value` under `key`.
+        func schedule(_ value: Int, key: String = "k", after delay: Double, maxDelay: Double = 3_600) {
+            archiver.scheduleWrite(key: key, after: delay, maxDelay: maxDelay) { Data("\(value)".utf8) }
+        }
+
+        /// Moves the clock and waits for the writes its wake-ups started.
+        func advance(_ seconds: Double) {
+            clock.advance(by: .milliseconds(Int(seconds * 1_000)))
+            archiver.waitForWritesInProgress()
+        }
+
+        /// What the store holds under `key`, as a number.
+        func value(_ key: String = "k") -> Int? {
+            (try? store.data(forKey: key)).flatMap { $0 }.flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+        }
+    }
+
+    @Test("a burst of writes is written once, delay after the last, with the last value")
+    func debounce() {
+        let rig = Rig()
+        for value in 1...100 { rig.schedule(value, after: 2) }
+        rig.advance(1.999)
+        #expect(rig.store.writes.count == 0)
+        rig.advance(0.001)
+        #expect(rig.store.writes.all == ["k"])
+        #expect(rig.value() == 100)
+        rig.advance(60)
+        #expect(rig.store.writes.count == 1)
+    }
+
+    @Test("each call moves the deadline: the wake-up armed for the first deadline writes nothing")
+    func deadlineMoves() {
+        let rig = Rig()
+        rig.schedule(1, after: 2)
+        rig.advance(1)
+        rig.schedule(2, after: 2)
+        rig.advance(1)
+        #expect(rig.store.writes.count == 0, "the first deadline passed, but the key was scheduled since")
+        rig.advance(1)
+        #expect(rig.value() == 2)
+        #expect(rig.store.writes.count == 1)
+    }
+
+    @Test("a shorter delay than the one pending is honoured: an earlier wake-up is armed")
+    func shorterDelayArmsEarlier() {
+        // The cause of archiveNow's wait: moving a deadline earlier armed no earlier timer, so the
+        // write waited for the one armed for the long delay.
+        let rig = Rig()
+        rig.schedule(1, after: 30)
+        rig.schedule(2, after: 0)
+        rig.advance(0)
+        #expect(rig.value() == 2)
+        rig.advance(30)
+        #expect(rig.store.writes.count == 1, "the wake-up of the long delay finds nothing to write")
+    }
+
+    @Test("while calls keep coming, a write happens maxDelay after the first unsaved one")
+    func maximumWait() {
+        let rig = Rig()
+        var writtenAt: [(seconds: Double, value: Int)] = []
+        // A change every 100 ms for 12 s, each debounced by 2 s: the debounce alone never writes.
+        for tick in 1...120 {
+            rig.schedule(tick, after: 2, maxDelay: 5)
+            let before = rig.store.writes.count
+            rig.advance(0.1)
+            if rig.store.writes.count > before, let value = rig.value() {
+                writtenAt.append((Double(tick) / 10, value))
+            }
+        }
+        // Pending since 0 s, written at 5 s with the value set at 4.9 s (tick 50); the next, pending
+        // since 5.0 s, written at 10 s.
+        #expect(writtenAt.map(\.seconds) == [5.0, 10.0])
+        #expect(writtenAt.map(\.value) == [50, 100])
+        rig.advance(2)
+        #expect(rig.value() == 120, "the last burst is written by its debounce")
+    }
+
+    @Test("the default maximum wait is at most 5 seconds")
+    func defaultMaximumWait() {
+        #expect(Archiver.defaultMaxDelay <= 5)
+        let rig = Rig()
+        for tick in 0..<100 {
+            rig.archiver.scheduleWrite(key: "k", after: 2) { Data("\(tick)".utf8) }
+            rig.advance(0.1)
+        }
+        #expect(rig.store.writes.count >= 2)
+    }
+
+    @Test("writeNow writes at once, replaces the pending write, and calls its completion once stored")
+    func writeNow() async {
+        let rig = Rig()
+        rig.schedule(1, after: 30)
+        let problem = await withCheckedContinuation { (continuation: CheckedContinuation<ArchiveProblem?, Never>) in
+            rig.archiver.writeNow(key: "k", encode: { Data("2".utf8) }) { continuation.resume(returning: $0) }
+        }
+        #expect(problem == nil)
+        #expect(rig.value() == 2, "stored when the completion runs, without time passing")
+        #expect(rig.archiver.pendingKeys.isEmpty)
+        rig.advance(60)
+        #expect(rig.value() == 2, "the older pending value is not written after it")
+        #expect(rig.store.writes.count == 1)
+    }
+
+    @Test("a write that fails reaches writeNow's completion")
+    func writeNowFailure() async {
+        let rig = Rig()
+        rig.store.failWrites = true
+        let problem = await withCheckedContinuation { (continuation: CheckedContinuation<ArchiveProblem?, Never>) in
+            rig.archiver.writeNow(key: "k", encode: { Data("1".utf8) }) { continuation.resume(returning: $0) }
+        }
+        #expect(problem?.kind == .storeFailed(operation: "write"))
+    }
+
+    @Test("keys are timed apart")
+    func keysApart() {
+        let rig = Rig()
+        rig.schedule(1, key: "a", after: 1)
+        rig.schedule(2, key: "b", after: 3)
+        rig.advance(1)
+        #expect(rig.value("a") == 1 && rig.value("b") == nil)
+        rig.advance(2)
+        #expect(rig.value("b") == 2)
+    }
+}

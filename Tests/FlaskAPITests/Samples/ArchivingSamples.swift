@@ -1,0 +1,47 @@
+// docs/archiving.md, compiled as it appears there.
+import FlaskAPI
+import Foundation
+
+func useArchivesNamed(_ applicationName: String) {
+    Archiver.shared.store = FileArchiveStore(applicationName: applicationName)
+}
+
+func saveBeforeQuitting(_ settings: MySubstanceClass) async throws {
+    try await settings.archiveNowAndWait()
+}
+
+func saveAndSay(_ settings: MySubstanceClass) {
+    settings.archiveNow { problem in
+        print(problem == nil ? "saved" : "not saved")
+    }
+}
+
+final class DraftSubstance: Substance<AppState>, @unchecked Sendable {
+    override func archiveDelay() -> Double {
+        return 1
+    }
+
+    override func archiveMaxDelay() -> Double {
+        return 3
+    }
+}
+
+func runService() {
+    Archiver.flushOnTermination()
+    // ... serve until SIGTERM
+}
+
+func savedAfterTwoSeconds(store: any ArchiveStore) -> Bool {
+    let clock = ManualArchiveClock()
+    let archiver = Archiver(store: store, clock: clock)
+    archiver.scheduleWrite(key: "draft", after: 2) { Data("{}".utf8) }
+    clock.advance(by: .seconds(2))
+    archiver.waitForWritesInProgress()
+    return (try? store.data(forKey: "draft")) != nil
+}
+
+func saveAndRestoreSafely(settings: SampleSettings, archiver: Archiver) -> SampleSettings {
+    archiver.scheduleWrite(key: "settings", after: 2) { try ArchiveEncoder().encode(settings) }
+    archiver.flush()
+    return archiver.restore(SampleSettings.self, key: "settings", defaultValue: SampleSettings()).value
+}

@@ -1,0 +1,120 @@
+import Archive
+import FlaskTestSupport
+import Foundation
+import Testing
+
+/// Archiving seen from outside, as a user sees it: real processes (`ArchiveAppProbe`, an app that
+/// archives a named substance with the default store) started, stopped and killed one after
+/// another. Each test gives its processes a data directory of their own (`XDG_DATA_HOME`).
+@Suite("Archiving across processes: default store, kills, termination signals")
+struct SubstanceArchiveProcessTests {
+    static let long = ProcessInfo.processInfo.environment["FLASK_LONG"] != nil
+
+    struct ProbeState: Decodable {
+        var counter: Int
+    }
+
+    /// A data home of its own, and the default store's directory in it.
+    struct DataHome {
+        let url = temporaryDirectory()
+        var environment: [String: String] { ["XDG_DATA_HOME": url.path] }
+        var archives: URL { url.appendingPathComponent("ArchiveAppProbe/archives") }
+
+        func counter(of name: String) throws -> Int? {
+            guard let data = try FileArchiveStore(directory: archives).data(forKey: "Fx.1.\(name)") else { return nil }
+            return try JSONDecoder().decode(ProbeState.self, from: data).counter
+        }
+    }
+
+    @Test("the default store keeps a state from one process to the next, in the XDG data directory")
+    func defaultStorePersists() throws {
+        let home = DataHome()
+        let writer = try ChildProcess("ArchiveAppProbe", ["write", "77"], environment: home.environment)
+        _ = writer.finish()
+        #expect(writer.process.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: home.archives.appendingPathComponent("Fx.1.probe.json").path))
+        let reader = try ChildProcess("ArchiveAppProbe", ["read"], environment: home.environment)
+        #expect(reader.finish() == "77\n")
+    }
+
+    /// Commit times from the stream's log, by counter.
+    func commitTimes(_ log: URL) throws -> [Int: UInt64] {
+        var times: [Int: UInt64] = [:]
+        for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count == 2, let counter = Int(fields[0]), let time = UInt64(fields[1]) { times[counter] = time }
+        }
+        return times
+    }
+
+    /// Starts a stream of commits every 20 ms, kills the process with SIGKILL `after` seconds in,
+    /// and returns how many seconds of commits the archive lost, and how many commits there were.
+    func killStream(maxDelay: Double, after seconds: Double) throws -> (lost: Double, commits: Int) {
+        let home = DataHome()
+        let log = home.url.appendingPathComponent("commits.log")
+        // A debounce longer than the stream: only the maximum wait can write.
+        let child = try ChildProcess(
+            "ArchiveAppProbe", ["stream", "600", "\(maxDelay)", "20", log.path], environment: home.environment)
+        guard child.waitFor("ready") else {
+            Issue.record("the stream did not start")
+            return (.infinity, 0)
+        }
+        usleep(UInt32(seconds * 1_000_000))
+        let killedAt = DispatchTime.now().uptimeNanoseconds
+        child.stop(with: SIGKILL)
+        let times = try commitTimes(log)
+        guard let restored = try home.counter(of: "stream") else {
+            Issue.record("nothing was archived in \(seconds) s of commits")
+            return (.infinity, times.count)
+        }
+        let committedAt = try #require(times[restored], "the archived counter \(restored) was committed")
+        return (Double(killedAt - committedAt) / 1e9, times.count)
+    }
+
+    @Test("a process killed with SIGKILL in a stream of commits loses no more than the maximum wait")
+    func killedMidStream() throws {
+        // maxDelay 0.5 s; the margin covers the write itself and a loaded (or sanitized) machine.
+        let runs = Self.long ? 20 : 2
+        for run in 0..<runs {
+            let killAfter = Double.random(in: 2.0...3.0)
+            let (lost, commits) = try killStream(maxDelay: 0.5, after: killAfter)
+            #expect(commits > 20, "run \(run): the stream ran")
+            #expect(lost <= 0.5 + 1.0, "run \(run): killed after \(killAfter) s, lost \(lost) s of commits")
+        }
+    }
+
+    @Test(
+        "with the default maximum wait, a process killed in a stream loses at most about 5 seconds",
+        .enabled(if: long, "FLASK_LONG=1: each run takes up to 15 s"))
+    func killedMidStreamDefaultBound() throws {
+        for run in 0..<5 {
+            let killAfter = Double.random(in: 8...15)
+            let (lost, _) = try killStream(maxDelay: Archiver.defaultMaxDelay, after: killAfter)
+            #expect(lost <= Archiver.defaultMaxDelay + 1.0, "run \(run): killed after \(killAfter) s, lost \(lost) s")
+        }
+    }
+
+    @Test(
+        "with flushOnTermination, SIGTERM and SIGINT flush the pending write, then end the process by the signal",
+        arguments: [SIGTERM, SIGINT])
+    func terminationFlushes(signal: Int32) throws {
+        let home = DataHome()
+        let child = try ChildProcess("ArchiveAppProbe", ["terminate", "flush"], environment: home.environment)
+        #expect(child.waitFor("ready"))
+        child.stop(with: signal)
+        #expect(child.process.terminationReason == .uncaughtSignal)
+        #expect(child.process.terminationStatus == signal)
+        #expect(try home.counter(of: "term") == 42)
+    }
+
+    @Test("without flushOnTermination, nothing is installed: SIGTERM ends the process and the write is lost")
+    func terminationNotInstalledByDefault() throws {
+        let home = DataHome()
+        let child = try ChildProcess("ArchiveAppProbe", ["terminate", "noflush"], environment: home.environment)
+        #expect(child.waitFor("ready"))
+        child.stop(with: SIGTERM)
+        #expect(child.process.terminationReason == .uncaughtSignal)
+        #expect(child.process.terminationStatus == SIGTERM)
+        #expect(try home.counter(of: "term") == nil)
+    }
+}

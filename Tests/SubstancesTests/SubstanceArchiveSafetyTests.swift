@@ -1,0 +1,201 @@
+import Archive
+import FlaskTestSupport
+import FluxBus
+import Foundation
+import Testing
+
+@testable import Substances
+
+/// A value whose encoding fails with an error that holds it, as `JSONEncoder`'s errors hold the
+/// value they could not encode.
+struct Leaky: Codable, Sendable, Equatable {
+    var secret = ""
+
+    func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(
+            self, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "refused \(secret)"))
+    }
+}
+
+struct SecretState: State {
+    var counter = 0
+    var password = ""
+    var pin = 0
+    var ratio = 0.0
+    var leaky: Leaky?
+}
+
+struct Branch: Codable, Sendable {
+    var children: [Branch] = []
+
+    static func chain(_ depth: Int) -> Branch {
+        var branch = Branch()
+        for _ in 1..<depth { branch = Branch(children: [branch]) }
+        return branch
+    }
+}
+
+struct DeepState: State {
+    var tree = Branch()
+}
+
+/// A substance archiving with the archiver and timing it is given.
+///
+/// `@unchecked Sendable`: `Substance`'s reasoning; the properties it adds are constants.
+final class ArchivedWith<S: State>: Substance<S>, @unchecked Sendable {
+    let chosenArchiver: Archiver
+    let delay: Double
+    let maxDelay: Double
+
+    init(name: String, archiver: Archiver, delay: Double = 2, maxDelay: Double = 5, bus: Flux) {
+        self.chosenArchiver = archiver
+        self.delay = delay
+        self.maxDelay = maxDelay
+        super.init(name: name, archive: true, bus: bus)
+    }
+
+    required convenience init() {
+        self.init(name: "unused", archiver: .shared, bus: .shared)
+    }
+
+    override func archiver() -> Archiver { chosenArchiver }
+    override func archiveDelay() -> Double { delay }
+    override func archiveMaxDelay() -> Double { maxDelay }
+}
+
+@Suite("Substances that archive: write now, bounded waits, names in use, secrets, depth")
+struct SubstanceArchiveSafetyTests {
+    /// A bus whose diagnostics are recorded, and an archiver on a manual clock.
+    struct Rig {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        let clock = ManualArchiveClock()
+        let store = MemoryArchiveStore()
+        let archiver: Archiver
+        let name = "safety-\(UUID().uuidString)"
+
+        init() {
+            archiver = Archiver(store: store, clock: clock)
+            let reports = reports
+            bus.diagnostics = { reports.append($0) }
+        }
+
+        func substance<S: State>(_ type: S.Type, delay: Double = 2, maxDelay: Double = 5) -> ArchivedWith<S> {
+            ArchivedWith<S>(name: name, archiver: archiver, delay: delay, maxDelay: maxDelay, bus: bus)
+        }
+
+        func counter() -> Int? {
+            guard let data = try? store.data(forKey: "Fx.1.\(name)") else { return nil }
+            return (try? JSONDecoder().decode(SecretState.self, from: data))?.counter
+        }
+    }
+
+    @Test("archiveNow writes at once, whatever the debounce, and a new substance restores it")
+    func archiveNowWritesNow() async {
+        let rig = Rig()
+        let substance = rig.substance(SecretState.self, delay: 30, maxDelay: 60)
+        await substance.mixAndWait { $0.prop.counter = 5 }
+        substance.archiveNow()
+        await rig.bus.flush()
+        rig.archiver.waitForWritesInProgress()
+        #expect(rig.counter() == 5, "written without the clock moving")
+        #expect(rig.archiver.pendingKeys.isEmpty, "the pending debounced write was replaced")
+        #expect(rig.substance(SecretState.self).state.counter == 5)
+    }
+
+    @Test("archiveNow's completion is called once the state is stored")
+    func archiveNowCompletion() async {
+        let rig = Rig()
+        let substance = rig.substance(SecretState.self, delay: 30, maxDelay: 60)
+        await substance.mixAndWait { $0.prop.counter = 6 }
+        let problem = await withCheckedContinuation { (continuation: CheckedContinuation<ArchiveProblem?, Never>) in
+            substance.archiveNow { continuation.resume(returning: $0) }
+        }
+        #expect(problem == nil)
+        #expect(rig.counter() == 6)
+    }
+
+    @Test("while commits keep coming, the state is written archiveMaxDelay after the first unsaved one")
+    func maximumWait() async {
+        let rig = Rig()
+        let substance = rig.substance(SecretState.self, delay: 2, maxDelay: 1)
+        var written: [Int] = []
+        for tick in 1...30 {
+            await substance.mixAndWait { $0.prop.counter = tick }
+            rig.clock.advance(by: .milliseconds(100))
+            rig.archiver.waitForWritesInProgress()
+            if let counter = rig.counter(), counter != written.last { written.append(counter) }
+        }
+        // The debounce of 2 s alone would never have written during the stream.
+        #expect(written == [10, 20, 30])
+    }
+
+    @Test("a second live substance with the name of another is reported, naming its key")
+    func nameInUse() async throws {
+        let rig = Rig()
+        var first: ArchivedWith<SecretState>? = rig.substance(SecretState.self)
+        let second = rig.substance(SecretState.self)
+        let inUse = rig.reports.all.filter { $0.code == .archiveKeyInUse }
+        #expect(inUse.count == 1)
+        #expect(inUse.first?.message.contains("Fx.1.\(rig.name)") == true)
+        // Writing again does not report it again.
+        await second.mixAndWait { $0.prop.counter = 1 }
+        try await second.archiveNowAndWait()
+        #expect(rig.reports.all.filter { $0.code == .archiveKeyInUse }.count == 1)
+        withExtendedLifetime(first) {}
+        first = nil
+        _ = rig.substance(SecretState.self)
+        #expect(rig.reports.all.filter { $0.code == .archiveKeyInUse }.count == 2, "the second still lives")
+    }
+
+    @Test("no diagnostic carries a value of the state, when encoding fails or when decoding does")
+    func secretsStaySecret() async throws {
+        let secret = "hunter2-\(UUID().uuidString)"
+        let rig = Rig()
+        let substance = rig.substance(SecretState.self)
+        // Encoding: a number JSON cannot hold beside the secret, then a value whose error holds it.
+        await substance.mixAndWait {
+            $0.prop.password = secret
+            $0.prop.ratio = .nan
+        }
+        await #expect(throws: ArchiveProblem.self) { try await substance.archiveNowAndWait() }
+        await substance.mixAndWait {
+            $0.prop.ratio = 0
+            $0.prop.leaky = Leaky(secret: secret)
+        }
+        await #expect(throws: ArchiveProblem.self) { try await substance.archiveNowAndWait() }
+        // Decoding: values of the wrong type, one of them a secret, one a secret number.
+        let number = "98765432109876543210987"
+        try rig.store.set(
+            Data(#"{"counter":\#(number),"password":"\#(secret)","pin":"\#(secret)","ratio":1}"#.utf8),
+            forKey: "Fx.1.\(rig.name)")
+        let restored = ArchivedWith<SecretState>(name: rig.name, archiver: rig.archiver, bus: rig.bus)
+        #expect(restored.state.password == secret, "what fits is restored")
+        let codes = rig.reports.all.map(\.code)
+        #expect(codes.filter { $0 == .archiveWriteFailed }.count == 2)
+        #expect(codes.contains(.archiveUnreadable))
+        for report in rig.reports.all {
+            #expect(!report.message.contains(secret), "\(report)")
+            #expect(!report.message.contains(number), "\(report)")
+        }
+        #expect(rig.reports.all.contains { $0.message.contains("Double cannot be encoded at ratio") })
+        #expect(rig.reports.all.contains { $0.message.contains("Leaky cannot be encoded at leaky") })
+    }
+
+    @Test("a state 1,000 levels deep is reported as too deep to archive, never a crash")
+    func tooDeep() async throws {
+        let rig = Rig()
+        let substance = rig.substance(DeepState.self)
+        await substance.mixAndWait { $0.prop.tree = Branch.chain(3) }
+        try await substance.archiveNowAndWait()
+        let deep = Branch.chain(1_000)
+        await substance.mixAndWait { $0.prop.tree = deep }
+        await #expect(throws: ArchiveProblem.self) { try await substance.archiveNowAndWait() }
+        rig.archiver.flush()
+        let failures = rig.reports.all.filter { $0.code == .archiveWriteFailed }
+        #expect(!failures.isEmpty)
+        #expect(failures.allSatisfy { $0.message.contains("nested deeper than 512 levels") })
+        let restored = ArchivedWith<DeepState>(name: rig.name, archiver: rig.archiver, bus: rig.bus)
+        #expect(restored.state.tree.children.first?.children.count == 1, "the previous archive is intact")
+    }
+}
