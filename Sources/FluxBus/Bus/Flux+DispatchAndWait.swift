@@ -1,0 +1,54 @@
+extension Flux {
+    /// Dispatches a mixer on the main lane and suspends until it has run: its observers were
+    /// called (so substances committed and their bus reactors reacted). Returns what they recorded.
+    ///
+    /// The dispatch keeps its place in the FIFO: it runs after everything enqueued before it.
+    public func dispatchAndWait(_ mixer: FluxMixerName, payload: FluxPayload? = nil) async -> FluxReceipt {
+        await dispatchAndWait(FluxItem.mixer(mixer, payload, nil))
+    }
+
+    /// ``dispatchAndWait(_:payload:)`` for a mixer carrying `value` (a typed action, say).
+    public func dispatchAndWait(_ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable) async
+        -> FluxReceipt
+    {
+        await dispatchAndWait(FluxItem.mixer(mixer, payload, carrying: FluxValueCarrier(value, lock: nil)))
+    }
+
+    private func dispatchAndWait(_ item: FluxItem) async -> FluxReceipt {
+        // Made here and filled under its lock on the bus: everything the dispatcher reads crosses
+        // threads through that lock, which the thread sanitizer sees (it does not see the
+        // concurrency runtime's own ordering when the bus resumes before the task has suspended).
+        let receipt = FluxReceipt()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            perform { [self] in
+                let called = withReceipt(receipt) {
+                    mix(item)
+                }
+                receipt.observersCalled = called
+                continuation.resume()
+            }
+        }
+        return receipt
+    }
+
+    /// Runs `body` with `receipt` as the active receipt (on the bus), for awaited work. A receipt
+    /// active around it (a mix seen by middleware) also gets what was recorded.
+    package func withReceipt<T>(_ receipt: FluxReceipt, _ body: () -> T) -> T {
+        let previous = confined.state.value.activeReceipt
+        confined.state.value.activeReceipt = receipt
+        defer {
+            confined.state.value.activeReceipt = previous
+            if let previous, previous !== receipt {
+                for record in receipt.records { previous.record(record) }
+            }
+        }
+        return body()
+    }
+
+    /// A number of the work item running now, different for each item of this bus (on the bus
+    /// only): commits made under one number were made by one mix, a chain's included.
+    package var workItemSerial: UInt64 { confined.state.value.itemSerial }
+
+    /// The receipt of the awaited dispatch running now, if any (on the bus only).
+    package var activeReceipt: FluxReceipt? { confined.state.value.activeReceipt }
+}

@@ -1,0 +1,150 @@
+import Dispatch
+import FlaskLocking
+import Synchronization
+
+// How the bus runs its work: enqueueing, draining in batches, running an item, mixing through
+// middleware.
+extension Flux {
+    @inline(__always)
+    func enqueue(_ item: FluxItem) {
+        let start = queue.withLock { q in
+            q.main.append(item)
+            return q.claimDrain()
+        }
+        if start { scheduleDrain() }
+    }
+
+    func enqueueExclusive(_ item: FluxItem) {
+        let start = queue.withLock { q in
+            q.exclusive.append(item)
+            return q.claimDrain()
+        }
+        interrupts.add(1, ordering: .releasing)
+        if start { scheduleDrain() }
+    }
+
+    func scheduleDrain() {
+        executor.async { self.drain() }
+    }
+
+    func drain() {
+        drainer.enter()
+        defer { drainer.leave() }
+        var batch: [FluxItem] = []
+        while let (lane, epoch, start) = queue.withLock({ $0.takeBatch(into: &batch) }) {
+            // What stops this batch: any interrupt for the main lane, purges for the exclusive one.
+            let watched: UInt64 = lane == .main ? .max : ~(Flux.purgeStep - 1)
+            let seen = interrupts.load(ordering: .acquiring) & watched
+            // Items are run where they lie in the batch (borrowed, not copied out and destroyed).
+            let stoppedAt: Int? = batch.withUnsafeBufferPointer { items in
+                var index = start
+                while index < items.count {
+                    run(items[index])
+                    index += 1
+                    if index % FluxOwnerHolds.itemsPerEpoch == 0 { ownerHolds.releaseAll() }
+                    if index < items.count, interrupts.load(ordering: .acquiring) & watched != seen { return index }
+                }
+                return nil
+            }
+            ownerHolds.releaseAll()
+            if let stoppedAt { interrupt(&batch, at: stoppedAt, lane: lane, epoch: epoch) }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Puts the rest of an interrupted batch back, so the drain looks at the lanes again: a main
+    /// batch is suspended whole (O(1)), the short exclusive lane gets its rest back in front. A
+    /// purged batch's rest is dropped.
+    func interrupt(_ batch: inout [FluxItem], at index: Int, lane: FluxQueue.Lane, epoch: UInt64) {
+        let purged = queue.withLock { q in
+            guard q.purgeEpoch == epoch else { return true }
+            switch lane {
+            case .main: q.suspend(&batch, at: index)
+            case .exclusive: q.exclusive.insert(contentsOf: batch[index...], at: 0)
+            }
+            return false
+        }
+        if purged { drop(batch[index...]) }
+    }
+
+    func run(_ item: borrowing FluxItem) {
+        confined.state.value.itemSerial &+= 1
+        // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
+        if confined.state.value.middleware.isEmpty {
+            if item.isTask {
+                // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
+                // none held for earlier deliveries; a mix (a chain's step) keeps them.
+                if item.mixKind == nil { ownerHolds.releaseAll() }
+                item.runTask()
+                return
+            }
+            registry.deliver(item.event)
+            releaseIfUnclaimed(item.lock)
+            return
+        }
+        guard item.mixKind != nil else {
+            ownerHolds.releaseAll()
+            item.runTask()
+            return
+        }
+        mix(item)
+    }
+
+    /// An exclusive mix's lock, released when it ran and nobody took responsibility for it.
+    func releaseIfUnclaimed(_ lock: FluxLock?) {
+        if let lock, lock.autorelease, !lock.wasHandedOver {
+            lock.release(.autorelease)
+        }
+    }
+
+    /// Runs a mix through the middleware (on the bus): they may replace or stop a mixer, and see
+    /// what it did. Returns the number of observers called.
+    @discardableResult
+    func mix(_ item: FluxItem) -> Int {
+        let middleware = confined.state.value.middleware
+        let start = ContinuousClock.now
+        var event = item.event
+        var dispatched: FluxMixerName?
+        var stop: FluxMixReport.Stop?
+        if !item.isTask {
+            for interceptor in middleware {
+                switch interceptor.willMix(event) {
+                case .pass:
+                    continue
+                case .replace(let mixer, let payload):
+                    if dispatched == nil { dispatched = event.mixer }
+                    event = event.replacing(mixer: mixer, payload: payload)
+                    continue
+                case .stop(let reason):
+                    stop = FluxMixReport.Stop(middleware: interceptor.middlewareName, reason: reason)
+                }
+                break
+            }
+        }
+        // Outside an awaited mix, the bus's own receipt collects the records (emptied after each
+        // mix): a receipt per mix would cost an allocation and a mutex.
+        let receipt = confined.state.value.activeReceipt ?? confined.mixReceipt
+        let locksHeld = middleware.isEmpty ? [] : openLockSerials()
+        var called = 0
+        if stop == nil {
+            withReceipt(receipt) {
+                if item.isTask {
+                    item.runTask()
+                } else {
+                    called = registry.deliver(event)
+                }
+            }
+        }
+        releaseIfUnclaimed(item.lock)
+        guard !middleware.isEmpty else { return called }
+        confined.state.value.mixSerial += 1
+        let report = FluxMixReport(
+            serial: confined.state.value.mixSerial, kind: item.mixKind ?? .task, mixer: event.mixer,
+            payload: event.payload, value: event.value,
+            dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
+            locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start)
+        if receipt === confined.mixReceipt { receipt.reset() }
+        for observer in middleware { observer.didMix(report) }
+        return called
+    }
+}

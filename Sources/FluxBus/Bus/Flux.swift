@@ -1,0 +1,365 @@
+import Dispatch
+import FlaskLocking
+import Synchronization
+
+/// The single serial bus of Flask: every mix, chain reaction and bus task is a work item run in
+/// FIFO order, one at a time, on the bus's own serial executor.
+///
+/// There are two lanes:
+/// - the **main lane** runs items in the order they were enqueued; it pauses while any
+///   ``FluxLock`` is held;
+/// - the **exclusive lane** runs even while the main lane is paused, ahead of the main lane. It
+///   carries exclusive mixes (``lock(withMixer:payload:autorelease:)``) and bookkeeping tasks
+///   (``performExclusive(_:)``), such as registering observers.
+///
+/// Enqueueing is safe from any thread and never blocks on the work: the caller appends to a buffer
+/// under a short mutex and returns. The executor swaps out the whole pending batch and runs it
+/// outside the mutex, so a busy bus keeps draining without a queue hop per item. Work enqueued from
+/// inside a running item is queued behind it; the bus is never re-entered.
+///
+/// ```swift
+/// let bus = Flux(label: "my.bus")
+/// let owner = Owner()
+/// bus.observe("refresh", owner: owner) { owner, event in
+///     owner.refresh(with: event.payload)
+/// }
+/// bus.dispatch("refresh", payload: ["page": 2])
+/// ```
+public final class Flux: Sendable {
+    /// The shared bus that substances and reactors use unless given another.
+    public static let shared = Flux(label: "flask.flux.shared")
+
+    /// The label of the bus's executor queue.
+    public let label: String
+
+    let executor: DispatchQueue
+    let queue = LockedValue(FluxQueue())
+    /// Bumped whenever something must interrupt a running batch, read once per item while
+    /// draining: by one for a lock taken or exclusive work enqueued, which stop a main-lane batch
+    /// (both take effect before its next item); by ``purgeStep`` for a purge, which stops any
+    /// batch (its rest is dropped). An exclusive-lane batch looks at purges only: a lock does not
+    /// pause it, and new exclusive work runs after it anyway, so stopping it would only put its
+    /// rest back in front of the lane, a copy of the rest after every item. (After 2^32 locks, a
+    /// carry into the purge bits stops an exclusive batch for nothing: harmless, it resumes.)
+    let interrupts = Atomic<UInt64>(0)
+    static let purgeStep: UInt64 = 1 << 32
+    /// Which thread drains the bus now: what ``isCurrent`` asks, and what the debug checks of the
+    /// state confined to this bus (``BusConfined``) compare with.
+    @usableFromInline let drainer: FluxDrainer
+    private let observerSerial = Atomic<UInt64>(0)
+    private let diagnosticsHandler: LockedValue<@Sendable (FluxDiagnostic) -> Void>
+    /// The observers of named mixers; confined to the bus.
+    let registry: FluxObserverRegistry
+    /// The middleware and the receipts of mixes; confined to the bus.
+    let confined: FluxConfinedState
+    /// The owners the bus delivered to in the items it is running, held until it lets go of them
+    /// (see ``FluxOwnerHolds``); confined to the bus.
+    package let ownerHolds: FluxOwnerHolds
+
+    /// Creates an independent bus, for isolation and tests.
+    public init(label: String = "flask.flux") {
+        self.label = label
+        self.executor = DispatchQueue(label: label, qos: .userInitiated)
+        self.diagnosticsHandler = LockedValue(Flux.defaultDiagnostics)
+        let drainer = FluxDrainer(label: label)
+        self.drainer = drainer
+        self.ownerHolds = FluxOwnerHolds(on: drainer)
+        self.registry = FluxObserverRegistry(holds: ownerHolds, on: drainer)
+        self.confined = FluxConfinedState(on: drainer)
+    }
+
+    // MARK: Dispatch
+
+    /// Enqueues a named mixer on the main lane; its observers are called when it runs.
+    ///
+    /// - Parameters:
+    ///   - mixer: the name observers registered with ``observe(_:owner:_:)``.
+    ///   - payload: handed to every observer.
+    /// - Complexity: O(1) amortized; never waits for the bus.
+    public func dispatch(_ mixer: FluxMixerName, payload: FluxPayload? = nil) {
+        enqueue(.mixer(mixer, payload, nil))
+    }
+
+    /// Enqueues a named mixer carrying `value` (a typed action, say) on the main lane; its
+    /// observers find it in ``FluxEvent/value``.
+    ///
+    /// - Complexity: O(1) amortized; allocates one small object for the value; never waits for the
+    ///   bus.
+    public func dispatch(_ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable) {
+        enqueue(.mixer(mixer, payload, carrying: FluxValueCarrier(value, lock: nil)))
+    }
+
+    /// Enqueues a task on the main lane (the seed's `performInFluxQueue`).
+    public func perform(_ task: @escaping @Sendable () -> Void) {
+        perform(FluxTask(task))
+    }
+
+    /// Enqueues a task that mixes substances on the main lane: like ``perform(_:)``, but
+    /// ``FluxMiddleware`` see it as a mix named `label` (chain reactions, rollbacks and undo use it).
+    public func perform(mix label: FluxMixerName, _ task: @escaping @Sendable () -> Void) {
+        perform(mix: label, FluxTask(task))
+    }
+
+    /// Enqueues work on the main lane, as `perform(_:)` does a closure, given as an object:
+    /// queueing it allocates nothing more.
+    public func perform(_ work: FluxWork) {
+        enqueue(.task(work))
+    }
+
+    /// Enqueues work that mixes substances on the main lane, as `perform(mix:_:)` does a closure,
+    /// given as an object: queueing it allocates nothing more.
+    public func perform(mix label: FluxMixerName, _ work: FluxWork) {
+        enqueue(.mixTask(label, work))
+    }
+
+    /// Enqueues a task on the exclusive lane: it runs before any main-lane item that has not
+    /// started, even while locks are held.
+    public func performExclusive(_ task: @escaping @Sendable () -> Void) {
+        enqueueExclusive(.task(FluxTask(task)))
+    }
+
+    /// Suspends until every main-lane item enqueued before this call has run or been purged (so
+    /// it also waits for the locks that pause the main lane).
+    public func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            enqueue(.resume(continuation))
+        }
+    }
+
+    /// Whether the calling code runs on this bus, inside a work item.
+    @inlinable
+    public var isCurrent: Bool { drainer.isCurrent }
+
+    /// Traps, in debug builds only, unless the calling code runs on this bus: for calls that only
+    /// its work items may make (`message` names the call). Release builds check nothing.
+    @inlinable
+    public func assertIsCurrent(
+        _ message: @autoclosure () -> String = "this call", file: StaticString = #fileID, line: UInt = #line
+    ) {
+        #if DEBUG
+            if !drainer.isCurrent { drainer.trapOffBus(message(), file: file, line: line) }
+        #endif
+    }
+
+    // MARK: Observers
+
+    /// Observes a named mixer for as long as `owner` lives.
+    ///
+    /// The owner is held weakly, except that while the bus runs a batch of work it keeps the
+    /// owners it delivered to alive for a while: at most 128 work items, and never into a task,
+    /// such as the one that resumes ``flush()``. An owner whose last other reference goes
+    /// meanwhile is called until then, and freed on the bus.
+    ///
+    /// The registration takes effect before any item that has not started yet. The handler runs on
+    /// the bus, once per dispatch of the mixer, with the owner; observers of one mixer run in
+    /// registration order.
+    ///
+    /// - Returns: a registration to cancel early; it need not be kept.
+    @discardableResult
+    public func observe<Owner: AnyObject & Sendable>(
+        _ mixer: FluxMixerName,
+        owner: Owner,
+        _ handler: @escaping @Sendable (Owner, FluxEvent) -> Void
+    ) -> FluxObservation {
+        observe(mixer, untypedOwner: owner) { owner, event in
+            handler(unsafeDowncast(owner, to: Owner.self), event)
+        }
+    }
+
+    /// ``observe(_:owner:_:)`` with a handler that takes its owner untyped and casts it itself:
+    /// the bus calls it directly, without a generic closure in front of it (for the package's own
+    /// observers, whose owner type is known where they are made).
+    @discardableResult
+    package func observe(
+        _ mixer: FluxMixerName,
+        untypedOwner owner: any AnyObject & Sendable,
+        _ handler: @escaping @Sendable (AnyObject, FluxEvent) -> Void
+    ) -> FluxObservation {
+        let id = observerSerial.add(1, ordering: .relaxed).newValue
+        let entry = FluxObserverRegistry.Entry(id: id, owner: owner, handler: handler)
+        let registry = self.registry
+        performExclusive { registry.add(entry, for: mixer) }
+        return FluxObservation(id: id, mixer: mixer, bus: self)
+    }
+
+    func removeObserver(id: UInt64, mixer: FluxMixerName) {
+        let registry = self.registry
+        performExclusive { registry.remove(id: id, for: mixer) }
+    }
+
+    /// The number of live observers of a mixer, counted on the bus.
+    public func observerCount(of mixer: FluxMixerName) async -> Int {
+        let registry = self.registry
+        return await withCheckedContinuation { continuation in
+            performExclusive { continuation.resume(returning: registry.count(for: mixer)) }
+        }
+    }
+
+    // MARK: Middleware
+
+    /// Installs a middleware after those already installed. It sees every mix that has not
+    /// started yet.
+    public func use(_ middleware: any FluxMiddleware) {
+        let confined = self.confined
+        performExclusive { confined.state.value.middleware.append(middleware) }
+    }
+
+    /// Removes a middleware installed with ``use(_:)``; mixes that have not started no longer
+    /// reach it.
+    public func remove(_ middleware: any FluxMiddleware) {
+        let confined = self.confined
+        performExclusive { confined.state.value.middleware.removeAll { $0 === middleware } }
+    }
+
+    // MARK: Locks
+
+    /// Pauses the main lane until the returned lock is released.
+    ///
+    /// Locks stack: the main lane resumes when every lock is released. A lock taken inside a
+    /// running item holds back the next item.
+    ///
+    /// - Parameters:
+    ///   - fileID: where the lock was taken, for ``lockReport(queuedLimit:now:)``; leave the default.
+    ///   - line: where the lock was taken; leave the default.
+    public func lock(fileID: StaticString = #fileID, line: UInt = #line) -> FluxLock {
+        let origin = FluxLock.Origin(fileID: fileID, line: line)
+        let lock = queue.withLock { $0.takeLock(bus: self, mixer: nil, autorelease: false, origin: origin) }
+        interrupts.add(1, ordering: .releasing)
+        return lock
+    }
+
+    /// Pauses the main lane and runs `mixer` on the exclusive lane: an *exclusive mix*.
+    ///
+    /// The lock travels with the mixer's ``FluxEvent`` so that the receiver can release it when
+    /// its (possibly asynchronous) work is done: the seed's "async flux".
+    ///
+    /// - Parameters:
+    ///   - mixer: the mixer to run on the exclusive lane.
+    ///   - payload: handed to its observers.
+    ///   - autorelease: when `true`, the lock is released as soon as the mixer has run if no
+    ///     receiver took responsibility for it (see ``FluxLock``); a mix that changes nothing
+    ///     therefore never wedges the bus.
+    ///   - fileID: where the lock was taken, for ``lockReport(queuedLimit:now:)``; leave the default.
+    ///   - line: where the lock was taken; leave the default.
+    public func lock(
+        withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, autorelease: Bool = true,
+        fileID: StaticString = #fileID, line: UInt = #line
+    ) -> FluxLock {
+        lock(withMixer: mixer, payload: payload, value: nil, autorelease: autorelease, fileID: fileID, line: line)
+    }
+
+    /// ``lock(withMixer:payload:autorelease:fileID:line:)`` for a mixer carrying `value` (a typed
+    /// action, say), which its observers find in ``FluxEvent/value``.
+    public func lock(
+        withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, value: (any Sendable)?, autorelease: Bool = true,
+        fileID: StaticString = #fileID, line: UInt = #line
+    ) -> FluxLock {
+        // The lock is taken and its mix queued under one hold of the mutex, which the bus thread
+        // also takes for every lock released.
+        let origin = FluxLock.Origin(fileID: fileID, line: line)
+        let (lock, start) = queue.withLock { q in
+            let lock = q.takeLock(bus: self, mixer: mixer, autorelease: autorelease, origin: origin)
+            if let value {
+                q.exclusive.append(.mixer(mixer, payload, carrying: FluxValueCarrier(value, lock: lock)))
+            } else {
+                q.exclusive.append(.mixer(mixer, payload, lock))
+            }
+            return (lock, q.claimDrain())
+        }
+        interrupts.add(1, ordering: .releasing)
+        if start { scheduleDrain() }
+        return lock
+    }
+
+    /// Releases every open lock (reason ``FluxLock/Release/removeAll``).
+    public func removeLocks() {
+        for lock in openLocks { lock.release(.removeAll) }
+    }
+
+    /// The locks currently held, oldest first, for diagnosis.
+    public var openLocks: [FluxLock] {
+        queue.withLock { $0.locks.all }
+    }
+
+    /// The serials of the open locks, oldest first.
+    func openLockSerials() -> [UInt64] {
+        queue.withLock { $0.locks.serials }
+    }
+
+    func lockReleased(_ lock: FluxLock) {
+        let start = queue.withLock { q in
+            q.locks.remove(serial: lock.serial)
+            return q.claimDrain()
+        }
+        if start { scheduleDrain() }
+    }
+
+    /// What the locks are holding back, now: every open lock (who took it, for how long) and the
+    /// main-lane items queued behind them.
+    ///
+    /// - Parameters:
+    ///   - queuedLimit: how many queued items to name (all are counted).
+    ///   - now: the time to measure how long locks were held against.
+    public func lockReport(queuedLimit: Int = 20, now: ContinuousClock.Instant = .now) -> FluxLockReport {
+        let (locks, queued, queuedCount, exclusiveCount) = queue.withLock { q in
+            (
+                q.locks.all, q.pendingMainLabels(limit: max(0, queuedLimit)), q.pendingMainCount,
+                q.exclusive.count
+            )
+        }
+        return FluxLockReport(
+            locks: locks.map { FluxLockReport.Lock($0, now: now) },
+            queued: queued, queuedCount: queuedCount, exclusiveQueuedCount: exclusiveCount)
+    }
+
+    // MARK: Purge
+
+    /// Drops every queued item that has not started, on both lanes. The locks of dropped exclusive
+    /// mixes are released (reason ``FluxLock/Release/purged``); other locks stay held.
+    ///
+    /// Waiters of ``flush()`` among the dropped items are resumed.
+    ///
+    /// - Returns: the number of work items dropped (flush waiters not counted).
+    @discardableResult
+    public func purge() -> Int {
+        let dropped = queue.withLock { q in
+            q.purgeEpoch += 1
+            return q.takeAll()
+        }
+        interrupts.add(Flux.purgeStep, ordering: .releasing)
+        drop(dropped)
+        return dropped.count { !$0.runsWhenDropped }
+    }
+
+    /// Settles dropped items: their exclusive locks are released, flush waiters resumed.
+    func drop(_ items: some Collection<FluxItem>) {
+        for item in items {
+            if let lock = item.lock { lock.release(.purged) }
+            if item.runsWhenDropped { item.runTask() }
+        }
+    }
+
+    // MARK: Diagnostics
+
+    /// The handler of misuse and bad-input reports for this bus and everything that uses it.
+    ///
+    /// The default prints in debug builds and is silent in release builds. Replace it to log or to
+    /// assert in tests; it may be called from any thread.
+    public var diagnostics: @Sendable (FluxDiagnostic) -> Void {
+        get { diagnosticsHandler.withLock { $0 } }
+        set { diagnosticsHandler.withLock { $0 = newValue } }
+    }
+
+    /// The default diagnostics handler: prints in debug builds, silent in release builds.
+    public static let defaultDiagnostics: @Sendable (FluxDiagnostic) -> Void = { diagnostic in
+        #if DEBUG
+            print(diagnostic)
+        #endif
+    }
+
+    /// Reports a diagnostic through ``diagnostics``.
+    public func report(_ code: FluxDiagnostic.Code, _ message: String) {
+        let handler = diagnosticsHandler.withLock { $0 }
+        handler(FluxDiagnostic(code, message))
+    }
+}

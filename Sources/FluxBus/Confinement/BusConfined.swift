@@ -1,0 +1,81 @@
+/// A value that only the work items of one bus touch, so it needs no lock (in the spirit of
+/// swift-nio's `NIOLoopBound`). Every field that Flask's fast path reads and writes without a lock
+/// lives in one of these; state of your own that only your bus observers and tasks touch can too.
+///
+/// Work items run one at a time, on the bus's executor, so two accesses never overlap. That rule
+/// is checked, not only written: in debug builds every access checks that the bus is current and
+/// traps with the field's name otherwise. In release builds the check and the bookkeeping it needs
+/// compile to nothing, and an access is a plain load or store.
+///
+/// ```swift
+/// final class PageCounter: Sendable {
+///     // Touched only by the bus's work items: checked in debug builds.
+///     nonisolated(unsafe) private var pages: BusConfined<Int>
+///
+///     init(bus: Flux) {
+///         pages = BusConfined(0, on: bus, "PageCounter.pages")
+///         bus.observe("refresh", owner: self) { counter, _ in counter.pages.value += 1 }
+///     }
+/// }
+/// ```
+///
+/// In a class, it is a `var`: `nonisolated(unsafe)` lets a `Sendable` class hold it (the bus is
+/// what makes its accesses safe, and debug builds check that). On a hot path, also mark it
+/// `@exclusivity(unchecked)`: the bus already serializes its accesses, which is all the runtime's
+/// exclusivity check would verify, at a cost of tens of instructions per access.
+///
+/// `@unchecked Sendable`: the value is only touched on its bus, one work item at a time (checked
+/// in debug builds); ``unchecked`` is for an owner's `init` and `deinit`, when no other thread can
+/// reach the value.
+public struct BusConfined<Value>: @unchecked Sendable {
+    @usableFromInline var storage: Value
+    #if DEBUG
+        @usableFromInline let drainer: FluxDrainer
+        @usableFromInline let name: StaticString
+    #endif
+
+    /// Confines `value` to `bus`; `name` names the field in a debug build's trap.
+    @inlinable
+    public init(_ value: Value, on bus: Flux, _ name: StaticString) {
+        self.init(value, on: bus.drainer, name)
+    }
+
+    /// Confines `value` to the bus that `drainer` drains (the bus's own state, made before the
+    /// bus itself).
+    @inlinable
+    init(_ value: Value, on drainer: FluxDrainer, _ name: StaticString) {
+        storage = value
+        #if DEBUG
+            self.drainer = drainer
+            self.name = name
+        #endif
+    }
+
+    /// The value, on the bus.
+    @inlinable
+    public var value: Value {
+        @inline(__always) get {
+            checkConfinement()
+            return storage
+        }
+        @inline(__always) _modify {
+            checkConfinement()
+            yield &storage
+        }
+    }
+
+    /// The value without the check: only where no other thread can reach its owner (its `init`,
+    /// its `deinit`).
+    @inlinable
+    public var unchecked: Value {
+        @inline(__always) get { storage }
+        @inline(__always) _modify { yield &storage }
+    }
+
+    @inlinable @inline(__always)
+    func checkConfinement() {
+        #if DEBUG
+            if !drainer.isCurrent { drainer.trapOffBus(name) }
+        #endif
+    }
+}

@@ -1,0 +1,84 @@
+/// The weakly held objects (observers' owners, reactors' owners) that the bus delivered to in the
+/// work items it is running, kept alive until it lets go of them all at once: before a task, after
+/// every 128 items, at the end of each batch.
+///
+/// A weakly held object costs two atomic operations on its side table per use (the weak load, and
+/// the release after it, about 140 instructions a delivery). Once held here, an observer remembers
+/// it in a ``FluxHeldOwner`` with the ``epoch`` it was held in, and uses it unretained for as long
+/// as the epoch has not changed: one load and one comparison a delivery. Letting go changes the
+/// epoch first, so a remembered reference is never used after it was let go.
+///
+/// The price is lifetime: an object whose last other reference goes while the bus holds it is
+/// deinitialized a little later, on the bus, when the bus lets go (at most 128 work items, and
+/// always before a task such as the one that resumes `Flux.flush()`).
+///
+/// `@unchecked Sendable`: its mutable state, the held objects and the epoch, is touched only by
+/// work items on the bus, which run one at a time: the objects are ``BusConfined``; the epoch is
+/// read through ``epoch`` by the bus's observers during their deliveries, bus-only calls that check
+/// that the bus is current in debug builds.
+package final class FluxOwnerHolds: @unchecked Sendable {
+    /// Changes whenever the held objects are let go. A reference remembered with an older epoch
+    /// may be gone.
+    ///
+    /// Storage of its own, read through a pointer: another module that reads a class's stored
+    /// property checks exclusivity at run time (about 80 instructions) whatever the property's
+    /// attributes say. The pointer lives as long as these holds.
+    package let epoch: UnsafeMutablePointer<UInt64>
+    @exclusivity(unchecked) private var objects: BusConfined<[AnyObject]>
+
+    /// How many work items may run between two lettings go.
+    static let itemsPerEpoch = 128
+
+    init(on drainer: FluxDrainer) {
+        epoch = .allocate(capacity: 1)
+        epoch.initialize(to: 1)
+        objects = BusConfined([], on: drainer, "FluxOwnerHolds.objects")
+    }
+
+    deinit {
+        epoch.deallocate()
+    }
+
+    /// Keeps `object` alive until the epoch changes, remembered in `held`.
+    package func hold(_ object: AnyObject, in held: inout FluxHeldOwner) {
+        objects.value.append(object)
+        held = FluxHeldOwner(object: Unmanaged.passUnretained(object), epoch: epoch.pointee)
+    }
+
+    /// Lets go of every held object. Their deinitializers may run now, on the bus.
+    @inline(__always)
+    func releaseAll() {
+        if !objects.value.isEmpty { releaseHeld() }
+    }
+
+    private func releaseHeld() {
+        // The epoch changes before anything is released: a deinitializer that reaches a delivery
+        // must not find a remembered reference valid. The list is swapped out first, so that such
+        // a delivery may hold again while this one releases.
+        epoch.pointee &+= 1
+        var released: [AnyObject] = []
+        swap(&released, &objects.value)
+        released.removeAll(keepingCapacity: true)
+        if objects.value.isEmpty { objects.value = released }
+    }
+}
+
+/// An object as an observer remembers it once the bus's holds keep it (see ``FluxOwnerHolds``):
+/// `object` may be used, unretained, while the holds' epoch is `epoch`, the one it was held in.
+///
+/// Plain fields, which the observer compares itself: a method of this module, even one marked
+/// `@inlinable`, was called from the observers' modules rather than inlined, on every delivery.
+package struct FluxHeldOwner {
+    package let object: Unmanaged<AnyObject>?
+    package let epoch: UInt64
+
+    /// Nothing held yet (epochs start at one).
+    package init() {
+        self.init(object: nil, epoch: 0)
+    }
+
+    init(object: Unmanaged<AnyObject>?, epoch: UInt64) {
+        self.object = object
+        self.epoch = epoch
+    }
+}

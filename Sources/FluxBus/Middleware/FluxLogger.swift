@@ -1,0 +1,57 @@
+/// A middleware that writes one line per mix: what ran, with which payload keys, what it changed
+/// and how long it took.
+///
+/// Install it when you want it (it is off by default). Payload values are redacted unless you ask
+/// for them: only keys and value types are written, so a log cannot leak user data by accident.
+///
+/// ```swift
+/// bus.use(FluxLogger())
+/// // mix #1 SessionMixers.login [user: String] → 1 observer; session: user (1 reactor); 0.04 ms
+/// ```
+public final class FluxLogger: FluxMiddleware {
+    /// Whether payload values are written (off by default: keys and types only).
+    public let showsPayloadValues: Bool
+    private let output: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - showsPayloadValues: write payload values, not just keys and types.
+    ///   - output: where lines go; `print` by default.
+    public init(showsPayloadValues: Bool = false, output: @escaping @Sendable (String) -> Void = { print($0) }) {
+        self.showsPayloadValues = showsPayloadValues
+        self.output = output
+    }
+
+    public func didMix(_ report: FluxMixReport) {
+        output(FluxLogger.line(for: report, showingPayloadValues: showsPayloadValues))
+    }
+
+    /// The line written for a report.
+    public static func line(for report: FluxMixReport, showingPayloadValues: Bool = false) -> String {
+        var line = "mix #\(report.serial) "
+        line += report.kind == .task ? "task \(report.mixer)" : "\(report.mixer)"
+        if let dispatched = report.dispatchedMixer { line += " (replacing \(dispatched))" }
+        if let payload = report.payload, !payload.isEmpty {
+            let entries = payload.keys.sorted().map { key in
+                let value = payload[key]!
+                return showingPayloadValues ? "\(key): \(value)" : "\(key): \(type(of: value))"
+            }
+            line += " [" + entries.joined(separator: ", ") + "]"
+        }
+        if report.kind == .exclusiveMixer { line += " exclusive" }
+        if let stop = report.stop {
+            return line + " stopped by \(stop.middleware): \(stop.reason)"
+        }
+        if report.kind != .task {
+            line += " → \(report.observersCalled) observer\(report.observersCalled == 1 ? "" : "s")"
+        }
+        for record in report.records {
+            let described = "\(record)"
+            if !described.isEmpty { line += "; " + described }
+        }
+        if !report.locksHeld.isEmpty {
+            line += "; locks " + report.locksHeld.map { "#\($0)" }.joined(separator: ", ")
+        }
+        line += "; \((report.duration.microseconds / 10).rounded() / 100) ms"
+        return line
+    }
+}

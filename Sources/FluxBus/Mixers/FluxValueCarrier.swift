@@ -1,0 +1,11 @@
+/// A value dispatched with a mixer, and the lock of an exclusive mix: one object, so that a queued
+/// item still holds one reference.
+final class FluxValueCarrier: Sendable {
+    let value: any Sendable
+    let lock: FluxLock?
+
+    init(_ value: any Sendable, lock: FluxLock?) {
+        self.value = value
+        self.lock = lock
+    }
+}

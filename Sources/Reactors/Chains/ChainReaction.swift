@@ -1,0 +1,295 @@
+import FluxBus
+import Substances
+
+/// Mixes one or several substances as one transaction.
+///
+/// ```swift
+/// reactor
+///     .mix(substanceA) { $0.prop.counter = 10 }
+///     .mix(substanceB) { $0.prop.text = "text" }
+///     .react()
+/// ```
+///
+/// The steps are collected on the caller's side and run as **one work item** when the chain is
+/// resolved, so nothing interleaves with them and nobody sees their uncommitted state. On
+/// ``react(completion:)`` every substance commits, then each delivers its net change to its
+/// reactors. On ``abort()`` nothing runs: every substance stays as it was and nothing reacts. A
+/// chain dropped without either is aborted and reported, and the bus goes on. Once resolved, the
+/// chain holds nothing: a reacted chain's steps travel with its work item, each holding its
+/// substance and body until it has run.
+///
+/// All its substances must mix on one bus (a chain is one work item of that bus): a step for a
+/// substance of another bus is refused where `mix` is called, reported (`chain-across-buses`), and
+/// the whole chain then runs nothing, as if aborted.
+///
+/// Aliases: `mixing`, `with` and `and` for `mix`; `andReact` for `react`; `andAbort` for `abort`.
+///
+/// Not `Sendable`: a chain is built by one caller, in a few calls, so it needs no lock, and the
+/// compiler keeps it from being shared while it is built. (Once resolved, its steps cross to the
+/// bus through the bus's queue.)
+public final class ChainReaction {
+    private enum Phase { case open, reacted, aborted }
+
+    /// The steps: a list linked through the steps themselves, so that the work item of a reacted
+    /// chain captures one object, its first step, and queueing it allocates no closure context.
+    private struct Steps {
+        private(set) var first: ChainStep?
+        private var last: ChainStep?
+        private(set) var count = 0
+
+        mutating func append(_ step: ChainStep) {
+            if let last { last.next = step } else { first = step }
+            last = step
+            count += 1
+        }
+
+        /// The steps' substances, each once, in the order of their first step.
+        var substances: [any AnySubstance] {
+            var substances: [any AnySubstance] = []
+            var step = first
+            while let current = step {
+                if !substances.contains(where: { ObjectIdentifier($0) == current.substanceID }) {
+                    substances.append(current.anySubstance)
+                }
+                step = current.next
+            }
+            return substances
+        }
+    }
+
+    private let bus: Flux
+    // Unchecked exclusivity: one builder at a time (a chain is not `Sendable`), and no access
+    // overlaps another; the runtime's checks cost about a sixth of a chain's instructions.
+    @exclusivity(unchecked) private var steps = Steps()
+    @exclusivity(unchecked) private var phase = Phase.open
+    /// The substances of the steps refused because they mix on another bus: the chain then runs
+    /// nothing.
+    @exclusivity(unchecked) private var refused: [any AnySubstance] = []
+    private var isRejected: Bool { !refused.isEmpty }
+
+    /// Creates an empty chain on `bus`.
+    public init(bus: Flux = .shared) {
+        self.bus = bus
+    }
+
+    deinit {
+        if phase == .open && steps.count > 0 && !isRejected {
+            bus.report(
+                .chainUnresolved,
+                "a chain reaction of \(steps.count) step(s) was dropped without react() or abort(); it was aborted")
+        }
+    }
+
+    /// Adds a step that mixes `substance`: `body` receives it inside the transaction, where
+    /// `substance.prop` is its working copy.
+    // Inlinable, so that the step's class is named with the caller's concrete type: its metadata is
+    // then cached where it is made, where a generic `mix` looked it up at run time for every step
+    // (about 280 instructions).
+    @inlinable
+    @discardableResult
+    public func mix<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        append(TypedChainStep(substance, body))
+    }
+
+    /// Adds a step that mixes `substance` and may abort the whole chain: call `abort()` and no
+    /// substance of the chain changes (the later steps do not run; the awaited ``commit()``
+    /// reports every substance aborted).
+    ///
+    /// ```swift
+    /// await reactor
+    ///     .mix(session) { $0.prop.user = nil }
+    ///     .mix(todos) { todos, abort in
+    ///         guard !todos.prop.hasUnsavedChanges else { return abort() }
+    ///         todos.prop.items = []
+    ///     }
+    ///     .commit()
+    /// ```
+    @inlinable
+    @discardableResult
+    public func mix<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        append(AbortableChainStep(substance, body))
+    }
+
+    /// Adds a step, unless the chain is resolved (reported) or its substance mixes on another bus
+    /// (reported; the chain will run nothing).
+    @usableFromInline
+    @discardableResult
+    func append(_ step: ChainStep) -> ChainReaction {
+        guard phase == .open else {
+            bus.report(.chainResolvedTwice, "mix(\(step.substanceName())) on a chain that is already resolved; ignored")
+            return self
+        }
+        guard step.bus === bus else {
+            let first = !isRejected
+            refused.append(step.anySubstance)
+            if first {
+                bus.report(
+                    .chainAcrossBuses,
+                    "mix(\(step.substanceName())): its substance mixes on the bus \"\(step.bus.label)\", the chain's "
+                        + "earlier steps on \"\(bus.label)\"; a chain is one work item of one bus, so this chain will "
+                        + "change nothing")
+            }
+            return self
+        }
+        steps.append(step)
+        return self
+    }
+
+    /// Alias of ``mix(_:_:)``.
+    @discardableResult
+    public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// Alias of ``mix(_:_:)``, for a step that may abort the chain.
+    @discardableResult
+    public func mixing<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// Alias of ``mix(_:_:)``.
+    @discardableResult
+    public func with<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// Alias of ``mix(_:_:)``, for a step that may abort the chain.
+    @discardableResult
+    public func with<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// Alias of ``mix(_:_:)``.
+    @discardableResult
+    public func and<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// Alias of ``mix(_:_:)``, for a step that may abort the chain.
+    @discardableResult
+    public func and<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// Commits the chain as one work item. `completion` runs on the bus after the reactions.
+    public func react(completion: (@Sendable () -> Void)? = nil) {
+        // The work item holds the steps, not the chain: the chain is freed where it was made
+        // (usually right after this call), and the bus reads the steps without taking the chain's
+        // lock; they cross to the bus through the bus's queue. Without a completion, the work
+        // item is the first step, which runs the list: queueing the chain allocates nothing.
+        guard let steps = resolve(.reacted), let first = steps.first else { return }
+        if let completion {
+            bus.perform(mix: "chain") {
+                ChainReaction.run(from: first)
+                completion()
+            }
+        } else {
+            bus.perform(mix: "chain", first)
+        }
+    }
+
+    /// Alias of ``react(completion:)``.
+    public func andReact(completion: (@Sendable () -> Void)? = nil) {
+        react(completion: completion)
+    }
+
+    /// Commits the chain and suspends until it has been applied and its bus reactions delivered;
+    /// returns what each substance did (``MixOutcome/wasAborted`` when a step aborted it). A chain already resolved returns an empty outcome (and is
+    /// reported); a chain that refused a step of another bus ran nothing, and every substance it
+    /// names is reported aborted.
+    @discardableResult
+    public func commit() async -> MixOutcome {
+        if isRejected, phase == .open {
+            phase = .aborted
+            let named =
+                steps.substances
+                + refused.filter { substance in
+                    !steps.substances.contains { $0 === substance }
+                }
+            return MixOutcome(entries: named.map { MixOutcome.Entry(substance: $0, result: .aborted) })
+        }
+        guard let steps = resolve(.reacted), let first = steps.first else { return MixOutcome(entries: []) }
+        // An active receipt makes substances compute their changes even with nothing bound; the
+        // outcome crosses back to this task through the receipt's lock.
+        let receipt = FluxReceipt()
+        await receipt.await(on: bus, mix: "chain") {
+            ChainReaction.run(from: first)
+        }
+        return MixOutcome(receipt: receipt)
+    }
+
+    /// Discards the chain: nothing runs, nothing reacts.
+    public func abort() {
+        _ = resolve(.aborted)
+    }
+
+    /// Alias of ``abort()``.
+    public func andAbort() {
+        abort()
+    }
+
+    /// Resolves the chain, if this call is the first to: reacted, returns its steps, taken out of
+    /// it (the chain has no use for them any more); aborted, drops them and returns an empty list.
+    /// Nil, and reported, when the chain was already resolved.
+    private func resolve(_ phase: Phase) -> Steps? {
+        guard self.phase == .open else {
+            bus.report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
+            return nil
+        }
+        self.phase = phase
+        var taken = Steps()
+        swap(&taken, &steps)
+        // A rejected chain runs nothing (its refusal was reported where it happened).
+        return phase == .reacted && !isRejected ? taken : Steps()
+    }
+
+    /// Runs the steps as one transaction, on the bus. Each substance's commit records what it did
+    /// in the active receipt, if any.
+    static func run(from first: ChainStep) {
+        // `first` keeps the list alive meanwhile, so its steps are called unretained; the
+        // bookkeeping lives on the stack.
+        withUnretainedSteps(from: first) { steps in
+            withUnsafeTemporaryAllocation(of: Unmanaged<ChainStep>.self, capacity: steps.count) { involved in
+                // The substances involved, each once, by their first step.
+                var count = 0
+                for step in steps {
+                    let id = step._withUnsafeGuaranteedRef { $0.substanceID }
+                    if !involved[..<count].contains(where: { $0._withUnsafeGuaranteedRef { $0.substanceID } == id }) {
+                        involved[count] = step
+                        count += 1
+                    }
+                }
+                for position in 0..<count { involved[position]._withUnsafeGuaranteedRef { $0.begin() } }
+                var aborted = false
+                withUnsafeMutablePointer(to: &aborted) { flag in
+                    let abort = ChainAbort(flag: flag)
+                    for step in steps where !flag.pointee { step._withUnsafeGuaranteedRef { $0.mix(abort) } }
+                }
+                if aborted {
+                    // A step aborted the chain: every substance is left exactly as it was.
+                    for position in 0..<count { involved[position]._withUnsafeGuaranteedRef { $0.abort() } }
+                    return
+                }
+                withUnsafeTemporaryAllocation(of: SubstanceChanges?.self, capacity: count) { committed in
+                    let changes = committed.baseAddress.unsafelyUnwrapped
+                    for position in 0..<count {
+                        (changes + position).initialize(to: involved[position]._withUnsafeGuaranteedRef { $0.commit() })
+                    }
+                    for position in 0..<count {
+                        if let delivered = (changes + position).move() {
+                            involved[position]._withUnsafeGuaranteedRef { $0.deliver(delivered) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

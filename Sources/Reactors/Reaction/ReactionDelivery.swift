@@ -1,0 +1,9 @@
+/// Where a reactor's handler runs.
+public enum ReactionDelivery: Sendable, Equatable {
+    /// On the bus, right after the commit and before the next work item (the default). A lock taken
+    /// in the handler holds back the next mix.
+    case bus
+    /// On the main queue, in commit order, for owners that are UI. The bus does not wait for the
+    /// handler; an exclusive mix's lock stays held until the handler releases it.
+    case mainQueue
+}

@@ -1,0 +1,374 @@
+import Dispatch
+import FlaskLocking
+import FluxBus
+import Substances
+import Synchronization
+
+private let reactorSerial = Atomic<UInt64>(0)
+
+/// Receives the changes of the substances it is bound to, for as long as its owner lives.
+///
+/// ```swift
+/// final class CounterLog: Sendable {
+///     let entries = Mutex<[Int]>([])
+/// }
+/// let reactor = Flask.reactor(attachedTo: log, mixing: substance)
+/// reactor.handler = { log, reaction in
+///     reaction.on(AppState.prop.counter) { change in log.entries.withLock { $0.append(change.newValue() ?? 0) } }
+/// }
+/// ```
+///
+/// Where the reactions run:
+/// - ``handler`` runs **on the bus**, right after the commit and before the next work item. It
+///   receives the owner on the bus's thread, so it is offered only for a `Sendable` owner: a
+///   class of immutable or lock-guarded state, or an actor.
+/// - ``mainActorHandler`` runs **on the main actor**, in commit order: the one for UI owners (every
+///   `@MainActor` class, which is every view and view controller). The bus does not wait for it.
+/// - `Flask.attachReactor(to:mixing:)` picks for a ``FlaskReactor`` owner: on the main actor when
+///   attached from it, on the bus when attached from nonisolated code.
+///
+/// A reactor's owner must be `Sendable` (`@MainActor` classes are): the compiler rejects a plain
+/// class, whose state the bus's thread and its own would share unprotected.
+///
+/// The owner is held weakly. When it goes away the reactor detaches itself at its next reaction,
+/// or at ``ReactorManager/purge()``, and is freed. The reactor holds its substances weakly too:
+/// whoever mixes them keeps them alive.
+///
+/// While the bus runs a batch of work, it keeps the owners of reactors that react on the bus alive
+/// for a while: at most 128 work items, and never into a task (such as the one that resumes
+/// `flush()`). An owner whose last other reference goes meanwhile can receive reactions until
+/// then, and is freed on the bus, then. (Loading a weak reference for every reaction cost more than
+/// the rest of a reaction; see docs/performance.md.) The owner of a reactor whose reactions run on
+/// an actor is not held: a UI owner is released where it was before.
+///
+/// `@unchecked Sendable`: the handlers are behind a lock for callers, with copies for delivery in
+/// ``BusConfined`` state (updated by exclusive-lane tasks, between work items); everything else is
+/// immutable or atomic.
+public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unchecked Sendable {
+    /// A handler that runs on the bus: the owner (alive) and the reaction.
+    public typealias Handler = @Sendable (Owner, FlaskReaction) -> Void
+    /// A handler isolated to the main actor, for UI owners.
+    public typealias MainActorHandler = @MainActor (Owner, FlaskReaction) -> Void
+
+    /// The owner, while it lives.
+    // Written once, in init; weak loads are atomic.
+    @exclusivity(unchecked) public private(set) weak var owner: Owner?
+    /// The substances it reacts to, held weakly: a substance holds its bound reactors, and a
+    /// reactor holding its substances back would keep both alive until the reactor is detached.
+    private let weakSubstances: [WeakSubstance]
+    /// Where a ``handler`` runs.
+    public let delivery: ReactionDelivery
+    let bus: Flux
+    /// Creation order, unique per process.
+    package let serial = reactorSerial.add(1, ordering: .relaxed).newValue
+    private weak var manager: ReactorManager?
+    /// The handlers and keys as set, behind one lock (one allocation per reactor, not three).
+    private let settings = LockedValue(ReactorSettings<Owner>())
+    /// The handlers as the bus delivers them, and the owner as the bus holds it.
+    @exclusivity(unchecked) private var onBus: BusConfined<BusSide<Owner>>
+    private let detached = Atomic<Bool>(false)
+    /// The epoch of the holds of the bus that delivers to it (see `FluxOwnerHolds`), nil when its
+    /// substances mix on different buses. A pointer, not the holds: reading it retains nothing.
+    private let holdsEpoch: UnsafePointer<UInt64>?
+
+    package init(owner: Owner, substances: [any AnySubstance], delivery: ReactionDelivery, manager: ReactorManager?) {
+        self.owner = owner
+        self.weakSubstances = substances.map(WeakSubstance.init)
+        self.delivery = delivery
+        let bus = substances.first?.bus ?? .shared
+        self.bus = bus
+        self.manager = manager
+        self.onBus = BusConfined(BusSide(), on: bus, "a reactor's delivery")
+        let onOneBus = !substances.contains(where: { $0.bus !== bus })
+        self.holdsEpoch = onOneBus ? UnsafePointer(bus.ownerHolds.epoch) : nil
+        if !onOneBus {
+            bus.report(
+                .reactorMisuse, "a reactor's substances mix on different buses; reactions follow each substance's bus")
+        }
+        for substance in substances { substance.bind(self) }
+    }
+
+    deinit {
+        settings.withLock { $0.actorDelivery?.finish() }
+    }
+
+    /// The substances it reacts to that are still alive. The reactor does not keep them alive:
+    /// whoever mixes them does.
+    public var substances: [any AnySubstance] { weakSubstances.compactMap(\.substance) }
+
+    /// The keys this reactor reacts to, or nil (the default) to react to every commit.
+    ///
+    /// With keys, a commit of one of the reactor's substances calls the handlers only if it changed
+    /// one of them, or a key below one (`"info"` covers `"info.counter"`); a commit that hands over
+    /// a lock (an exclusive mix) always calls them, so that they can release it. The handlers still
+    /// use `reaction.on(key)` to tell the keys apart. Reactors whose keys did not change cost the
+    /// bus a comparison of integers instead of a call, which matters when many reactors watch
+    /// different parts of one state.
+    ///
+    /// ```swift
+    /// let reactor = Flask.reactor(attachedTo: self, mixing: store)
+    /// reactor.keys = ["title"]
+    /// reactor.handler = { owner, reaction in
+    ///     reaction.on("title") { change in owner.render(change.newValue() as String?) }
+    /// }
+    /// ```
+    ///
+    /// A key below a dictionary-like property counts as that property; a state archived through
+    /// its Codable encoding (custom `CodingKeys`) is not filtered. A key that none of the
+    /// reactor's substances has is reported once (`FluxDiagnostic.Code.unknownKey`). Takes effect
+    /// before any work item that has not started yet.
+    public var keys: [String]? {
+        get { settings.withLock { $0.keys } }
+        set {
+            settings.withLock { $0.keys = newValue }
+            let substances = self.substances
+            for key in newValue ?? [] where !substances.contains(where: { $0.isValid(key: key) }) {
+                bus.report(.unknownKey, "reactor.keys: none of the reactor's substances has a key \"\(key)\"")
+            }
+            guard !isDetached else { return }
+            for substance in substances { substance.setInterest(of: self, keys: newValue) }
+        }
+    }
+
+    public var anyOwner: AnyObject? { owner }
+    public var isDetached: Bool { detached.load(ordering: .relaxed) }
+
+    public func detach() {
+        guard detached.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        for substance in substances { substance.unbind(self) }
+        manager?.remove(self)
+    }
+
+    // MARK: Handlers
+
+    /// Sets the handler that runs on the bus (nil removes it); takes effect before any work item
+    /// that has not started yet.
+    func setHandler(_ handler: Handler?) {
+        settings.withLock { $0.handler = handler }
+        bus.performExclusive { [self] in
+            // Not `handler.map(HandlerBox.init)`: passing the closure through a generic function
+            // would wrap it in reabstraction thunks, two calls more per reaction.
+            if let handler { onBus.value.handler = HandlerBox(handler) } else { onBus.value.handler = nil }
+        }
+    }
+
+    /// Sets the handler that runs on the main actor (nil removes it).
+    func setMainActorHandler(_ handler: MainActorHandler?) {
+        settings.withLock { $0.mainActorHandler = handler }
+        bus.performExclusive { [self] in onBus.value.mainActorHandler = handler }
+    }
+
+    /// Calls `react`, a closure of the main actor, with every reaction, on the main actor.
+    func reactOnMainActor(_ react: @escaping (Owner, FlaskReaction) -> Void) {
+        // Made on the main actor and called only there.
+        nonisolated(unsafe) let react = react
+        setMainActorHandler { owner, reaction in react(owner, reaction) }
+    }
+
+    /// Calls `react`, a closure of nonisolated code, with every reaction, on the bus.
+    func reactOnBus(_ react: @escaping (Owner, FlaskReaction) -> Void) {
+        // Made by nonisolated code, with nothing isolated in it: it may run on the bus.
+        nonisolated(unsafe) let react = react
+        setHandler { owner, reaction in react(owner, reaction) }
+    }
+
+    /// Delivers through `delivery` from now on: reactions run, in commit order, where it runs them.
+    func setActorDelivery(_ delivery: ActorDelivery<Owner>) {
+        let previous = settings.withLock { settings in
+            defer { settings.actorDelivery = delivery }
+            return settings.actorDelivery
+        }
+        previous?.finish()
+        bus.performExclusive { [self] in onBus.value.actorDelivery = delivery }
+    }
+
+    // MARK: Chains
+
+    /// Starts a chain reaction with a step that mixes `substance`.
+    @inlinable
+    public func mix<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        ChainReaction(bus: substance.bus).mix(substance, body)
+    }
+
+    /// Starts a chain reaction with a step that mixes `substance` and may abort the chain
+    /// (see ``ChainReaction/mix(_:_:)-(T,(T,borrowing ChainAbort)->Void)``).
+    @inlinable
+    public func mix<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        ChainReaction(bus: substance.bus).mix(substance, body)
+    }
+
+    /// Alias of ``mix(_:_:)``.
+    public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    // MARK: Delivery (on the bus)
+
+    public func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        // The common case, kept small so that it needs no stack frame of its own: one handler on
+        // the bus, the owner already held by the bus for this batch (see `FluxOwnerHolds`). Owner
+        // and handler are borrowed, not retained: the handler is replaced only between work items.
+        // (The reaction is made inside the call: made outside, it was retained and released.)
+        if let holdsEpoch, delivery == .bus, !onBus.value.deliversElsewhere,
+            onBus.value.heldOwner.epoch == holdsEpoch.pointee, let held = onBus.value.heldOwner.object
+        {
+            return callBusHandler(Unmanaged.fromOpaque(held.toOpaque()), changes, lock)  // held as `Owner`
+        }
+        deliverAfterChecks(changes, lock: lock)
+    }
+
+    /// Calls the bus handler, if any, with `owner`; both borrowed, not retained.
+    @inline(__always)
+    private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
+        owner._withUnsafeGuaranteedRef { owner in
+            onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { handler in
+                handler.call(owner, FlaskReaction(changes: changes, onLock: lock))
+            }
+        }
+    }
+
+    /// Every other case: the owner to load and hold, reactions elsewhere than the bus, two buses.
+    @inline(never)
+    private func deliverAfterChecks(_ changes: SubstanceChanges, lock: FluxLock?) {
+        guard holdsEpoch != nil else {
+            // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
+            // bus-confined copies belong to the first bus; read them as set, under their lock.
+            guard let owner else { return detach() }
+            let current = settings.withLock { BusSide(settings: $0) }
+            return deliverElsewhere(owner, changes, lock, current)
+        }
+        guard delivery == .bus, !onBus.value.deliversElsewhere else {
+            // Reactions off the bus: the owner is not held by the bus, so that its last release
+            // stays where it was (for a UI owner, usually the main thread).
+            guard let owner else { return detach() }
+            return deliverElsewhere(owner, changes, lock, onBus.value)
+        }
+        // On the bus, the owner not held yet for this batch: loaded from its weak reference, once
+        // per hold, not per delivery (see `FluxOwnerHolds`).
+        guard let strong = self.owner else { return detach() }
+        bus.ownerHolds.hold(strong, in: &onBus.value.heldOwner)
+        callBusHandler(Unmanaged.passUnretained(strong), changes, lock)
+    }
+
+    /// The cases other than one handler called on the bus. Out of line: the common case stays
+    /// small.
+    @inline(never)
+    private func deliverElsewhere(
+        _ owner: Owner, _ changes: SubstanceChanges, _ lock: FluxLock?, _ side: BusSide<Owner>
+    ) {
+        if side.deliversElsewhere || delivery == .mainQueue {
+            // The reaction leaves the bus: its changes must never be refilled.
+            changes.markEscaped()
+        }
+        if let mainActorHandler = side.mainActorHandler {
+            // Sent to the main actor and used only there: the changes are marked escaped, and the
+            // owner of a main-actor handler is a main-actor object (or `Sendable`).
+            let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock))
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { mainActorHandler(hop.owner, hop.reaction) }
+            }
+        }
+        side.actorDelivery?.deliver(owner, FlaskReaction(changes: changes, onLock: lock))
+        guard let handler = side.handler?.call else { return }
+        switch delivery {
+        case .bus:
+            handler(owner, FlaskReaction(changes: changes, onLock: lock))
+        case .mainQueue:
+            // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
+            // are marked escaped, used only on the main queue.
+            let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock))
+            DispatchQueue.main.async { handler(hop.owner, hop.reaction) }
+        }
+    }
+}
+
+extension Reactor where Owner: Sendable {
+    /// Creates a reactor without a manager (the manager's ``ReactorManager/reactor(attachedTo:mixing:delivery:)``
+    /// is the usual way).
+    public convenience init(owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus) {
+        self.init(owner: owner, substances: substances, delivery: delivery, manager: nil)
+    }
+
+    /// Called with every reaction, on the bus (or on the main queue with `.mainQueue` delivery).
+    /// Set it right after creating the reactor: the change takes effect before any work item that
+    /// has not started yet.
+    ///
+    /// The owner arrives on the bus's thread, which is why the handler is offered only for a
+    /// `Sendable` owner. For a `@MainActor` owner (a view, a view controller), whose state only
+    /// the main actor may touch, use ``mainActorHandler``.
+    public var handler: Handler? {
+        get { settings.withLock { $0.handler } }
+        set { setHandler(newValue) }
+    }
+
+    /// Called with every reaction on the main actor, in commit order, as a handler the compiler
+    /// knows is main-actor isolated: the handler of UI owners.
+    ///
+    /// The bus does not wait for it. A lock that comes with an exclusive mix stays held until the
+    /// handler releases it (`reaction.onLock?.release()`), so async flux works across the hop.
+    public var mainActorHandler: MainActorHandler? {
+        get { settings.withLock { $0.mainActorHandler } }
+        set { setMainActorHandler(newValue) }
+    }
+}
+
+/// A substance held weakly, written once.
+///
+/// `@unchecked Sendable`: the weak reference is set in `init` and only read afterwards; weak loads
+/// are atomic.
+struct WeakSubstance: @unchecked Sendable {
+    weak var substance: (any AnySubstance)?
+
+    init(_ substance: any AnySubstance) {
+        self.substance = substance
+    }
+}
+
+/// What a reactor's user set: read back by the properties' getters.
+private struct ReactorSettings<Owner: AnyObject> {
+    var handler: Reactor<Owner>.Handler?
+    var mainActorHandler: Reactor<Owner>.MainActorHandler?
+    var actorDelivery: ActorDelivery<Owner>?
+    var keys: [String]?
+}
+
+/// A reactor's state as its deliveries read it, on the bus: its handlers, set by exclusive-lane
+/// tasks between work items, and its owner as the bus holds it.
+private struct BusSide<Owner: AnyObject> {
+    var handler: HandlerBox<Owner>? {
+        didSet { unretainedHandler = handler.map(Unmanaged.passUnretained) }
+    }
+    /// The same box, read without a retain: `handler` keeps it alive.
+    var unretainedHandler: Unmanaged<HandlerBox<Owner>>?
+    var mainActorHandler: Reactor<Owner>.MainActorHandler? {
+        didSet { deliversElsewhere = mainActorHandler != nil || actorDelivery != nil }
+    }
+    var actorDelivery: ActorDelivery<Owner>? {
+        didSet { deliversElsewhere = mainActorHandler != nil || actorDelivery != nil }
+    }
+    /// Whether reactions also run off the bus (on the main actor or another actor).
+    private(set) var deliversElsewhere = false
+    /// The owner as the bus holds it (see `FluxOwnerHolds`).
+    var heldOwner = FluxHeldOwner()
+
+    init() {}
+
+    /// The handlers as set, for substances on several buses.
+    init(settings: ReactorSettings<Owner>) {
+        self.init()
+        handler = settings.handler.map(HandlerBox.init)
+        mainActorHandler = settings.mainActorHandler
+        actorDelivery = settings.actorDelivery
+    }
+}
+
+/// A reactor's handler in a box, so the bus can call it without retaining it.
+private final class HandlerBox<Owner: AnyObject>: Sendable {
+    let call: Reactor<Owner>.Handler
+
+    init(_ call: @escaping Reactor<Owner>.Handler) {
+        self.call = call
+    }
+}

@@ -1,0 +1,129 @@
+import FluxBus
+import Foundation
+import Synchronization
+
+/// The keys one commit changed in one substance, with their old and new values.
+///
+/// Made once per commit and shared by every reactor bound to the substance. Values are read only
+/// when asked for.
+///
+/// `@unchecked Sendable`: it holds the two state snapshots, which are `Sendable` values, and is
+/// immutable once it may be read off the bus. Until then, its substance may refill it for a later
+/// commit (see `Substance.recycle`), on the bus, once nobody holds it: a reaction's changes reach
+/// only handlers on the bus (a `FlaskReaction` is not `Sendable`), and whatever hands them to
+/// another thread (a change stream, a main-actor reaction, an awaited outcome, `reaction.changes`)
+/// marks them escaped first, which rules the refill out.
+public class SubstanceChanges: @unchecked Sendable {
+    /// The substance, held weakly through its shared reference: changes may be kept (a change
+    /// stream's buffer, a main-queue reaction) longer than anyone keeps the substance, and must not
+    /// keep it alive.
+    private let reference: SubstanceReference
+    /// The identity of the substance that changed.
+    public let substanceIdentity: ObjectIdentifier
+    /// The state type's reduction plan (nil without one). Stored here, not in the subclass, so that
+    /// a reaction's key lookup makes no dynamic call.
+    let plan: ReductionPlan?
+    /// Changed plan entries (layout path), filled by the reducer on the bus before the object is
+    /// handed out, then only read; so the runtime exclusivity checks are not needed.
+    @exclusivity(unchecked) final var entries = PlanEntrySet()
+    /// Whether these changes may be read off the bus: set, on the bus, before they are handed to
+    /// another thread; never cleared.
+    private let escaped = Atomic<Bool>(false)
+
+    init(reference: SubstanceReference, plan: ReductionPlan? = nil) {
+        self.reference = reference
+        self.substanceIdentity = reference.identity
+        self.plan = plan
+    }
+
+    /// Marks the changes as read off the bus from now on, so that they are never refilled: call it
+    /// on the bus before handing them to another thread. Cheap when already marked.
+    package final func markEscaped() {
+        if !escaped.load(ordering: .relaxed) { escaped.store(true, ordering: .relaxed) }
+    }
+
+    /// Whether ``markEscaped()`` was called.
+    final var hasEscaped: Bool { escaped.load(ordering: .relaxed) }
+
+    /// The substance that changed. If it has gone away since, a stand-in with its bus and state
+    /// type (and no state) is returned rather than crashing.
+    public var substance: any AnySubstance {
+        reference.substance ?? GoneSubstance(bus: reference.bus, stateTypeName: "\(reference.stateType)")
+    }
+
+    /// The changed keys, parents included (`info` and `info.counter`).
+    public var keys: [String] { (0..<count).map(key(at:)) }
+
+    /// Whether `key` changed.
+    public func contains(_ key: String) -> Bool { slot(of: key) != nil }
+
+    /// The change of `key`, if it changed.
+    public func change(_ key: String) -> SubstanceChange? {
+        slot(of: key).map { SubstanceChange(changes: self, slot: $0) }
+    }
+
+    /// Every change, in the order of the state's properties.
+    public var all: [SubstanceChange] { (0..<count).map { SubstanceChange(changes: self, slot: $0) } }
+
+    /// The number of changed keys.
+    public var count: Int { 0 }
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { count == 0 }
+
+    func key(at slot: Int) -> String { "" }
+    func slot(of key: String) -> Int? { nil }
+
+    // MARK: Keys by entry (package): reactions look keys up in the plan's key table, then compare
+    // integers.
+
+    /// What ``lookUp(_:)`` found.
+    @usableFromInline
+    package enum EntryLookup {
+        /// The key is a plan entry and changed, at this slot of the changes. A slot rather than
+        /// a ``SubstanceChange``: returning one would retain the changes, which the reaction
+        /// asking already holds.
+        case changed(slot: Int)
+        /// The key is a plan entry and did not change.
+        case unchanged
+        /// The key is not a plan entry (a sub-key of a dictionary, the Codable path, an unknown
+        /// key): look it up by string.
+        case notAnEntry
+    }
+
+    /// Finds `key` among the plan's entries, then among the entries this commit changed, in one
+    /// call: every reaction's `on(key)` asks, and most ask about a key that did not change.
+    ///
+    /// The entry comes from the plan's key table by the key's bits, else (a key longer than 15
+    /// bytes) by hashing it. An entry whose bit is not in the changed entries' mask did not change,
+    /// which is known without reading the list.
+    @usableFromInline
+    package final func lookUp(_ key: String) -> EntryLookup {
+        // The common cases call nothing, so the function saves no registers: a key the table
+        // knows by its bits, unchanged, or changed and among the first four changed entries.
+        // Everything else is answered out of line.
+        guard let plan, let entry = plan.keyTable.entry(forKey: key) else { return lookUpByHash(key) }
+        guard entries.mayContain(entry) else { return .unchanged }
+        guard let slot = entries.inlineIndex(of: entry) else { return lookUpAmongAll(entry) }
+        return .changed(slot: slot)
+    }
+
+    /// ``lookUp(_:)`` for a key the key table does not know by its bits (longer than 15 bytes, or
+    /// not a key of the state): found by hashing it.
+    @inline(never)
+    private final func lookUpByHash(_ key: String) -> EntryLookup {
+        guard let plan, let entry = plan.keyIndex[key].map({ Int32($0) }) else { return .notAnEntry }
+        return entries.mayContain(entry) ? lookUpAmongAll(entry) : .unchanged
+    }
+
+    /// ``lookUp(_:)`` for an entry whose bit is in the mask: searched among all the changed entries.
+    @inline(never)
+    private final func lookUpAmongAll(_ entry: Int32) -> EntryLookup {
+        entries.firstIndex(of: entry).map { .changed(slot: $0) } ?? .unchanged
+    }
+
+    func oldValue(at slot: Int) -> Any? { nil }
+    func newValue(at slot: Int) -> Any? { nil }
+    /// The committed state as JSON, for a journal (nil if it cannot be encoded).
+    func encodedNewState() -> Data? { nil }
+}

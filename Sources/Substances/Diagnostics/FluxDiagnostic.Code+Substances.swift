@@ -1,0 +1,25 @@
+import FluxBus
+
+/// The diagnostics `Substances` reports.
+extension FluxDiagnostic.Code {
+    /// A mixer case with associated values was defined: dispatches of other values never reach it.
+    public static let mixerWithValues = FluxDiagnostic.Code("mixer-with-values")
+    /// A mixer returned without calling `react()` or `abort()`; it was aborted.
+    public static let mixerUnresolved = FluxDiagnostic.Code("mixer-unresolved")
+    /// `react()` or `abort()` was called after the mixer had returned or twice; ignored.
+    public static let mixerResolvedLate = FluxDiagnostic.Code("mixer-resolved-late")
+    /// `prop` was used outside a transaction, or `state` was read inside one.
+    public static let propOutsideTransaction = FluxDiagnostic.Code("prop-outside-transaction")
+    /// `state` was read inside a transaction of the same substance (it shows the committed value).
+    public static let stateInsideTransaction = FluxDiagnostic.Code("state-inside-transaction")
+    /// An archive could not be read; the bytes were kept aside.
+    public static let archiveUnreadable = FluxDiagnostic.Code("archive-unreadable")
+    /// An archive could not be written.
+    public static let archiveWriteFailed = FluxDiagnostic.Code("archive-write-failed")
+    /// A second live substance archives under a key (a name) that another live one already uses.
+    public static let archiveKeyInUse = FluxDiagnostic.Code("archive-key-in-use")
+    /// A substance used in a way that cannot work: a mixer or action defined outside
+    /// `defineMixers()`, an action that arrived without its value, a history over substances of
+    /// several buses.
+    public static let substanceMisuse = FluxDiagnostic.Code("substance-misuse")
+}

@@ -1,0 +1,80 @@
+import FluxBus
+
+/// What an awaited mix did: for each substance that ran a mixer (or a chain step), whether it
+/// committed changes, committed nothing, or aborted.
+///
+/// ```swift
+/// let outcome = await Flask.apply(SessionMixers.login, payload: ["user": "ada"])
+/// if outcome.wasAborted { ... }
+/// for changes in outcome.changes { print(changes.keys) }
+/// ```
+public struct MixOutcome: Sendable {
+    /// One substance's part in the mix.
+    public struct Entry: Sendable, CustomStringConvertible {
+        public let substance: any AnySubstance
+        public let result: Result
+        /// How many observers (reactors) the commit was delivered to.
+        public let observersNotified: Int
+
+        public init(substance: any AnySubstance, result: Result, observersNotified: Int = 0) {
+            self.substance = substance
+            self.result = result
+            self.observersNotified = observersNotified
+        }
+
+        public var receiverName: String { substance.name() }
+
+        public var changedKeys: [String] {
+            if case .committed(let changes) = result { changes.keys } else { [] }
+        }
+
+        public var aborted: Bool {
+            if case .aborted = result { true } else { false }
+        }
+
+        /// What a mix log writes of it: `session: user (1 reactor)`, `session: aborted`, or nothing
+        /// when it changed nothing.
+        public var description: String {
+            if aborted { return "\(receiverName): aborted" }
+            let keys = changedKeys
+            guard !keys.isEmpty else { return "" }
+            let reactors = observersNotified == 1 ? "reactor" : "reactors"
+            return "\(receiverName): \(keys.joined(separator: ", ")) (\(observersNotified) \(reactors))"
+        }
+    }
+
+    /// How one substance's transaction ended.
+    public enum Result: Sendable {
+        /// Committed, with these changes.
+        case committed(SubstanceChanges)
+        /// Committed, but nothing observable changed.
+        case unchanged
+        /// Aborted (by `abort()`, or because the mixer resolved nothing): the state is as it was.
+        case aborted
+    }
+
+    /// Every substance's part, in the order they ran.
+    public let entries: [Entry]
+
+    public init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// The changes committed, one per substance that changed.
+    public var changes: [SubstanceChanges] {
+        entries.compactMap { if case .committed(let changes) = $0.result { changes } else { nil } }
+    }
+
+    /// Whether any substance aborted.
+    public var wasAborted: Bool {
+        entries.contains { if case .aborted = $0.result { true } else { false } }
+    }
+
+    /// Whether no substance received the mix (no reactive substance defines the mixer).
+    public var reachedNobody: Bool { entries.isEmpty }
+
+    /// The outcome recorded in a receipt of `Flux.dispatchAndWait(_:payload:)`.
+    public init(receipt: FluxReceipt) {
+        self.entries = receipt.records.compactMap { $0 as? Entry }
+    }
+}

@@ -1,0 +1,318 @@
+import FlaskLocking
+import FluxBus
+import Synchronization
+
+/// A substance that also reacts to global mixers and typed actions: the seed's "Fluxor style"
+/// store.
+///
+/// ```swift
+/// enum EnvMixers: SubstanceMixer { case Login, Logout }
+///
+/// class AppReactiveSubstance: ReactiveSubstance<AppState, EnvMixers> {
+///     override func defineMixers() {
+///         define(mix: .Login) { payload, react, abort in
+///             self.prop.title = "signed"
+///             react()
+///         }
+///         define(Rename.self) { action, react, abort in   // a typed action (FlaskAction)
+///             self.prop.title = action.title
+///             react()
+///         }
+///     }
+/// }
+/// ```
+///
+/// Each mixer is registered on the bus once per substance, however many reactors bind it, and goes
+/// away with the substance. A mixer runs on the bus as one transaction: `react()` commits it and
+/// reactors see the changes; `abort()` leaves the state exactly as it was.
+///
+/// Mixer bodies are never stored: at creation `defineMixers()` runs once to learn which mixers and
+/// actions the substance defines, and when one is dispatched it runs again, on the bus, and
+/// executes the matching body. So a body may capture `self` without creating a reference cycle,
+/// and a substance nobody references is freed. The rule that follows: `defineMixers()` only calls
+/// `define`, the same ones every time (a `define` made only sometimes, or work done beside the
+/// `define` calls, runs again at every dispatch). A mixer defined twice runs its first body.
+///
+/// Enum mixers are matched by value, associated values included: a case with associated values
+/// (`case login(user: String)`) is reported where it is defined (`mixer-with-values`), since no
+/// dispatch of another value would reach it. Carry data in a ``FlaskAction`` instead.
+///
+/// `@unchecked Sendable`: inherits ``Substance``'s reasoning; the mixer table is behind a lock, the
+/// dispatch bookkeeping is ``BusConfined`` (touched in `init` before the bus can reach the
+/// substance: its mixers are observed only once `defineMixers()` has run), and the registration
+/// flag is atomic.
+open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchecked Sendable {
+    /// A mixer body: the payload of the dispatch, and `react`/`abort` to resolve the transaction.
+    public typealias Mixer = (_ payload: FluxPayload?, _ react: MixerResolution, _ abort: MixerResolution) -> Void
+    /// An action body: the action, and `react`/`abort` to resolve the transaction.
+    public typealias ActionBody<A: FlaskAction> =
+        (_ action: A, _ react: MixerResolution, _ abort: MixerResolution) -> Void
+
+    private let observations = LockedValue<[FluxMixerName: FluxObservation]>([:])
+    /// What `define` needs to know while `defineMixers()` runs for a dispatch, in one property:
+    /// each property of a generic class is found through its metadata.
+    @exclusivity(unchecked) private final var definition: BusConfined<MixerDefinition>
+    /// True while `init` runs `defineMixers()` to learn the mixers.
+    private let registering = Atomic<Bool>(false)
+    /// The mixers and actions `init` learned, in the order of their first definition: used only by
+    /// `init`, on its thread, before the bus can reach the substance.
+    @exclusivity(unchecked) private final var learned: [Learned] = []
+    @usableFromInline let resolver: MixerResolver
+
+    private enum Learned {
+        case mixer(M)
+        case action(FluxMixerName)
+    }
+
+    public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
+        resolver = MixerResolver(bus: bus)
+        definition = BusConfined(MixerDefinition(), on: bus, "ReactiveSubstance.define outside init and dispatches")
+        super.init(name: name, archive: archive, bus: bus)
+        resolver.reference = reference
+        // The mixers are learned first and observed after: no dispatch can reach the substance
+        // while `init` still writes its bookkeeping.
+        registering.store(true, ordering: .relaxed)
+        defineMixers()
+        registering.store(false, ordering: .relaxed)
+        for (position, definition) in learned.enumerated() {
+            switch definition {
+            case .mixer(let mixer): register(mixer, position: position)
+            case .action(let name): registerAction(name, position: position)
+            }
+        }
+        learned = []
+    }
+
+    /// Override to ``define(mix:_:)`` the mixers, and ``define(_:_:)`` the actions, this substance
+    /// reacts to. It runs at creation and again at every dispatch (see the type's notes): only
+    /// call `define`, the same ones every time.
+    open func defineMixers() {}
+
+    /// Reacts to `mixer` with `body`, run on the bus as one transaction.
+    ///
+    /// Call it only from ``defineMixers()``.
+    public final func define(mix mixer: M, _ body: Mixer) {
+        // `init` learns the mixers first, on its thread, before the bus can reach the substance;
+        // after that the definitions are read on the bus only (a debug build traps elsewhere).
+        if registering.load(ordering: .relaxed) {
+            learn(mixer)
+        } else if let event = definition.value.runningEvent {
+            // Only the definition at the running mixer's position is compared with it, so a
+            // dispatch costs a few instructions per other mixer the substance defines.
+            let position = definition.value.nextPosition
+            definition.value.nextPosition &+= 1
+            let expected = definition.value.runningPosition
+            if expected < 0 || position == expected, let running = definition.value.runningMixer,
+                running.assumingMemoryBound(to: M.self).pointee == mixer
+            {
+                definition.value.ranBody = true
+                // Not through a closure that calls the body: that cost a call and a context. The
+                // resolutions are made in the call: returned from a function, they were retained
+                // and released.
+                let serial = beginRun()
+                body(
+                    event.pointee.payload, MixerResolution(resolver: resolver, serial: serial, commits: true),
+                    MixerResolution(resolver: resolver, serial: serial, commits: false))
+                endRun(event)
+            }
+        } else {
+            register(mixer, position: nil)
+            bus.report(
+                .substanceMisuse,
+                "\(name()): define(mix: \(mixer)) called outside defineMixers(); its body will never run")
+        }
+    }
+
+    /// Reacts to actions of type `A` with `body`, run on the bus as one transaction.
+    ///
+    /// Call it only from ``defineMixers()``.
+    // Inlinable, so that the work that depends on `A` is specialized where `defineMixers()` is
+    // written: called generically, it looked up the metadata of `A?` and of the body's type at
+    // every dispatch, which made an action cost twice an enum mixer.
+    @inlinable
+    public final func define<A: FlaskAction>(_ action: A.Type, _ body: ActionBody<A>) {
+        guard let event = runsActionBody(ObjectIdentifier(A.self), named: A.busName) else { return }
+        let action: A
+        if MemoryLayout<A>.size == 0 {
+            // A type without stored properties has one value, which takes no bytes: it is not
+            // carried, and made again here.
+            action = unsafeBitCast((), to: A.self)
+        } else if let carried = event.pointee.value as? A {
+            action = carried
+        } else {
+            return reportMissingAction(named: A.busName)
+        }
+        let serial = beginRun()
+        body(
+            action, MixerResolution(resolver: resolver, serial: serial, commits: true),
+            MixerResolution(resolver: resolver, serial: serial, commits: false))
+        endRun(event)
+    }
+
+    /// What a `define` of the action type `id` does where it stands in `defineMixers()`: learns it
+    /// while `init` runs, registers and reports it outside a run, and returns the dispatch's event
+    /// when it is the running action's definition, whose body must run now (nil otherwise).
+    @usableFromInline
+    final func runsActionBody(_ id: ObjectIdentifier, named name: FluxMixerName) -> UnsafePointer<FluxEvent>? {
+        if registering.load(ordering: .relaxed) {
+            learn(action: name)
+            return nil
+        }
+        guard let event = definition.value.runningEvent else {
+            registerAction(name, position: nil)
+            bus.report(
+                .substanceMisuse,
+                "\(self.name()): define(\(name).self) called outside defineMixers(); its body will never run")
+            return nil
+        }
+        let position = definition.value.nextPosition
+        definition.value.nextPosition &+= 1
+        let expected = definition.value.runningPosition
+        guard expected < 0 || position == expected, definition.value.runningAction == id else { return nil }
+        definition.value.ranBody = true
+        return event
+    }
+
+    /// Reports an action that arrived without the value its type needs (a middleware replaced
+    /// the mix with a mixer of that name, say).
+    @usableFromInline
+    final func reportMissingAction(named name: FluxMixerName) {
+        bus.report(
+            .substanceMisuse, "\(self.name()): an action of type \(name) arrived without its value; it was ignored")
+    }
+
+    /// Learns a mixer while `init` runs `defineMixers()`. Out of line: naming `Learned`, a type
+    /// nested in this generic class, looks its metadata up at run time, and a `define` call that
+    /// named it did so at every dispatch.
+    @inline(never)
+    private final func learn(_ mixer: M) {
+        learn(.mixer(mixer)) { if case .mixer(let other) = $0 { other == mixer } else { false } }
+    }
+
+    /// Learns an action while `init` runs `defineMixers()` (out of line, as ``learn(_:)``).
+    @inline(never)
+    private final func learn(action name: FluxMixerName) {
+        learn(.action(name)) { if case .action(let other) = $0 { other == name } else { false } }
+    }
+
+    /// Learns a definition; a second one of the same mixer only makes dispatches compare every
+    /// definition.
+    private final func learn(_ definition: Learned, equal: (Learned) -> Bool) {
+        if learned.contains(where: equal) {
+            self.definition.unchecked.definesTwice = true
+        } else {
+            learned.append(definition)
+        }
+    }
+
+    /// Observes `mixer` on the bus. `position` is its place among the `define` calls when `init`
+    /// learns the mixers, nil for a mixer defined later (then found by comparing every definition).
+    private final func register(_ mixer: M, position: Int?) {
+        let name = mixer.busName
+        guard observations.withLock({ $0[name] == nil }) else { return }
+        if MixerValues.has(mixer) {
+            bus.report(
+                .mixerWithValues,
+                "\(self.name()): define(mix: \(mixer)): a mixer case with associated values is matched with its values "
+                    + "too, so a dispatch of other values never reaches it; carry data in a FlaskAction")
+        }
+        let position = position ?? -1
+        let stored = StoredMixer(mixer)
+        // The owner is this substance: cast without a check.
+        let observation = bus.observe(name, untypedOwner: self) { substance, event in
+            unsafeDowncast(substance, to: ReactiveSubstance.self).dispatch(stored.address, at: position, event)
+        }
+        observations.withLock { $0[name] = observation }
+    }
+
+    /// Observes the action named `name` on the bus (see ``register(_:position:)``).
+    private final func registerAction(_ name: FluxMixerName, position: Int?) {
+        guard observations.withLock({ $0[name] == nil }), let type = name.domain else { return }
+        let position = position ?? -1
+        let id = ObjectIdentifier(type)
+        let observation = bus.observe(name, untypedOwner: self) { substance, event in
+            unsafeDowncast(substance, to: ReactiveSubstance.self).dispatch(action: id, at: position, event)
+        }
+        observations.withLock { $0[name] = observation }
+    }
+
+    deinit {
+        for observation in observations.withLock({ $0.values }) { observation.cancel() }
+    }
+
+    private final func dispatch(_ mixer: UnsafePointer<M>, at position: Int, _ event: FluxEvent) {
+        // The event is borrowed for the length of `defineMixers()`, not copied (its payload would
+        // be retained and released on every dispatch); the mixer was stored at registration (a
+        // generic value borrowed here would go through the unspecialized `withUnsafePointer`).
+        withUnsafePointer(to: event) { event in
+            definition.value.start(mixer: UnsafeRawPointer(mixer), event, at: position)
+            runDefinitions()
+        }
+    }
+
+    private final func dispatch(action: ObjectIdentifier, at position: Int, _ event: FluxEvent) {
+        withUnsafePointer(to: event) { event in
+            definition.value.start(action: action, event, at: position)
+            runDefinitions()
+        }
+    }
+
+    /// Runs `defineMixers()` for the dispatch that `definition` describes.
+    @inline(__always)
+    private final func runDefinitions() {
+        defineMixers()
+        if definition.value.mustCompareAll() {
+            // `defineMixers()` defined its mixers in another order than at registration: look at
+            // every definition.
+            defineMixers()
+        }
+        definition.value.finish()
+    }
+
+    /// Opens the transaction of a body: returns the serial of its `react` and `abort`.
+    @usableFromInline @inline(__always)
+    final func beginRun() -> UInt64 {
+        beginTransaction()
+        return resolver.begin()
+    }
+
+    /// Resolves the transaction of the body that just returned: commits and delivers on `react()`,
+    /// discards on `abort()` or neither (reported).
+    @usableFromInline @inline(__always)
+    final func endRun(_ event: UnsafePointer<FluxEvent>) {
+        let outcome = resolver.end()
+        switch outcome {
+        case true?:
+            if let changes = commitTransaction() {
+                let lock = event.pointee.lock
+                lock?.handOver()
+                deliver(changes, lock: lock)
+            }
+        case false?:
+            abortTransaction()
+        case nil:
+            abortTransaction()
+            bus.report(
+                .mixerUnresolved,
+                "\(name()): mixer \(event.pointee.mixer) returned without react() or abort(); it was aborted")
+        }
+    }
+}
+
+/// A registered mixer at an address of its own, for its observation's lifetime: a dispatch
+/// compares definitions with it there.
+///
+/// `@unchecked Sendable`: the value is written once, in `init`, and then only read.
+private final class StoredMixer<M: SubstanceMixer>: @unchecked Sendable {
+    let address: UnsafeMutablePointer<M>
+
+    init(_ mixer: M) {
+        address = .allocate(capacity: 1)
+        address.initialize(to: mixer)
+    }
+
+    deinit {
+        address.deinitialize(count: 1)
+        address.deallocate()
+    }
+}

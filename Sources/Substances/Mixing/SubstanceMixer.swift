@@ -1,0 +1,26 @@
+import FluxBus
+
+/// The global mixers a ``ReactiveSubstance`` can react to.
+///
+/// ```swift
+/// enum EnvMixers: SubstanceMixer { case Login, Logout }
+/// ```
+///
+/// Mixer names are scoped by their enumeration, so two enumerations may share case names.
+/// Enumerations without associated values are `Hashable` without saying so.
+public protocol SubstanceMixer: Hashable, Sendable {
+    /// The mixer's name within its enumeration.
+    var mixerName: String { get }
+}
+
+extension SubstanceMixer {
+    public var mixerName: String { String(describing: self) }
+
+    /// The name the bus knows this mixer by: ``mixerName``, scoped by the enumeration, so that
+    /// `AuthMixers.login` and `ShopMixers.login` never collide.
+    public var busName: FluxMixerName { FluxMixerName(mixerName, domain: Self.self) }
+}
+
+extension SubstanceMixer where Self: RawRepresentable, RawValue == String {
+    public var mixerName: String { rawValue }
+}

@@ -1,0 +1,20 @@
+import FluxBus
+
+/// A substance observer made of closures: change streams, observation views and change probes
+/// each bind one. The substance holds it while bound; `finish` runs when it is freed (the
+/// substance went away, or it was unbound).
+final class CommitClosureObserver: SubstanceObserver {
+    private let forward: @Sendable (SubstanceChanges) -> Void
+    private let finish: (@Sendable () -> Void)?
+
+    init(_ forward: @escaping @Sendable (SubstanceChanges) -> Void, finish: (@Sendable () -> Void)? = nil) {
+        self.forward = forward
+        self.finish = finish
+    }
+
+    deinit { finish?() }
+
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        forward(changes)
+    }
+}

@@ -1,0 +1,85 @@
+/// A short list of reduction-plan entries: the entries a commit changed, in the order found, or
+/// the entries a reactor declared it reacts to. The first four are inline, the rest in an array:
+/// most commits change a few keys, and an array per commit was an allocation, a growth and a free
+/// on every dispatch.
+struct PlanEntrySet: RandomAccessCollection {
+    private var inline: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+    private var inlineCount = 0
+    /// Nil until a fifth entry: an empty array would still be released whenever a list is
+    /// replaced (a recycled commit's list is, on every dispatch).
+    private var overflow: [Int32]? = nil
+    /// One bit per entry modulo 64: two lists whose masks share no bit share no entry, which a
+    /// reactor filtering by key checks without reading the lists.
+    private(set) var mask: UInt64 = 0
+
+    /// Whether `entry` may be in the list: false when its bit is not in the mask.
+    @inline(__always)
+    func mayContain(_ entry: Int32) -> Bool { mask & PlanEntrySet.bit(of: entry) != 0 }
+
+    @inline(__always)
+    private static func bit(of entry: Int32) -> UInt64 { 1 &<< UInt64(entry & 63) }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { inlineCount + (overflow?.count ?? 0) }
+
+    subscript(position: Int) -> Int32 {
+        switch position {
+        case 0: inline.0
+        case 1: inline.1
+        case 2: inline.2
+        case 3: inline.3
+        default: overflow.unsafelyUnwrapped[position - 4]
+        }
+    }
+
+    /// The index of `entry` among the first four entries (kept inline), if it is there: compared
+    /// directly rather than through the generic collection algorithm.
+    @inline(__always)
+    func inlineIndex(of entry: Int32) -> Int? {
+        if inlineCount > 0, inline.0 == entry { return 0 }
+        if inlineCount > 1, inline.1 == entry { return 1 }
+        if inlineCount > 2, inline.2 == entry { return 2 }
+        if inlineCount > 3, inline.3 == entry { return 3 }
+        return nil
+    }
+
+    /// The position of `entry`.
+    @inline(__always)
+    func firstIndex(of entry: Int32) -> Int? {
+        inlineIndex(of: entry) ?? overflow?.firstIndex(of: entry).map { $0 + 4 }
+    }
+
+    func contains(_ entry: Int32) -> Bool { firstIndex(of: entry) != nil }
+
+    /// Whether any entry of `other` is in this list.
+    @inline(__always)
+    func intersects(_ other: PlanEntrySet) -> Bool {
+        if mask & other.mask == 0 { return false }
+        for index in other.indices where contains(other[index]) { return true }
+        return false
+    }
+
+    /// Takes `other`'s entries, field by field: assigning the whole list went through its type's
+    /// value witness (a recycled commit does it on every dispatch).
+    @inline(__always)
+    mutating func replace(with other: consuming PlanEntrySet) {
+        inline = other.inline
+        inlineCount = other.inlineCount
+        mask = other.mask
+        if overflow != nil || other.overflow != nil { overflow = other.overflow }
+    }
+
+    mutating func append(_ entry: Int32) {
+        mask |= PlanEntrySet.bit(of: entry)
+        switch inlineCount {
+        case 0: inline.0 = entry
+        case 1: inline.1 = entry
+        case 2: inline.2 = entry
+        case 3: inline.3 = entry
+        default:
+            if overflow == nil { overflow = [entry] } else { overflow?.append(entry) }
+            return
+        }
+        inlineCount += 1
+    }
+}

@@ -1,0 +1,176 @@
+/// How to find the changes between two values of one state type, worked out once per type.
+///
+/// The **layout path** locates every stored property's offset once, then compares old and new state
+/// property by property: identical bits mean no change, and only where bits differ does it ask
+/// `==` (or the Codable flattening, for dictionaries and values that are not `Equatable`). Old and
+/// new values are read only when a reaction asks for them. Nested structs are descended into, so
+/// `info.nest.foo` is a key of its own and `info` changes when anything below it changes.
+///
+/// The **Codable path** flattens both states through their `encode(to:)` and compares the trees. It
+/// serves what the layout path cannot: a type the runtime cannot describe, or whose coding keys
+/// differ from its property names (custom `CodingKeys`). A nested struct with custom coding keys
+/// falls back alone, as one expandable property.
+///
+/// `@unchecked Sendable`: immutable after `init`; its closures capture only types.
+final class ReductionPlan: @unchecked Sendable {
+    struct Entry {
+        let key: String
+        let offset: Int
+        let traits: ValueTraits
+        /// Index of the enclosing struct's entry, or -1.
+        let parent: Int
+    }
+
+    /// The comparison loop's view of a compared property: plain data, so reading it touches no
+    /// reference count.
+    struct Leaf {
+        enum Kind: UInt8 {
+            case bits, equatable, expand
+        }
+
+        let offset: Int
+        let size: Int
+        let kind: Kind
+        /// Index of the enclosing struct's entry, or -1.
+        let parent: Int32
+        /// Index of this property's entry.
+        let entry: Int32
+    }
+
+    /// Consecutive leaves whose bytes follow each other, with no padding between them: `length`
+    /// bytes from `offset`.
+    struct LeafRun {
+        let offset: Int
+        let length: Int
+        let leaves: Range<Int>
+
+        static func runs(_ leaves: [Leaf]) -> [LeafRun] {
+            var runs: [LeafRun] = []
+            var start = 0
+            while start < leaves.count {
+                var end = start + 1
+                while end < leaves.count, leaves[end].offset == leaves[end - 1].offset + leaves[end - 1].size {
+                    end += 1
+                }
+                let length = leaves[end - 1].offset + leaves[end - 1].size - leaves[start].offset
+                runs.append(LeafRun(offset: leaves[start].offset, length: length, leaves: start..<end))
+                start = end
+            }
+            return runs
+        }
+    }
+
+    let stateType: any Any.Type
+    /// `StateChanges<S>.self`, looked up once: allocating through it spares every commit a run-time
+    /// lookup of the generic class's metadata (5% of a dispatch's instructions).
+    let changesClass: AnyClass
+    let entries: [Entry]
+    /// The compared properties (every entry but nested structs), in declaration order.
+    let leaves: [Leaf]
+    /// The leaves in runs whose bytes are contiguous: a commit scans a run's bytes for the first
+    /// difference, several words a step, and looks at properties only where bytes differ, so a wide
+    /// state costs a comparison of its words rather than a loop turn per property.
+    let runs: [LeafRun]
+    let keyIndex: [String: Int]
+    /// The entries by the bits of their keys, for reactions.
+    let keyTable: KeyTable
+    /// Keys under which any dotted sub-key is valid (dictionaries, expandable values).
+    let openPrefixes: [String]
+    /// True when the whole state goes through the Codable path.
+    let usesCodablePath: Bool
+
+    init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
+        stateType = type
+        changesClass = StateChanges<S>.self
+        let tree = FlatEncoder.flatten(S())
+        var builder = Builder()
+        if !forceCodablePath, let fields = FieldLayout.storedFields(of: S.self),
+            ReductionPlan.shape(fields, matches: tree)
+        {
+            usesCodablePath = false
+            builder.add(fields, base: 0, prefix: "", parent: -1, tree: tree)
+        } else {
+            usesCodablePath = true
+        }
+        entries = builder.entries
+        leaves = builder.leaves
+        runs = LeafRun.runs(builder.leaves)
+        keyIndex = builder.keyIndex
+        keyTable = KeyTable(keys: builder.entries.map(\.key))
+        openPrefixes = builder.openPrefixes
+    }
+
+    private struct Builder {
+        var entries: [Entry] = []
+        var leaves: [Leaf] = []
+        var keyIndex: [String: Int] = [:]
+        var openPrefixes: [String] = []
+
+        mutating func add(_ fields: [StoredField], base: Int, prefix: String, parent: Int, tree: FlatValue) {
+            for field in fields where !field.name.hasPrefix("_") && !field.name.contains("$") {
+                let key = prefix + field.name
+                let index = entries.count
+                let offset = base + field.offset
+                let subtree = tree.child(at: [field.name])
+                let traits = ValueTraits.of(field.type)
+                keyIndex[key] = index
+                entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent))
+                if field.isStruct, let subtree, case .keyed = subtree, !(field.type is any KeyedByContent.Type),
+                    let nested = FieldLayout.storedFields(of: field.type), ReductionPlan.shape(nested, matches: subtree)
+                {
+                    add(nested, base: offset, prefix: key + ".", parent: index, tree: subtree)
+                } else {
+                    let kind: Leaf.Kind
+                    switch traits.comparison {
+                    case .bits: kind = .bits
+                    case .equatable: kind = .equatable
+                    case .expand:
+                        kind = .expand
+                        openPrefixes.append(key + ".")
+                    }
+                    leaves.append(
+                        Leaf(offset: offset, size: traits.size, kind: kind, parent: Int32(parent), entry: Int32(index)))
+                }
+            }
+        }
+    }
+
+    /// Whether a struct's coding keys are its property names (so offsets and keys agree).
+    fileprivate static func shape(_ fields: [StoredField], matches tree: FlatValue) -> Bool {
+        guard case .keyed(let encoded) = tree else { return false }
+        var names: [String: StoredField] = [:]
+        for field in fields { names[field.name] = field }
+        for key in encoded.keys where names[key] == nil { return false }
+        for field in fields where encoded[field.name] == nil {
+            // Synthesized encoding skips nil optionals; anything else missing means custom keys.
+            if !(field.type is any OptionalProtocol.Type) && !field.name.contains("$") { return false }
+        }
+        return true
+    }
+
+    /// The entries whose change concerns an observer that declared `keys`; nil when changes of
+    /// this state are not told apart by entry (the Codable path). A key below a dictionary-like
+    /// property is represented by that property; a key the state does not have adds nothing.
+    func interest(in keys: [String]) -> PlanEntrySet? {
+        if usesCodablePath { return nil }
+        var interest = PlanEntrySet()
+        for key in keys {
+            if let index = entry(holding: key) { interest.append(Int32(index)) }
+        }
+        return interest
+    }
+
+    /// Whether `key` names something in this state (a property, a nested property, or a sub-key
+    /// of a dictionary-like property).
+    func isValid(key: String) -> Bool {
+        usesCodablePath || entry(holding: key) != nil
+    }
+
+    /// The entry of `key`, or of the dictionary-like property a sub-key is below; nil for a key the
+    /// state does not have (and on the Codable path, which has no entries).
+    private func entry(holding key: String) -> Int? {
+        if let index = keyIndex[key] { return index }
+        guard let prefix = openPrefixes.first(where: { key.hasPrefix($0) }) else { return nil }
+        return keyIndex[String(prefix.dropLast())]
+    }
+}

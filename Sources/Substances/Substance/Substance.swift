@@ -1,0 +1,383 @@
+import Archive
+import FlaskLocking
+import FluxBus
+import Synchronization
+
+/// A store of one ``State`` value, mixed through the bus: the seed's "Redux style" store.
+///
+/// ```swift
+/// class Feed: Substance<FeedState> {}
+/// let feed = Feed()
+/// let settings = Substance<SettingsState>(name: "settings", archive: true)
+/// ```
+///
+/// - `state` is the committed value: safe to read from any thread, a consistent snapshot.
+/// - `prop` is the working copy inside a transaction (a mixer or a chain step), on the bus.
+///
+/// Every instance has its own identity: two instances never see each other's changes, named or
+/// not. A substance is freed when nothing references it; its mixers and bindings go with it.
+///
+/// `@unchecked Sendable`: the committed state as other threads read it and the last default
+/// archive key are behind locks; everything else that changes (the working copy, the bound
+/// observers, the captured state) is ``BusConfined``: touched only on the bus, whose items run one
+/// at a time, which debug builds check; the archive flag is atomic.
+open class Substance<S: State>: AnySubstance, @unchecked Sendable {
+    public let bus: Flux
+    let plan: ReductionPlan
+    /// The weak reference each commit's changes hold (made once: see ``SubstanceReference``).
+    let reference: SubstanceReference
+    /// Reports an archive problem; made once, and holding the substance only weakly, so that a
+    /// pending write neither allocates a closure per commit nor keeps the substance alive.
+    let reportArchiveProblem: @Sendable (ArchiveProblem) -> Void
+    private let givenName: String?
+    private let serial: UInt64
+    private let archiveFlag: Atomic<Bool>
+    /// The default archive key and the key space and name it was built from. An archived substance
+    /// asks for its key on every commit, and building it again (a string interpolation and an
+    /// allocation) was about a fifth of such a commit's cost; the two overridable parts are still
+    /// asked for every time, so the key follows them when they change.
+    private let lastArchiveKey = LockedValue<(space: String, name: String, key: String)?>(nil)
+
+    // The state lives in two slots allocated once, which trade places at every commit: a commit
+    // publishes its state without copying it, and the reducer compares the two where they lie.
+    /// The working copy, which `prop` hands out by address: a `_modify` accessor over a generic
+    /// stored property allocated and freed its coroutine frame on every use (two mallocs per mixer
+    /// body).
+    @exclusivity(unchecked) @usableFromInline final var workingSlot: BusConfined<UnsafeMutablePointer<S>>
+    /// The committed state, as the bus reads it (without a lock: only the bus writes it).
+    @exclusivity(unchecked) private final var committedSlot: BusConfined<UnsafeMutablePointer<S>>
+    /// The committed state (a slot of `S`) as other threads read it, under `publishedLock`, which
+    /// the bus also takes to publish a commit (a pointer swap), so a reader's copy is never torn.
+    // Touched only with `publishedLock` held.
+    @exclusivity(unchecked) private final var publishedSlot: UnsafeMutablePointer<S>
+    private let publishedLock = InPlaceLock()
+    @exclusivity(unchecked) @usableFromInline final var inTransaction: BusConfined<Bool>
+    /// Copies handed to `prop` writes outside a transaction (misuse, reported); freed with the
+    /// substance.
+    private let discardedSlots = LockedValue<[UnsafeMutablePointer<S>]>([])
+    /// The changes of an earlier commit that were delivered only on the bus and that nobody held
+    /// any more: refilled by the next commit instead of allocating (and later freeing) a new
+    /// object. Held as the base class: naming `StateChanges<S>` here would look its metadata up at
+    /// run time on every use.
+    @exclusivity(unchecked) private final var spareChanges: BusConfined<SubstanceChanges?>
+    /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
+    /// detached or its owner goes away). An unbound slot is emptied at once and the list compacted
+    /// when half of it is empty, so binding and unbinding cost O(1) amortized.
+    private let observers: BoundObserverList
+    @exclusivity(unchecked) private final var observerSlots: BusConfined<[ObjectIdentifier: Int]>
+    @exclusivity(unchecked) private final var emptySlots: BusConfined<Int>
+    /// The state remembered by `captureState()`.
+    @exclusivity(unchecked) final var captured: BusConfined<S?>
+
+    /// Creates a substance.
+    ///
+    /// - Parameters:
+    ///   - name: a unique name, required to archive; unnamed substances get a unique generated name.
+    ///   - archive: restore the archived state now and archive changes from now on.
+    ///   - bus: the bus to mix on; the shared one unless you isolate (tests, tools).
+    public init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
+        let initial = S()
+        self.bus = bus
+        self.plan = ReductionPlan.cached(for: S.self)
+        self.givenName = name
+        self.serial = substanceSerial.add(1, ordering: .relaxed).newValue
+        self.archiveFlag = Atomic(archive)
+        let working = UnsafeMutablePointer<S>.allocate(capacity: 1)
+        working.initialize(to: initial)
+        let committed = UnsafeMutablePointer<S>.allocate(capacity: 1)
+        committed.initialize(to: initial)
+        self.workingSlot = BusConfined(working, on: bus, "Substance's working copy")
+        self.committedSlot = BusConfined(committed, on: bus, "Substance's committed state")
+        self.publishedSlot = committed
+        self.inTransaction = BusConfined(false, on: bus, "Substance.inTransaction")
+        self.spareChanges = BusConfined(nil, on: bus, "Substance's spare changes")
+        self.observers = BoundObserverList(on: bus)
+        self.observerSlots = BusConfined([:], on: bus, "Substance's bound observers")
+        self.emptySlots = BusConfined(0, on: bus, "Substance's bound observers")
+        self.captured = BusConfined(nil, on: bus, "Substance's captured state")
+        let reference = SubstanceReference(bus: bus, stateType: S.self)
+        self.reference = reference
+        self.reportArchiveProblem = { problem in Substance.report(problem, of: reference) }
+        reference.attach(self)
+        if archive { restoreArchive() }
+    }
+
+    deinit {
+        // No other thread can reach the substance any more.
+        for slot in [workingSlot.unchecked, committedSlot.unchecked] {
+            slot.deinitialize(count: 1)
+            slot.deallocate()
+        }
+        for slot in discardedSlots.withLock({ $0 }) {
+            slot.deinitialize(count: 1)
+            slot.deallocate()
+        }
+    }
+
+    /// Creates an unnamed substance on the shared bus.
+    public required convenience init() {
+        self.init(name: nil, archive: false, bus: .shared)
+    }
+
+    /// The committed state: safe from any thread, a consistent snapshot.
+    public var state: S {
+        if bus.isCurrent, inTransaction.value {
+            bus.report(
+                .stateInsideTransaction,
+                "\(name()): `state` read inside a transaction shows the committed value; use `prop` for the working copy"
+            )
+        }
+        return committedValue()
+    }
+
+    /// A copy of the committed state, from any thread.
+    private func committedValue() -> S {
+        publishedLock.withLock { publishedSlot.pointee }
+    }
+
+    /// The working copy, inside a mixer or a chain step. Outside a transaction it reads the
+    /// committed state, writes are discarded, and both are reported.
+    ///
+    /// Inlinable: a mixer body's every use of `prop` is then a check and a load where it is written.
+    public var prop: S {
+        @inlinable
+        get {
+            if bus.isCurrent, inTransaction.value { return workingSlot.value.pointee }
+            return propOutsideTransaction()
+        }
+        @inlinable
+        unsafeMutableAddress {
+            if bus.isCurrent, inTransaction.value { return workingSlot.value }
+            return slotOutsideTransaction()
+        }
+    }
+
+    /// `prop` read outside a transaction: reported, and the committed state.
+    @usableFromInline
+    final func propOutsideTransaction() -> S {
+        reportPropMisuse()
+        return committedValue()
+    }
+
+    /// `prop` written outside a transaction: reported, and a copy nobody reads to write to.
+    @usableFromInline
+    final func slotOutsideTransaction() -> UnsafeMutablePointer<S> {
+        reportPropMisuse()
+        // Writes go to a copy nobody reads; it is kept until the substance goes, since the
+        // caller writes through the address after this returns.
+        let discarded = UnsafeMutablePointer<S>.allocate(capacity: 1)
+        discarded.initialize(to: committedValue())
+        discardedSlots.withLock { $0.append(discarded) }
+        return discarded
+    }
+
+    private func reportPropMisuse() {
+        bus.report(
+            .propOutsideTransaction,
+            "\(name()): `prop` used outside a transaction; writes are discarded. Mix it in a mixer or a chain step")
+    }
+
+    // MARK: Naming
+
+    /// The substance's name: the one given at creation, or `<State>#<n>`, unique per instance.
+    open func name() -> String {
+        givenName ?? "\(S.self)#\(serial)"
+    }
+
+    public var stateTypeName: String { "\(S.self)" }
+
+    public func isValid(key: String) -> Bool { plan.isValid(key: key) }
+
+    // MARK: Binding
+
+    public func bind(_ observer: any SubstanceObserver) {
+        let id = ObjectIdentifier(observer)
+        bus.performExclusive { [self] in
+            guard observerSlots.value[id] == nil else { return }
+            observerSlots.value[id] = observers.count
+            observers.append(BoundObserver(binding: ObserverBinding(observer)))
+        }
+    }
+
+    public func setInterest(of observer: any SubstanceObserver, keys: [String]?) {
+        let id = ObjectIdentifier(observer)
+        let interest = keys.flatMap(plan.interest(in:))
+        bus.performExclusive { [self] in
+            guard let slot = observerSlots.value[id] else { return }
+            observers[slot].filtersByKey = interest != nil
+            observers[slot].interest = interest ?? PlanEntrySet()
+        }
+    }
+
+    public func unbind(_ observer: any SubstanceObserver) {
+        let id = ObjectIdentifier(observer)
+        bus.performExclusive { [self] in
+            guard let slot = observerSlots.value.removeValue(forKey: id) else { return }
+            observers[slot].binding = nil
+            emptySlots.value += 1
+            if emptySlots.value > 8 && emptySlots.value * 2 > observers.count { compactObservers() }
+        }
+    }
+
+    /// Drops the empty slots of unbound observers (on the bus).
+    private func compactObservers() {
+        observers.removeUnbound()
+        observerSlots.value.removeAll(keepingCapacity: true)
+        for slot in 0..<observers.count {
+            if let binding = observers[slot].binding { observerSlots.value[ObjectIdentifier(binding.observer)] = slot }
+        }
+        emptySlots.value = 0
+    }
+
+    /// The number of bound observers, counted on the bus (for tests and diagnostics).
+    public func observerCount() async -> Int {
+        await withCheckedContinuation { continuation in
+            bus.performExclusive { [self] in continuation.resume(returning: observerSlots.value.count) }
+        }
+    }
+
+    // MARK: Transactions (package: on the bus only)
+
+    /// Opens a transaction: `prop` becomes a working copy of the committed state. Nothing happens
+    /// if one is open. Bus only (a debug build traps elsewhere).
+    package final func beginTransaction() {
+        bus.assertIsCurrent("\(name()): beginTransaction()")
+        guard !inTransaction.value else { return }
+        workingSlot.value.pointee = committedSlot.value.pointee
+        inTransaction.value = true
+    }
+
+    /// Commits the working copy: publishes it as `state` and returns the changes, nil if none (or
+    /// none computed, when nobody observes). While an awaited mix runs, records the outcome (a
+    /// `MixOutcome.Entry`) in the bus's active receipt. Bus only.
+    package final func commitTransaction() -> SubstanceChanges? {
+        bus.assertIsCurrent("\(name()): commitTransaction()")
+        guard inTransaction.value else { return nil }
+        inTransaction.value = false
+        // The working copy is the committed state now: the slots trade places, and the previous
+        // state, now in the working slot, is compared with it and then overwritten by the next
+        // `beginTransaction`. (Not `swap(_:_:)`: called unspecialized, it would look up the
+        // pointer type's metadata.)
+        let committed = workingSlot.value
+        let previous = committedSlot.value
+        committedSlot.value = committed
+        workingSlot.value = previous
+        publishedLock.withLock { publishedSlot = committed }
+        if !archiveDisabled() { scheduleArchiveWrite(of: committed.pointee) }
+        let receipt = bus.activeReceipt
+        // Nothing is reduced when nobody observes. Last commit's changes object is refilled when
+        // it never left the bus and nobody held it after its delivery (see `recycle`); refilling
+        // may move the previous state into it, but only reads the committed one.
+        let changes =
+            observerSlots.value.isEmpty && receipt == nil
+            ? nil
+            : StateReducer.reduce(previous, committed, plan: plan, reference: reference, recycling: &spareChanges.value)
+        if let receipt {
+            // The outcome crosses to the task that awaits it.
+            changes?.markEscaped()
+            let result: MixOutcome.Result = changes.map { .committed($0) } ?? .unchanged
+            let notified = changes == nil ? 0 : observerSlots.value.count
+            receipt.record(MixOutcome.Entry(substance: self, result: result, observersNotified: notified))
+        }
+        return changes
+    }
+
+    /// Discards the working copy: the state stays exactly as it was. While an awaited mix runs,
+    /// records the abort in the bus's active receipt. Bus only.
+    package final func abortTransaction() {
+        bus.assertIsCurrent("\(name()): abortTransaction()")
+        guard inTransaction.value else { return }
+        inTransaction.value = false
+        workingSlot.value.pointee = committedSlot.value.pointee
+        bus.activeReceipt?.record(MixOutcome.Entry(substance: self, result: .aborted))
+    }
+
+    /// Delivers a commit's changes to the bound observers. Bus only.
+    package final func deliver(_ changes: consuming SubstanceChanges, lock: FluxLock?) {
+        bus.assertIsCurrent("\(name()): deliver(_:lock:)")
+        // Observers change only through exclusive-lane tasks, never while this loop runs, so the
+        // list's storage is read in place, and each binding borrowed, without retaining either.
+        observers.beginReading()
+        let bound = observers.elements
+        for index in 0..<observers.count {
+            // An observer that declared its keys skips commits that changed none of them, unless
+            // the commit hands over a lock that its handler must be able to release.
+            if lock == nil, !bound[index].accepts(changes) { continue }
+            bound[index].binding.map(Unmanaged.passUnretained)?._withUnsafeGuaranteedRef { binding in
+                if !binding.keepsChangesOnBus { changes.markEscaped() }
+                binding.observer.substance(self, didCommit: changes, lock: lock)
+            }
+        }
+        observers.endReading()
+        recycle(changes)
+    }
+
+    /// Keeps delivered changes for the next commit when they never left the bus (no stream,
+    /// main-actor reaction, receipt or observer of its own took them: see
+    /// ``SubstanceChanges/markEscaped()``) and nobody holds them any more. Reactions and changes
+    /// cannot leave a bus handler (they are not `Sendable`), so every earlier reader ran on this
+    /// bus, before this point: the refill races with no one, and the thread sanitizer sees why.
+    private func recycle(_ changes: consuming SubstanceChanges) {
+        var changes = changes
+        guard spareChanges.value == nil, !changes.hasEscaped, changes.substanceIdentity == ObjectIdentifier(self),
+            ObjectIdentifier(type(of: changes)) == ObjectIdentifier(plan.changesClass),
+            isKnownUniquelyReferenced(&changes)
+        else { return }
+        spareChanges.value = changes
+    }
+
+    /// The committed state as the bus sees it (on the bus only).
+    var committedState: S { committedSlot.value.pointee }
+
+    /// Sets the state during initialization, before anything can observe it.
+    func setInitialState(_ value: S) {
+        workingSlot.unchecked.pointee = value
+        publishedLock.withLock { publishedSlot.pointee = value }
+    }
+
+    /// Replaces the committed state in one transaction, as a bus item; observers react to the
+    /// difference. Used by rollback and restore.
+    func replaceState(with value: S, lock: FluxLock? = nil) {
+        beginTransaction()
+        workingSlot.value.pointee = value
+        if let changes = commitTransaction() { deliver(changes, lock: lock) }
+    }
+
+    // MARK: Archive hooks (overridable; see Substance+Archive.swift)
+
+    /// The key space of the archive key (`"1"` by default).
+    open func archiveKeySpace() -> String { "1" }
+
+    /// The archive key (`"Fx.<keySpace>.<name>"` by default).
+    open func archiveKey() -> String {
+        let space = archiveKeySpace()
+        let name = name()
+        return lastArchiveKey.withLock { last in
+            if let last, last.space == space, last.name == name { return last.key }
+            let key = "Fx.\(space).\(name)"
+            last = (space, name, key)
+            return key
+        }
+    }
+
+    /// Seconds of quiet after the last change before the state is written (2 by default).
+    open func archiveDelay() -> Double { 2.0 }
+
+    /// The most seconds a change waits to be written while changes keep coming
+    /// (`Archiver.defaultMaxDelay`, 5, by default): the bound on what a crash or a kill can lose.
+    open func archiveMaxDelay() -> Double { Archiver.defaultMaxDelay }
+
+    /// Whether archiving is off (by default, when ``shouldArchive`` is false).
+    open func archiveDisabled() -> Bool { !shouldArchive }
+
+    /// The archiver to write with (`Archiver.shared` by default: the app's default store).
+    open func archiver() -> Archiver { .shared }
+
+    /// Whether changes are archived. Set at creation by `archive:`; may be changed at any time.
+    public var shouldArchive: Bool {
+        get { archiveFlag.load(ordering: .relaxed) }
+        set { archiveFlag.store(newValue, ordering: .relaxed) }
+    }
+}
+
+private let substanceSerial = Atomic<UInt64>(0)

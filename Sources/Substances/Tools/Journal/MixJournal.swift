@@ -1,0 +1,209 @@
+import FlaskLocking
+import FluxBus
+import Foundation
+
+/// An opt-in record of every mix on a bus: the mixer and payload, which substances changed which
+/// keys, how long it took, how many reactors were notified, which locks were held.
+///
+/// It is a ``FluxMiddleware``: install it with `bus.use(journal)` and remove it when done; with no
+/// journal installed the bus pays nothing for it. It keeps the last `capacity` entries and counts
+/// the ones it dropped. Export it with ``jsonLines()``, read it back with
+/// ``entries(fromJSONLines:)``, and replay it with ``replay(_:on:domains:substances:)``.
+///
+/// ```swift
+/// let journal = MixJournal(capacity: 1_000)
+/// Flask.bus.use(journal)
+/// // ... the app mixes ...
+/// try journal.jsonLines().write(to: url, atomically: true, encoding: .utf8)
+/// ```
+///
+/// Payload values are recorded (a replay needs them). To keep them out of the record, create the
+/// journal with `recordsPayloadValues: false`: it then keeps keys and types, and such mixes are
+/// not replayable.
+public final class MixJournal: FluxMiddleware {
+    /// One mix.
+    public struct Entry: Sendable, Codable {
+        /// The mix's number on its bus (see ``FluxMixReport/serial``).
+        public let serial: UInt64
+        public let kind: FluxMixReport.Kind
+        /// The mixer's name (without its domain), or the task's label (`chain`, `rollback`, `undo`).
+        public let mixer: String
+        /// The name of the mixer's domain type (the `SubstanceMixer` enumeration), if any.
+        public let domain: String?
+        /// The payload, as JSON values.
+        public let payload: [String: JournalValue]?
+        /// The value dispatched with the mixer (a typed action), as JSON: its `Codable` fields, or
+        /// its type when it is not `Codable`. Nil for none, and for an action without stored
+        /// properties (its type, the ``domain``, is all there is to it).
+        public let action: JournalValue?
+        /// The mixer as dispatched, when a middleware replaced it.
+        public let dispatchedMixer: String?
+        /// Set when a middleware stopped the mix.
+        public let stop: Stop?
+        /// What each substance did, in the order they ran.
+        public let changes: [Change]
+        /// How many observers of the mixer were called (substances that define it).
+        public let observersCalled: Int
+        /// How many reactors the commits were delivered to.
+        public let reactorsNotified: Int
+        /// The serials of the locks open while the mix ran.
+        public let locksHeld: [UInt64]
+        /// How long the mix took on the bus, its reactions included, in microseconds.
+        public let microseconds: Double
+        /// When the mix ran (wall clock).
+        public let date: Date
+        /// The new states of the substances a task (chain, rollback, undo) changed, as JSON:
+        /// a replay applies them, since a task's closures cannot be recorded.
+        public let states: [String: Data]?
+
+        /// The mixer's full name, `Domain.name` (for a typed action, its type's name).
+        public var mixerDescription: String {
+            guard let domain else { return mixer }
+            return mixer.isEmpty ? domain : "\(domain).\(mixer)"
+        }
+
+        /// Whether the mix was a typed action (its type is the ``domain``).
+        public var isAction: Bool { mixer.isEmpty && domain != nil }
+
+        /// The payload as the mixer saw it, when it was recorded in process (not exported: not
+        /// among the coding keys).
+        private(set) var livePayload: FluxPayload? = nil
+        /// The action as dispatched, when it was recorded in process (not exported).
+        private(set) var liveAction: (any Sendable)? = nil
+
+        enum CodingKeys: String, CodingKey {
+            case serial, kind, mixer, domain, payload, action, dispatchedMixer, stop, changes, observersCalled
+            case reactorsNotified, locksHeld, microseconds, date, states
+        }
+
+        init(report: FluxMixReport, recordsPayloadValues: Bool, recordsStates: Bool) {
+            serial = report.serial
+            kind = report.kind
+            mixer = report.mixer.name
+            domain = report.mixer.domain.map { "\($0)" }
+            payload = report.payload.map { payload in
+                payload.mapValues { value in
+                    recordsPayloadValues ? JournalValue(value) : .unrepresentable(type: "\(type(of: value))")
+                }
+            }
+            livePayload = recordsPayloadValues ? report.payload : nil
+            action = report.value.map { value in
+                recordsPayloadValues ? JournalValue(encoding: value) : .unrepresentable(type: "\(type(of: value))")
+            }
+            liveAction = recordsPayloadValues ? report.value : nil
+            dispatchedMixer = report.dispatchedMixer?.description
+            stop = report.stop.map { Stop(middleware: $0.middleware, reason: $0.reason) }
+            let receivers = report.records.compactMap { $0 as? MixOutcome.Entry }
+            changes = receivers.map(Change.init)
+            reactorsNotified = receivers.reduce(0) { $0 + $1.observersNotified }
+            observersCalled = report.observersCalled
+            locksHeld = report.locksHeld
+            microseconds = report.duration.microseconds
+            date = Date()
+            var states: [String: Data] = [:]
+            if recordsStates, report.kind == .task {
+                for case let entry as MixOutcome.Entry in report.records {
+                    if case .committed(let changes) = entry.result, let data = changes.encodedNewState() {
+                        states[entry.receiverName] = data
+                    }
+                }
+            }
+            self.states = states.isEmpty ? nil : states
+        }
+    }
+
+    /// What one substance did with a mix.
+    public struct Change: Sendable, Codable, Equatable, CustomStringConvertible {
+        /// The substance's name.
+        public let substance: String
+        /// The keys it changed, parents included.
+        public let keys: [String]
+        /// Whether it aborted.
+        public let aborted: Bool
+
+        public init(substance: String, keys: [String], aborted: Bool = false) {
+            self.substance = substance
+            self.keys = keys
+            self.aborted = aborted
+        }
+
+        public var description: String {
+            aborted ? "\(substance): aborted" : "\(substance): \(keys.joined(separator: ", "))"
+        }
+    }
+
+    /// Why a middleware stopped a mix.
+    public struct Stop: Sendable, Codable, Equatable {
+        public let middleware: String
+        public let reason: String
+    }
+
+    /// The most entries kept; older ones are dropped first.
+    public let capacity: Int
+    /// Whether payload values are recorded (otherwise keys and types only).
+    public let recordsPayloadValues: Bool
+    /// Whether the new states of tasks (chains, rollbacks, undo) are recorded, so they replay.
+    public let recordsStates: Bool
+
+    private let storage = LockedValue<(entries: [Entry], start: Int, dropped: Int)>(([], 0, 0))
+
+    /// - Parameters:
+    ///   - capacity: the most entries kept (10,000 by default).
+    ///   - recordsPayloadValues: record payload values (needed to replay), or only keys and types.
+    ///   - recordsStates: record the states that chain reactions, rollbacks and undo produce, so a
+    ///     replay reproduces them (their closures cannot be recorded).
+    public init(capacity: Int = 10_000, recordsPayloadValues: Bool = true, recordsStates: Bool = true) {
+        self.capacity = max(1, capacity)
+        self.recordsPayloadValues = recordsPayloadValues
+        self.recordsStates = recordsStates
+    }
+
+    public func didMix(_ report: FluxMixReport) {
+        let entry = Entry(report: report, recordsPayloadValues: recordsPayloadValues, recordsStates: recordsStates)
+        storage.withLock { storage in
+            if storage.entries.count < capacity {
+                storage.entries.append(entry)
+            } else {
+                storage.entries[storage.start] = entry
+                storage.start = (storage.start + 1) % capacity
+                storage.dropped += 1
+            }
+        }
+    }
+
+    /// The entries kept, oldest first.
+    public var entries: [Entry] {
+        storage.withLock { storage in
+            Array(storage.entries[storage.start...] + storage.entries[..<storage.start])
+        }
+    }
+
+    /// How many entries were dropped to stay within ``capacity``.
+    public var droppedCount: Int { storage.withLock { $0.dropped } }
+
+    /// Forgets every entry.
+    public func clear() {
+        storage.withLock { $0 = ([], 0, 0) }
+    }
+
+    /// The entries as JSON lines: one JSON object per line, oldest first.
+    public func jsonLines() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return entries.compactMap { entry in
+            (try? encoder.encode(entry)).flatMap { String(data: $0, encoding: .utf8) }
+        }.joined(separator: "\n")
+    }
+
+    /// Reads entries exported by ``jsonLines()``; empty lines are skipped.
+    ///
+    /// - Throws: a `DecodingError` naming the first line that is not an entry.
+    public static func entries(fromJSONLines text: String) throws -> [Entry] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try text.split(whereSeparator: \.isNewline).map { line in
+            try decoder.decode(Entry.self, from: Data(line.utf8))
+        }
+    }
+}

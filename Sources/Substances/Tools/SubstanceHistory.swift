@@ -1,0 +1,259 @@
+import FlaskLocking
+import FluxBus
+
+/// Undo and redo over one substance or several: multi-level, bounded, a mix that changed several
+/// substances (a chain reaction) undone as one step, and changes that come closer together than
+/// an interval you choose merged into one step.
+///
+/// ```swift
+/// let history = SubstanceHistory(of: [session, todos], limit: 100, mergingWithin: .milliseconds(500))
+/// // ... a chain logs out and clears the todos: one step ...
+/// await history.undo()   // both come back
+/// await history.redo()
+/// ```
+///
+/// Every commit of the substances (from mixers, chain reactions, rollbacks) is recorded as it
+/// happens on the bus; the commits one work item made are one step. Undo and redo are mixes
+/// themselves: each runs as a bus item, after the mixes queued before it, and commits the earlier
+/// states, so reactors see them like any other change. A new change after an undo clears the redo
+/// steps. The substances must mix on one bus.
+///
+/// The history records for as long as you keep it; it does not keep its substances alive.
+public final class SubstanceHistory: Sendable {
+    private let log: HistoryLog
+    private let recorders: [any HistoryRecording]
+    private let bus: Flux
+
+    /// Starts recording the commits of `substances`.
+    ///
+    /// - Parameters:
+    ///   - substances: the substances to undo, on one bus.
+    ///   - limit: the most undo steps kept; older ones are forgotten (100 by default).
+    ///   - interval: commits closer together than this merge into one undo step (none by default).
+    ///   - now: the clock that dates commits; replace it to drive merging from a test.
+    public init(
+        of substances: [any AnySubstance], limit: Int = 100, mergingWithin interval: Duration = .zero,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        let bus = substances.first?.bus ?? .shared
+        self.bus = bus
+        let log = HistoryLog(limit: max(1, limit), interval: interval, now: now)
+        self.log = log
+        self.recorders = substances.compactMap { substance in
+            (substance as? any HistorySubject)?.makeHistoryRecorder(log: log)
+        }
+        if substances.contains(where: { $0.bus !== bus }) {
+            bus.report(
+                .substanceMisuse, "a SubstanceHistory's substances mix on different buses; undo follows the first")
+        }
+        for recorder in recorders { recorder.start() }
+    }
+
+    /// Starts recording the commits of `substance`.
+    public convenience init<S>(
+        of substance: Substance<S>, limit: Int = 100, mergingWithin interval: Duration = .zero,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.init(of: [substance], limit: limit, mergingWithin: interval, now: now)
+    }
+
+    deinit {
+        for recorder in recorders { recorder.stop() }
+    }
+
+    /// Enqueues an undo: commits the states before the last undo step. Does nothing when there is
+    /// nothing to undo. `completion` is called on the bus once done, with whether it undid a step.
+    public func undo(completion: (@Sendable (Bool) -> Void)? = nil) {
+        step(back: true, completion: completion)
+    }
+
+    /// Enqueues a redo of the last undone step. `completion` is called on the bus once done, with
+    /// whether it redid a step.
+    public func redo(completion: (@Sendable (Bool) -> Void)? = nil) {
+        step(back: false, completion: completion)
+    }
+
+    /// Undoes the last step, after the mixes queued before, and returns once its states are
+    /// committed and their bus reactions delivered: whether there was a step to undo.
+    @discardableResult
+    public func undo() async -> Bool {
+        await withCheckedContinuation { continuation in step(back: true) { continuation.resume(returning: $0) } }
+    }
+
+    /// Redoes the last undone step and returns once it is committed: whether there was one.
+    @discardableResult
+    public func redo() async -> Bool {
+        await withCheckedContinuation { continuation in step(back: false) { continuation.resume(returning: $0) } }
+    }
+
+    /// Enqueues one step back or forward, as a mix named `undo` or `redo`.
+    private func step(back: Bool, completion: (@Sendable (Bool) -> Void)?) {
+        let log = self.log
+        bus.perform(mix: back ? "undo" : "redo") {
+            let done = log.step(back: back)
+            completion?(done)
+        }
+    }
+
+    /// Whether there is a step to undo, as of the last bus item that ran (after `await undo()`,
+    /// `await redo()` or `await bus.flush()`, as of then).
+    public var canUndo: Bool { undoCount > 0 }
+    /// Whether there is a step to redo, as of the last bus item that ran.
+    public var canRedo: Bool { redoCount > 0 }
+    /// The number of steps to undo.
+    public var undoCount: Int { log.stacks.withLock { $0.undo.count } }
+    /// The number of steps to redo.
+    public var redoCount: Int { log.stacks.withLock { $0.redo.count } }
+
+    /// Forgets every step (as a bus item).
+    public func clear() {
+        let log = self.log
+        bus.perform { log.stacks.withLock { $0 = HistoryStacks() } }
+    }
+}
+
+/// One substance's state to go back (or forward) to: restoring it commits the state, on the bus,
+/// and returns the entry that restores the state it replaced.
+struct HistoryEntry: Sendable {
+    let substance: ObjectIdentifier
+    let restore: @Sendable () -> HistoryEntry?
+}
+
+/// An undo or redo step: the states the substances one mix changed had before it.
+struct HistoryStep: Sendable {
+    var entries: [HistoryEntry]
+    /// The work item that made it, and when.
+    var item: UInt64
+    var time: ContinuousClock.Instant
+}
+
+struct HistoryStacks: Sendable {
+    var undo: [HistoryStep] = []
+    var redo: [HistoryStep] = []
+    /// Set while an undo or redo commits, so that its commits are not recorded.
+    var stepping = false
+}
+
+/// The steps of one history, shared by its substances' recorders. Steps are changed on the bus
+/// and counted from any thread, so they are behind a lock.
+final class HistoryLog: Sendable {
+    let stacks = LockedValue(HistoryStacks())
+    private let limit: Int
+    private let interval: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(limit: Int, interval: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        self.limit = limit
+        self.interval = interval
+        self.now = now
+    }
+
+    /// Records that a substance committed, made by work item `item`, `entry` restoring the state
+    /// it had before (on the bus).
+    func record(_ entry: HistoryEntry, item: UInt64) {
+        let time = now()
+        stacks.withLock { stacks in
+            guard !stacks.stepping else { return }
+            stacks.redo.removeAll()
+            if var last = stacks.undo.popLast() {
+                if last.item == item || time - last.time < interval {
+                    // One mix (or changes close together): one step. A substance's first state in
+                    // the step is the one to go back to.
+                    if !last.entries.contains(where: { $0.substance == entry.substance }) { last.entries.append(entry) }
+                    last.item = item
+                    last.time = time
+                    stacks.undo.append(last)
+                    return
+                }
+                stacks.undo.append(last)
+            }
+            stacks.undo.append(HistoryStep(entries: [entry], item: item, time: time))
+            if stacks.undo.count > limit { stacks.undo.removeFirst(stacks.undo.count - limit) }
+        }
+    }
+
+    /// Undoes (`back`) or redoes one step, on the bus.
+    func step(back: Bool) -> Bool {
+        let step: HistoryStep? = stacks.withLock { stacks in
+            guard let step = back ? stacks.undo.popLast() : stacks.redo.popLast() else { return nil }
+            stacks.stepping = true
+            return step
+        }
+        guard let step else { return false }
+        // Restored in reverse order; each restore gives the entry that goes back again.
+        let inverse = step.entries.reversed().compactMap { $0.restore() }
+        stacks.withLock { stacks in
+            let opposite = HistoryStep(entries: inverse.reversed(), item: 0, time: step.time)
+            if back { stacks.redo.append(opposite) } else { stacks.undo.append(opposite) }
+            stacks.stepping = false
+        }
+        return true
+    }
+}
+
+/// A substance that a history can record (every `Substance` is one).
+protocol HistorySubject: AnySubstance {
+    func makeHistoryRecorder(log: HistoryLog) -> any HistoryRecording
+}
+
+/// A history's observer of one substance.
+protocol HistoryRecording: Sendable {
+    func start()
+    func stop()
+}
+
+extension Substance: HistorySubject {
+    func makeHistoryRecorder(log: HistoryLog) -> any HistoryRecording {
+        HistoryRecorder(substance: self, log: log)
+    }
+
+    /// The entry that restores `state` (on the bus), holding the substance weakly.
+    fileprivate func historyEntry(restoring state: S) -> HistoryEntry {
+        let reference = WeakSubstanceReference(self)
+        return HistoryEntry(substance: ObjectIdentifier(self)) {
+            guard let substance = reference.substance else { return nil }
+            let current = substance.committedState
+            substance.replaceState(with: state)
+            return substance.historyEntry(restoring: current)
+        }
+    }
+}
+
+/// A substance held weakly, for a history entry.
+///
+/// `@unchecked Sendable`: the weak reference is set in `init` and only read afterwards; weak loads
+/// are atomic.
+private struct WeakSubstanceReference<S: State>: @unchecked Sendable {
+    weak var substance: Substance<S>?
+
+    init(_ substance: Substance<S>) {
+        self.substance = substance
+    }
+}
+
+/// The observer that records one substance's commits. Bound to the substance (which holds it);
+/// holds the substance weakly so the two make no cycle.
+///
+/// `@unchecked Sendable`: the weak reference is set in `init` and only read afterwards.
+final class HistoryRecorder<S: State>: SubstanceObserver, HistoryRecording, @unchecked Sendable {
+    private weak var substance: Substance<S>?
+    private let log: HistoryLog
+
+    init(substance: Substance<S>, log: HistoryLog) {
+        self.substance = substance
+        self.log = log
+    }
+
+    func start() {
+        substance?.bind(self)
+    }
+
+    func stop() {
+        substance?.unbind(self)
+    }
+
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        guard let changes = changes as? StateChanges<S>, let subject = self.substance else { return }
+        log.record(subject.historyEntry(restoring: changes.old), item: subject.bus.workItemSerial)
+    }
+}
