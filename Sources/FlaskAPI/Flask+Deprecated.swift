@@ -8,11 +8,13 @@ public typealias FlaskClass<Owner: AnyObject> = Reactor<Owner>
 @available(*, deprecated, renamed: "ReactorManager")
 public typealias FlaskManager = ReactorManager
 
+/// Flask 1.1.8's name for `Flask.substances(reactTo:payload:)`.
 @available(*, deprecated, renamed: "Flask.substances(reactTo:payload:)")
 public func MixSubstances<M: SubstanceMixer>(with mixer: M, payload: FluxPayload? = nil) {
     Flask.substances(reactTo: mixer, payload: payload)
 }
 
+/// Flask 1.1.8's name for `Flask.attachReactor(to:mixing:)`.
 @available(*, deprecated, renamed: "Flask.attachReactor(to:mixing:)")
 @discardableResult
 public func AttachFlaskReactor<Owner: FlaskReactor>(
@@ -21,22 +23,26 @@ public func AttachFlaskReactor<Owner: FlaskReactor>(
     Flask.attachReactor(to: owner, mixing: substances, isolation: isolation)
 }
 
+/// Flask 1.1.8's name for `Flask.detachReactor(from:)`.
 @available(*, deprecated, renamed: "Flask.detachReactor(from:)")
 public func DetachFlaskReactor(from owner: AnyObject) {
     Flask.detachReactor(from: owner)
 }
 
+/// Flask 1.1.8's name for `Flask.newSubstance(definedBy:named:archive:)`.
 @available(*, deprecated, renamed: "Flask.newSubstance(definedBy:named:archive:)")
 public func NewSubstance<S: State>(definedBy type: S.Type, named name: String, archive: Bool = false) -> Substance<S> {
     Flask.newSubstance(definedBy: type, named: name, archive: archive)
 }
 
+/// Flask 1.1.8's name for `Flask.newSubstance(definedBy:)`.
 @available(*, deprecated, renamed: "Flask.newSubstance(definedBy:)")
 public func NewSubstance<S: State>(definedBy type: S.Type) -> Substance<S> {
     Flask.newSubstance(definedBy: type)
 }
 
 extension Flask {
+    /// Flask 1.1.8's name for `Flask.reactor(attachedTo:mixing:)`.
     @available(*, deprecated, renamed: "reactor(attachedTo:mixing:)")
     public static func instance<Owner: AnyObject & Sendable>(
         attachedTo owner: Owner, mixing substance: any AnySubstance
@@ -46,6 +52,7 @@ extension Flask {
         reactor(attachedTo: owner, mixing: substance)
     }
 
+    /// Flask 1.1.8's name for `Flask.reactor(attachedTo:mixing:)`.
     @available(*, deprecated, renamed: "reactor(attachedTo:mixing:)")
     public static func instance<Owner: AnyObject & Sendable>(
         attachedTo owner: Owner, mixing substances: [any AnySubstance]
@@ -66,6 +73,7 @@ extension Reactor where Owner: Sendable {
 }
 
 extension Reactor {
+    /// Flask 1.1.8's name for `mixing(_:_:)`.
     @available(*, deprecated, renamed: "mixing(_:_:)")
     public func toMix<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mixing(substance, body)
@@ -73,6 +81,7 @@ extension Reactor {
 }
 
 extension ChainReaction {
+    /// Flask 1.1.8's name for `mixing(_:_:)`.
     @available(*, deprecated, renamed: "mixing(_:_:)")
     @discardableResult
     public func toMix<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {

@@ -10,7 +10,8 @@ struct DocumentationSamplesTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static var documents: [URL] {
-        let folders = ["docs", "Sources/FlaskAPI/FlaskAPI.docc"].map { root.appendingPathComponent($0) }
+        let catalogs = ["FluxBus", "Archive", "Substances", "Reactors", "FlaskAPI"].map { "Sources/\($0)/\($0).docc" }
+        let folders = (["docs"] + catalogs).map { root.appendingPathComponent($0) }
         var documents = [root.appendingPathComponent("README.md")]
         for folder in folders {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

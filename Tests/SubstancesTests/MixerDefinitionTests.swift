@@ -117,4 +117,32 @@ struct MixerDefinitionTests {
         #expect(substance.state.counter == 12)
         #expect(await bus.observerCount(of: ShelfMixers.c.busName) == 1)
     }
+
+    @Test("defineMixers() runs once at creation and once per dispatch, on the bus: the documented rule")
+    func defineMixersRuns() async {
+        // The rule the docs state (a body may capture `self` without a cycle because bodies are
+        // never stored; so defineMixers() runs again at every dispatch, and must only define).
+        let bus = Flux()
+        let substance = CountingSubstance(bus: bus)
+        #expect(substance.runs.all == [false])
+        for _ in 0..<10 { bus.dispatch(ShelfMixers.a.busName) }
+        bus.dispatch(ShelfMixers.b.busName)  // not defined: never reaches the substance
+        await bus.flush()
+        #expect(substance.runs.all.count == 1 + 10)
+        #expect(substance.runs.all.dropFirst().allSatisfy { $0 }, "every run after init is on the bus")
+        #expect(substance.state.counter == 10)
+    }
+}
+
+/// Records each run of its `defineMixers()`, and whether it ran on the bus.
+final class CountingSubstance: ReactiveSubstance<CounterState, ShelfMixers>, @unchecked Sendable {
+    let runs = Recorder<Bool>()
+
+    override func defineMixers() {
+        runs.append(bus.isCurrent)
+        define(mix: .a) { _, react, _ in
+            self.prop.counter += 1
+            react()
+        }
+    }
 }

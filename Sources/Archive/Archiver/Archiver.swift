@@ -102,6 +102,9 @@ public final class Archiver: Sendable {
     /// archive's size.
     ///
     /// - Parameters:
+    ///   - type: the type to decode.
+    ///   - key: the key the value was archived under.
+    ///   - defaultValue: the value a missing archive, or a part of it that cannot be read, takes.
     ///   - store: the store to read, the default one when nil.
     ///   - owner: the object that will archive under `key`: it claims the key, and a second live
     ///     owner is reported (``ArchiveProblem/Kind/keyInUse``).
@@ -214,6 +217,8 @@ public final class Archiver: Sendable {
     /// or `maxDelay` seconds after the first call that found nothing pending, whichever comes first.
     ///
     /// - Parameters:
+    ///   - key: the key to write under.
+    ///   - delay: the quiet time, in seconds, a burst of calls waits for before the write.
     ///   - maxDelay: the longest the write waits while calls keep coming, in seconds.
     ///   - store: the store to write to, the default one when nil.
     ///   - owner: the object that writes under `key`: a second live owner of the same key (writing, or
@@ -252,6 +257,9 @@ public final class Archiver: Sendable {
     /// ```
     ///
     /// - Parameters:
+    ///   - key: the key to write under.
+    ///   - store: the store to write to, the default one when nil.
+    ///   - encode: called on the archive thread; encode with ``ArchiveEncoder``.
     ///   - owner: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:)``; a
     ///     second live owner is reported through `completion` before the write's own outcome.
     ///   - completion: called on the archive thread once the bytes are stored (with nil), or with

@@ -28,8 +28,10 @@ public struct SystemArchiveClock: ArchiveClock {
     /// The system's monotonic clock.
     public init() {}
 
+    /// The time since boot (`DispatchTime`), which only moves forward.
     public var now: Duration { .nanoseconds(DispatchTime.now().uptimeNanoseconds) }
 
+    /// Runs `action` on a Dispatch queue once `deadline` has come.
     public func wake(at deadline: Duration, _ action: @escaping @Sendable () -> Void) {
         let (seconds, attoseconds) = deadline.components
         let (whole, overflow) = max(0, seconds).multipliedReportingOverflow(by: 1_000_000_000)

@@ -26,11 +26,13 @@ public final class ManualArchiveClock: ArchiveClock, Sendable {
     /// A clock at zero, with no wake-up armed.
     public init() {}
 
+    /// The time, as far as the clock was moved.
     public var now: Duration { state.withLock { $0.current } }
 
     /// The number of wake-ups armed and not yet run.
     public var pendingWakeUps: Int { state.withLock { $0.sleepers.count } }
 
+    /// Runs `action` when the clock is moved to `deadline` or past it.
     public func wake(at deadline: Duration, _ action: @escaping @Sendable () -> Void) {
         state.withLock { state in
             state.armed += 1

@@ -18,6 +18,7 @@ public protocol ArchiveStore: Sendable {
 }
 
 extension ArchiveStore {
+    /// Copies the data under `key` to `destination`, byte for byte; nothing when there is none.
     public func copyValue(forKey key: String, to destination: String) throws {
         if let data = try data(forKey: key) { try set(data, forKey: destination) }
     }

@@ -87,12 +87,14 @@ public struct FileArchiveStore: ArchiveStore {
         return directory.appendingPathComponent(name + ".json")
     }
 
+    /// The contents of the key's file, nil when there is none.
     public func data(forKey key: String) throws -> Data? {
         let url = fileURL(forKey: key)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         return try Data(contentsOf: url)
     }
 
+    /// Replaces the key's file atomically: the old contents or the new, never a torn file.
     public func set(_ data: Data, forKey key: String) throws {
         let url = fileURL(forKey: key)
         let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp")
@@ -132,6 +134,7 @@ public struct FileArchiveStore: ArchiveStore {
         }
     }
 
+    /// Deletes the key's file, if any.
     public func removeData(forKey key: String) throws {
         let url = fileURL(forKey: key)
         if unlink(url.path) != 0 && errno != ENOENT { throw POSIXError(errno: errno) }

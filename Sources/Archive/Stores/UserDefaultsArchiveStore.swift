@@ -12,6 +12,7 @@ public struct UserDefaultsArchiveStore: ArchiveStore {
     /// The suite, or nil for `UserDefaults.standard`.
     public let suiteName: String?
 
+    /// A store in the standard user defaults, or in the suite named `suiteName`.
     public init(suiteName: String? = nil) {
         self.suiteName = suiteName
     }
@@ -20,6 +21,7 @@ public struct UserDefaultsArchiveStore: ArchiveStore {
         suiteName.flatMap(UserDefaults.init(suiteName:)) ?? .standard
     }
 
+    /// The data under `key`; a foreign value there is an error (it is kept, and reported).
     public func data(forKey key: String) throws -> Data? {
         guard let object = defaults.object(forKey: key) else { return nil }
         guard let data = object as? Data else {
@@ -28,18 +30,21 @@ public struct UserDefaultsArchiveStore: ArchiveStore {
         return data
     }
 
+    /// Stores `data` under `key` (on Linux, written to disk at once).
     public func set(_ data: Data, forKey key: String) throws {
         let defaults = defaults
         defaults.set(data, forKey: key)
         persist(defaults)
     }
 
+    /// Removes what is stored under `key`.
     public func removeData(forKey key: String) throws {
         let defaults = defaults
         defaults.removeObject(forKey: key)
         persist(defaults)
     }
 
+    /// Copies the value under `key`, whatever its type, to `destination`.
     public func copyValue(forKey key: String, to destination: String) throws {
         let defaults = defaults
         guard let object = defaults.object(forKey: key) else { return }

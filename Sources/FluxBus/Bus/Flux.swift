@@ -9,7 +9,7 @@ import Synchronization
 /// - the **main lane** runs items in the order they were enqueued; it pauses while any
 ///   ``FluxLock`` is held;
 /// - the **exclusive lane** runs even while the main lane is paused, ahead of the main lane. It
-///   carries exclusive mixes (``lock(withMixer:payload:autorelease:)``) and bookkeeping tasks
+///   carries exclusive mixes (``lock(withMixer:payload:autorelease:fileID:line:)``) and bookkeeping tasks
 ///   (``performExclusive(_:)``), such as registering observers.
 ///
 /// Enqueueing is safe from any thread and never blocks on the work: the caller appends to a buffer
@@ -94,7 +94,7 @@ public final class Flux: Sendable {
         perform(FluxTask(task))
     }
 
-    /// Enqueues a task that mixes substances on the main lane: like ``perform(_:)``, but
+    /// Enqueues a task that mixes substances on the main lane: like ``perform(_:)-(()->Void)``, but
     /// ``FluxMiddleware`` see it as a mix named `label` (chain reactions, rollbacks and undo use it).
     public func perform(mix label: FluxMixerName, _ task: @escaping @Sendable () -> Void) {
         perform(mix: label, FluxTask(task))

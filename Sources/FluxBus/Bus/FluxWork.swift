@@ -14,6 +14,7 @@
 ///
 /// `@unchecked Sendable`: it has no state; a subclass states why its own is safe to share.
 open class FluxWork: @unchecked Sendable {
+    /// Work to queue; subclasses override ``run()``.
     public init() {}
 
     /// Runs the work, on the bus.

@@ -22,7 +22,7 @@
 /// In a class, it is a `var`: `nonisolated(unsafe)` lets a `Sendable` class hold it (the bus is
 /// what makes its accesses safe, and debug builds check that). On a hot path, also mark it
 /// `@exclusivity(unchecked)`: the bus already serializes its accesses, which is all the runtime's
-/// exclusivity check would verify, at a cost of tens of instructions per access.
+/// exclusivity check would verify, at the cost of a runtime call per access.
 ///
 /// `@unchecked Sendable`: the value is only touched on its bus, one work item at a time (checked
 /// in debug builds); ``unchecked`` is for an owner's `init` and `deinit`, when no other thread can

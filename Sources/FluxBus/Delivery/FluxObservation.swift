@@ -10,6 +10,7 @@ public struct FluxObservation: Sendable, Hashable {
         bus.removeObserver(id: id, mixer: mixer)
     }
 
+    /// Whether two registrations are the same one.
     public static func == (lhs: FluxObservation, rhs: FluxObservation) -> Bool {
         lhs.id == rhs.id && lhs.bus === rhs.bus
     }

@@ -6,7 +6,7 @@
 /// tasks that change it); every access happens on the bus, one item at a time.
 final class FluxObserverRegistry: @unchecked Sendable {
     /// A class, not a struct: reading a struct's weak field out of the array copied the struct,
-    /// and copying a weak reference costs about a hundred instructions a dispatch.
+    /// and copying a weak reference costs runtime calls on every dispatch.
     ///
     /// `@unchecked Sendable`: built on the caller's thread, then moved to the bus, which alone reads
     /// the weak owner (written once, in `init`).

@@ -3,7 +3,7 @@
 /// every 128 items, at the end of each batch.
 ///
 /// A weakly held object costs two atomic operations on its side table per use (the weak load, and
-/// the release after it, about 140 instructions a delivery). Once held here, an observer remembers
+/// the release after it, on every delivery). Once held here, an observer remembers
 /// it in a ``FluxHeldOwner`` with the ``epoch`` it was held in, and uses it unretained for as long
 /// as the epoch has not changed: one load and one comparison a delivery. Letting go changes the
 /// epoch first, so a remembered reference is never used after it was let go.
@@ -21,7 +21,7 @@ package final class FluxOwnerHolds: @unchecked Sendable {
     /// may be gone.
     ///
     /// Storage of its own, read through a pointer: another module that reads a class's stored
-    /// property checks exclusivity at run time (about 80 instructions) whatever the property's
+    /// property checks exclusivity at run time (a runtime call) whatever the property's
     /// attributes say. The pointer lives as long as these holds.
     package let epoch: UnsafeMutablePointer<UInt64>
     @exclusivity(unchecked) private var objects: BusConfined<[AnyObject]>

@@ -6,7 +6,9 @@ public struct FluxDiagnostic: Sendable, CustomStringConvertible, Equatable {
     /// What went wrong. Codes are stable; new ones may be added. Each module defines the codes of
     /// what it reports (`Substances` and `Reactors` extend this type with theirs).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code as written in reports (`lock-released-twice`).
         public let rawValue: String
+        /// A code; a module defines its own as static constants of this type.
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
@@ -16,9 +18,12 @@ public struct FluxDiagnostic: Sendable, CustomStringConvertible, Equatable {
         public static let lockHeldLong = Code("lock-held-long")
     }
 
+    /// What went wrong, as a stable code.
     public let code: Code
+    /// What went wrong, in words: names, keys and types, never values.
     public let message: String
 
+    /// A diagnostic of `code`, described by `message`.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -44,8 +44,10 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     public struct Origin: Sendable, Equatable, CustomStringConvertible {
         // Kept as the static string the compiler made: taking a lock allocates nothing for it.
         private let file: StaticString
+        /// The line of the call that took the lock.
         public let line: UInt
 
+        /// The location of a call, from its `#fileID` and `#line`.
         public init(fileID: StaticString, line: UInt) {
             self.file = fileID
             self.line = line
@@ -56,6 +58,7 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
 
         public var description: String { "\(file):\(line)" }
 
+        /// Whether two origins name the same file and line.
         public static func == (lhs: Origin, rhs: Origin) -> Bool {
             lhs.line == rhs.line && lhs.fileID == rhs.fileID
         }

@@ -11,6 +11,7 @@
 public struct FluxLockReport: Sendable, CustomStringConvertible {
     /// One open lock.
     public struct Lock: Sendable {
+        /// The lock's serial (see ``FluxLock/serial``).
         public let serial: UInt64
         /// The mixer of an exclusive mix, nil for a plain ``Flux/lock(fileID:line:)``.
         public let mixer: FluxMixerName?

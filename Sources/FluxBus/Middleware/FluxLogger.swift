@@ -21,6 +21,7 @@ public final class FluxLogger: FluxMiddleware {
         self.output = output
     }
 
+    /// Writes the line of `report`.
     public func didMix(_ report: FluxMixReport) {
         output(FluxLogger.line(for: report, showingPayloadValues: showsPayloadValues))
     }

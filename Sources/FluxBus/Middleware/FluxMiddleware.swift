@@ -29,7 +29,9 @@ public protocol FluxMiddleware: AnyObject, Sendable {
 }
 
 extension FluxMiddleware {
+    /// Passes every mixer on unchanged.
     public func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision { .pass }
+    /// Ignores the report.
     public func didMix(_ report: FluxMixReport) {}
 
     /// The middleware's name in reports: its type name.

@@ -14,8 +14,10 @@ public struct FluxMixReport: Sendable {
     public struct Stop: Sendable, Equatable {
         /// The ``FluxMiddleware/middlewareName`` of the middleware that stopped it.
         public let middleware: String
+        /// Why it stopped the mix, in its words.
         public let reason: String
 
+        /// A stop by the middleware named `middleware`, for `reason`.
         public init(middleware: String, reason: String) {
             self.middleware = middleware
             self.reason = reason
@@ -24,6 +26,7 @@ public struct FluxMixReport: Sendable {
 
     /// The mix's number on its bus, counting the mixes middleware saw, from 1.
     public let serial: UInt64
+    /// Whether it was a mixer, an exclusive mix or a task that mixes.
     public let kind: Kind
     /// The mixer that ran (after any replacement), or the task's label.
     public let mixer: FluxMixerName

@@ -31,6 +31,7 @@ public struct FluxMixerName: Hashable, Sendable, CustomStringConvertible, Expres
         return name.isEmpty ? "\(domain)" : "\(domain).\(name)"
     }
 
+    /// Whether two names are the same name in the same domain.
     public static func == (lhs: FluxMixerName, rhs: FluxMixerName) -> Bool {
         lhs.name == rhs.name && lhs.domainID == rhs.domainID
     }

@@ -59,7 +59,7 @@ public final class ChainReaction {
 
     private let bus: Flux
     // Unchecked exclusivity: one builder at a time (a chain is not `Sendable`), and no access
-    // overlaps another; the runtime's checks cost about a sixth of a chain's instructions.
+    // overlaps another; the runtime's checks were a large share of a chain's cost.
     @exclusivity(unchecked) private var steps = Steps()
     @exclusivity(unchecked) private var phase = Phase.open
     /// The substances of the steps refused because they mix on another bus: the chain then runs
@@ -83,8 +83,7 @@ public final class ChainReaction {
     /// Adds a step that mixes `substance`: `body` receives it inside the transaction, where
     /// `substance.prop` is its working copy.
     // Inlinable, so that the step's class is named with the caller's concrete type: its metadata is
-    // then cached where it is made, where a generic `mix` looked it up at run time for every step
-    // (about 280 instructions).
+    // then cached where it is made, where a generic `mix` looked it up at run time for every step.
     @inlinable
     @discardableResult
     public func mix<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
@@ -137,13 +136,13 @@ public final class ChainReaction {
         return self
     }
 
-    /// Alias of ``mix(_:_:)``.
+    /// Alias of ``mix(_:_:)-(_,(T)->Void)``.
     @discardableResult
     public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mix(substance, body)
     }
 
-    /// Alias of ``mix(_:_:)``, for a step that may abort the chain.
+    /// Alias of ``mix(_:_:)-(_,(T,ChainAbort)->Void)``, for a step that may abort the chain.
     @discardableResult
     public func mixing<S, T: Substance<S>>(
         _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
@@ -151,13 +150,13 @@ public final class ChainReaction {
         mix(substance, body)
     }
 
-    /// Alias of ``mix(_:_:)``.
+    /// Alias of ``mix(_:_:)-(_,(T)->Void)``.
     @discardableResult
     public func with<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mix(substance, body)
     }
 
-    /// Alias of ``mix(_:_:)``, for a step that may abort the chain.
+    /// Alias of ``mix(_:_:)-(_,(T,ChainAbort)->Void)``, for a step that may abort the chain.
     @discardableResult
     public func with<S, T: Substance<S>>(
         _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
@@ -165,13 +164,13 @@ public final class ChainReaction {
         mix(substance, body)
     }
 
-    /// Alias of ``mix(_:_:)``.
+    /// Alias of ``mix(_:_:)-(_,(T)->Void)``.
     @discardableResult
     public func and<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mix(substance, body)
     }
 
-    /// Alias of ``mix(_:_:)``, for a step that may abort the chain.
+    /// Alias of ``mix(_:_:)-(_,(T,ChainAbort)->Void)``, for a step that may abort the chain.
     @discardableResult
     public func and<S, T: Substance<S>>(
         _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
@@ -202,7 +201,7 @@ public final class ChainReaction {
     }
 
     /// Commits the chain and suspends until it has been applied and its bus reactions delivered;
-    /// returns what each substance did (``MixOutcome/wasAborted`` when a step aborted it). A chain already resolved returns an empty outcome (and is
+    /// returns what each substance did (`MixOutcome.wasAborted` when a step aborted it). A chain already resolved returns an empty outcome (and is
     /// reported); a chain that refused a step of another bus ran nothing, and every substance it
     /// names is reported aborted.
     @discardableResult

@@ -43,6 +43,7 @@ extension FlaskReactor {
         flaskReactor(reaction: reaction)
     }
 
+    /// Reports that neither method is implemented.
     @available(*, deprecated, renamed: "flaskReactions(reaction:)")
     public func flaskReactor(reaction: FlaskReaction) {
         reaction.substance.bus.report(

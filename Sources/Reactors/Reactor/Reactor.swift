@@ -42,7 +42,7 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// an actor is not held: a UI owner is released where it was before.
 ///
 /// `@unchecked Sendable`: the handlers are behind a lock for callers, with copies for delivery in
-/// ``BusConfined`` state (updated by exclusive-lane tasks, between work items); everything else is
+/// `BusConfined` state (updated by exclusive-lane tasks, between work items); everything else is
 /// immutable or atomic.
 public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unchecked Sendable {
     /// A handler that runs on the bus: the owner (alive) and the reaction.
@@ -130,9 +130,12 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         }
     }
 
+    /// The owner, while it lives, untyped.
     public var anyOwner: AnyObject? { owner }
+    /// Whether the reactor was detached (explicitly, or because its owner went away).
     public var isDetached: Bool { detached.load(ordering: .relaxed) }
 
+    /// Unbinds the reactor from its substances and removes it from its manager; idempotent.
     public func detach() {
         guard detached.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         for substance in substances { substance.unbind(self) }
@@ -191,7 +194,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     }
 
     /// Starts a chain reaction with a step that mixes `substance` and may abort the chain
-    /// (see ``ChainReaction/mix(_:_:)-(T,(T,borrowing ChainAbort)->Void)``).
+    /// (see ``ChainReaction/mix(_:_:)-(_,(T,ChainAbort)->Void)``).
     @inlinable
     public func mix<S, T: Substance<S>>(
         _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
@@ -199,13 +202,14 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         ChainReaction(bus: substance.bus).mix(substance, body)
     }
 
-    /// Alias of ``mix(_:_:)``.
+    /// Alias of ``mix(_:_:)-(_,(T)->Void)``.
     public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         mix(substance, body)
     }
 
     // MARK: Delivery (on the bus)
 
+    /// Delivers a commit to the handlers (called by the substance, on the bus).
     public func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
         // The common case, kept small so that it needs no stack frame of its own: one handler on
         // the bus, the owner already held by the bus for this batch (see `FluxOwnerHolds`). Owner

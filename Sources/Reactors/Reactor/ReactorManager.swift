@@ -47,6 +47,7 @@ public final class ReactorManager: Sendable {
 
     private let registry = LockedValue(Registry())
 
+    /// A manager of its own (the facade uses ``shared``).
     public init() {}
 
     /// Creates a reactor for `owner` bound to `substances`, and keeps it until its owner goes away

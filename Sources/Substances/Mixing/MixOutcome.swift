@@ -11,23 +11,29 @@ import FluxBus
 public struct MixOutcome: Sendable {
     /// One substance's part in the mix.
     public struct Entry: Sendable, CustomStringConvertible {
+        /// The substance.
         public let substance: any AnySubstance
+        /// How its transaction ended.
         public let result: Result
         /// How many observers (reactors) the commit was delivered to.
         public let observersNotified: Int
 
+        /// A substance's part in a mix.
         public init(substance: any AnySubstance, result: Result, observersNotified: Int = 0) {
             self.substance = substance
             self.result = result
             self.observersNotified = observersNotified
         }
 
+        /// The substance's name.
         public var receiverName: String { substance.name() }
 
+        /// The keys its commit changed, parents included; empty when nothing changed or it aborted.
         public var changedKeys: [String] {
             if case .committed(let changes) = result { changes.keys } else { [] }
         }
 
+        /// Whether its transaction was aborted.
         public var aborted: Bool {
             if case .aborted = result { true } else { false }
         }
@@ -56,6 +62,7 @@ public struct MixOutcome: Sendable {
     /// Every substance's part, in the order they ran.
     public let entries: [Entry]
 
+    /// An outcome of the given substances' parts.
     public init(entries: [Entry]) {
         self.entries = entries
     }

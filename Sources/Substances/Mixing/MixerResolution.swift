@@ -28,9 +28,9 @@ public struct MixerResolution: Sendable {
 ///
 /// An object of its own rather than the substance: the two resolutions handed to every mixer hold
 /// it strongly, and a substance is also held weakly (by the bus and by reactors), which puts every
-/// retain and release of it on the runtime's slow path (about 75 instructions instead of 5).
+/// retain and release of it on the runtime's slow path (many times what a strong reference costs).
 ///
-/// `@unchecked Sendable`: the resolution state is ``BusConfined``, and a call from elsewhere is
+/// `@unchecked Sendable`: the resolution state is `BusConfined`, and a call from elsewhere is
 /// turned away by `bus.isCurrent` before it reads it. `reference` is written once, in the
 /// substance's `init`, before the substance can be seen by another thread.
 @usableFromInline

@@ -31,14 +31,15 @@ import Synchronization
 /// executes the matching body. So a body may capture `self` without creating a reference cycle,
 /// and a substance nobody references is freed. The rule that follows: `defineMixers()` only calls
 /// `define`, the same ones every time (a `define` made only sometimes, or work done beside the
-/// `define` calls, runs again at every dispatch). A mixer defined twice runs its first body.
+/// `define` calls, runs again at every dispatch). A mixer defined twice runs each of its bodies, in
+/// order, each its own transaction.
 ///
 /// Enum mixers are matched by value, associated values included: a case with associated values
 /// (`case login(user: String)`) is reported where it is defined (`mixer-with-values`), since no
 /// dispatch of another value would reach it. Carry data in a ``FlaskAction`` instead.
 ///
 /// `@unchecked Sendable`: inherits ``Substance``'s reasoning; the mixer table is behind a lock, the
-/// dispatch bookkeeping is ``BusConfined`` (touched in `init` before the bus can reach the
+/// dispatch bookkeeping is `BusConfined` (touched in `init` before the bus can reach the
 /// substance: its mixers are observed only once `defineMixers()` has run), and the registration
 /// flag is atomic.
 open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchecked Sendable {
@@ -64,6 +65,8 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         case action(FluxMixerName)
     }
 
+    /// Creates the substance and learns the mixers and actions `defineMixers()` defines (see
+    /// ``Substance/init(name:archive:bus:)``).
     public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
         resolver = MixerResolver(bus: bus)
         definition = BusConfined(MixerDefinition(), on: bus, "ReactiveSubstance.define outside init and dispatches")

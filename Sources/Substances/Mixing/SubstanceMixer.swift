@@ -14,6 +14,7 @@ public protocol SubstanceMixer: Hashable, Sendable {
 }
 
 extension SubstanceMixer {
+    /// The case's name.
     public var mixerName: String { String(describing: self) }
 
     /// The name the bus knows this mixer by: ``mixerName``, scoped by the enumeration, so that
@@ -22,5 +23,6 @@ extension SubstanceMixer {
 }
 
 extension SubstanceMixer where Self: RawRepresentable, RawValue == String {
+    /// The case's raw value.
     public var mixerName: String { rawValue }
 }

@@ -62,7 +62,7 @@ final class ReductionPlan: @unchecked Sendable {
 
     let stateType: any Any.Type
     /// `StateChanges<S>.self`, looked up once: allocating through it spares every commit a run-time
-    /// lookup of the generic class's metadata (5% of a dispatch's instructions).
+    /// lookup of the generic class's metadata.
     let changesClass: AnyClass
     let entries: [Entry]
     /// The compared properties (every entry but nested structs), in declaration order.

@@ -60,6 +60,7 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
         DottedKey.escape(key)
     }
 
+    /// Whether the two dictionaries hold the same keys and values.
     public static func == (lhs: FlaskDictRef, rhs: FlaskDictRef) -> Bool {
         lhs === rhs || lhs.storage == rhs.storage
     }
@@ -214,6 +215,7 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
 
 /// An explicit nil inside a ``FlaskDictRef`` (the seed's `Flask.Nil`).
 public struct FlaskNull: Sendable, Hashable, CustomStringConvertible {
+    /// The explicit nil (`Flask.Nil`).
     public init() {}
     public var description: String { "Flask.Nil" }
 }

@@ -14,6 +14,7 @@ public final class FlaskRef<Object: AnyObject>: Codable, @unchecked Sendable, Cu
     /// The referenced object.
     public let object: Object?
 
+    /// A reference to `object` (or none).
     public init(_ object: Object?) {
         self.object = object
     }

@@ -8,9 +8,11 @@ public protocol StateProp: Sendable {
 }
 
 extension StateProp {
+    /// The case's name.
     public var key: String { String(describing: self) }
 }
 
 extension StateProp where Self: RawRepresentable, RawValue == String {
+    /// The case's raw value.
     public var key: String { rawValue }
 }

@@ -44,7 +44,7 @@ extension Substance {
     /// try await settings.archiveNowAndWait()
     /// ```
     ///
-    /// - Throws: the ``ArchiveProblem`` when the state could not be encoded or stored (it is also
+    /// - Throws: the `ArchiveProblem` when the state could not be encoded or stored (it is also
     ///   reported through the bus's diagnostics).
     public func archiveNowAndWait() async throws(ArchiveProblem) {
         let problem = await withCheckedContinuation { (continuation: CheckedContinuation<ArchiveProblem?, Never>) in

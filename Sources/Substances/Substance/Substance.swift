@@ -19,9 +19,10 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the committed state as other threads read it and the last default
 /// archive key are behind locks; everything else that changes (the working copy, the bound
-/// observers, the captured state) is ``BusConfined``: touched only on the bus, whose items run one
+/// observers, the captured state) is `BusConfined`: touched only on the bus, whose items run one
 /// at a time, which debug builds check; the archive flag is atomic.
 open class Substance<S: State>: AnySubstance, @unchecked Sendable {
+    /// The bus the substance mixes on.
     public let bus: Flux
     let plan: ReductionPlan
     /// The weak reference each commit's changes hold (made once: see ``SubstanceReference``).
@@ -184,12 +185,15 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         givenName ?? "\(S.self)#\(serial)"
     }
 
+    /// The state type's name, for diagnostics.
     public var stateTypeName: String { "\(S.self)" }
 
+    /// Whether `key` names a property of the state, a nested one, or a key below a dictionary.
     public func isValid(key: String) -> Bool { plan.isValid(key: key) }
 
     // MARK: Binding
 
+    /// Delivers every commit to `observer` from the next work item on, until ``unbind(_:)``.
     public func bind(_ observer: any SubstanceObserver) {
         let id = ObjectIdentifier(observer)
         bus.performExclusive { [self] in
@@ -199,6 +203,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         }
     }
 
+    /// Limits a bound observer to the commits that change one of `keys` (nil: every commit).
     public func setInterest(of observer: any SubstanceObserver, keys: [String]?) {
         let id = ObjectIdentifier(observer)
         let interest = keys.flatMap(plan.interest(in:))
@@ -209,6 +214,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         }
     }
 
+    /// Stops delivering commits to `observer` from the next work item on.
     public func unbind(_ observer: any SubstanceObserver) {
         let id = ObjectIdentifier(observer)
         bus.performExclusive { [self] in

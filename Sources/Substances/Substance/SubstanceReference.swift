@@ -4,7 +4,7 @@ import FluxBus
 /// without keeping it alive: each commit's changes, its mixer resolver, its archive reports.
 ///
 /// Holding this object costs a plain retain. Forming a weak reference to the substance on every
-/// commit cost about 50 instructions, and every retain and release of the substance itself takes the
+/// commit cost a runtime call, and every retain and release of the substance itself takes the
 /// runtime's slow path, because it is weakly referenced.
 ///
 /// `@unchecked Sendable`: `substance` and `identity` are written once, by ``attach(_:)`` in the

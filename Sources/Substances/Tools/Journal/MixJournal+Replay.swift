@@ -7,9 +7,13 @@ extension MixJournal {
     public struct Replay: Sendable, CustomStringConvertible {
         /// A mix whose changes differ from the recorded ones.
         public struct Divergence: Sendable, CustomStringConvertible {
+            /// The mix's serial in the recording.
             public let serial: UInt64
+            /// The mixer's full name.
             public let mixer: String
+            /// What the substances did when it was recorded.
             public let recorded: [Change]
+            /// What they did when it was replayed.
             public let replayed: [Change]
 
             public var description: String {
@@ -20,8 +24,11 @@ extension MixJournal {
 
         /// A mix the replay could not run, and why.
         public struct Skip: Error, CustomStringConvertible {
+            /// The mix's serial in the recording.
             public let serial: UInt64
+            /// The mixer's full name.
             public let mixer: String
+            /// Why it could not run again.
             public let reason: String
 
             public var description: String { "mix #\(serial) \(mixer) skipped: \(reason)" }
@@ -29,7 +36,9 @@ extension MixJournal {
 
         /// How many mixes were run again.
         public let replayed: Int
+        /// The mixes that could not run again, and why.
         public let skipped: [Skip]
+        /// The mixes whose changes differ from the recorded ones.
         public let divergences: [Divergence]
 
         /// Whether every mix ran again and changed the same keys of the same substances.

@@ -5,7 +5,7 @@ import Foundation
 /// An opt-in record of every mix on a bus: the mixer and payload, which substances changed which
 /// keys, how long it took, how many reactors were notified, which locks were held.
 ///
-/// It is a ``FluxMiddleware``: install it with `bus.use(journal)` and remove it when done; with no
+/// It is a `FluxMiddleware`: install it with `bus.use(journal)` and remove it when done; with no
 /// journal installed the bus pays nothing for it. It keeps the last `capacity` entries and counts
 /// the ones it dropped. Export it with ``jsonLines()``, read it back with
 /// ``entries(fromJSONLines:)``, and replay it with ``replay(_:on:domains:substances:)``.
@@ -23,8 +23,9 @@ import Foundation
 public final class MixJournal: FluxMiddleware {
     /// One mix.
     public struct Entry: Sendable, Codable {
-        /// The mix's number on its bus (see ``FluxMixReport/serial``).
+        /// The mix's number on its bus (see `FluxMixReport.serial`).
         public let serial: UInt64
+        /// Whether it was a mixer, an exclusive mix or a task that mixes.
         public let kind: FluxMixReport.Kind
         /// The mixer's name (without its domain), or the task's label (`chain`, `rollback`, `undo`).
         public let mixer: String
@@ -121,6 +122,7 @@ public final class MixJournal: FluxMiddleware {
         /// Whether it aborted.
         public let aborted: Bool
 
+        /// A substance's part in a mix: the keys it changed, or that it aborted.
         public init(substance: String, keys: [String], aborted: Bool = false) {
             self.substance = substance
             self.keys = keys
@@ -134,7 +136,9 @@ public final class MixJournal: FluxMiddleware {
 
     /// Why a middleware stopped a mix.
     public struct Stop: Sendable, Codable, Equatable {
+        /// The name of the middleware that stopped the mix.
         public let middleware: String
+        /// Why it stopped it.
         public let reason: String
     }
 
@@ -158,6 +162,7 @@ public final class MixJournal: FluxMiddleware {
         self.recordsStates = recordsStates
     }
 
+    /// Records the mix (on the bus).
     public func didMix(_ report: FluxMixReport) {
         let entry = Entry(report: report, recordsPayloadValues: recordsPayloadValues, recordsStates: recordsStates)
         storage.withLock { storage in
