@@ -129,6 +129,11 @@ let toolScenarios: [Scenario] = [
         Flask.bus.use(middleware)
         return counterRig(counter, substance: CounterSubstance(), teardown: { Flask.bus.remove(middleware) })
     },
+    Scenario(id: "S1mr", name: "counter+report-reader", defaultCount: 1_000_000) { counter in
+        let middleware = ReportReadingMiddleware()
+        Flask.bus.use(middleware)
+        return counterRig(counter, substance: CounterSubstance(), teardown: { Flask.bus.remove(middleware) })
+    },
     Scenario(id: "S1j", name: "counter+journal", defaultCount: 1_000_000) { counter in
         let journal = MixJournal(capacity: 10_000)
         Flask.bus.use(journal)
@@ -150,8 +155,23 @@ let declaredKeyScenarios: [Scenario] = [
 /// Every scenario the executable knows, in the order of its table.
 let allScenarios = scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios
 
-/// A middleware that passes every mix and ignores reports: the cost of the middleware path itself.
-final class PassingMiddleware: FluxMiddleware {}
+/// A middleware that looks at every mix and passes it (a gate that lets everything through), and
+/// has no `didMix`: the cost of the middleware path itself.
+final class PassingMiddleware: FluxMiddleware {
+    func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+        event.payload?["forbidden"] == nil ? .pass : .stop(reason: "forbidden")
+    }
+}
+
+/// A middleware that reads every mix's report (as a logger or a metrics counter does).
+final class ReportReadingMiddleware: FluxMiddleware, @unchecked Sendable {
+    // `@unchecked Sendable`: `changed` is touched only in `didMix`, on the bus.
+    private var changed = 0
+
+    func didMix(_ report: FluxMixReport) {
+        changed += report.records.count
+    }
+}
 
 /// S1's rig: one reactor on `counter`, the increment mixer dispatched (or `dispatch`), and
 /// `teardown` run before the reactor is detached.

@@ -1,6 +1,7 @@
 import FlaskAPI
 import FlaskTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Tools: middleware, journal, replay, undo, probe, lock diagnostics (docs/tools.md)")
@@ -20,6 +21,21 @@ struct ToolsTests {
         #expect(lines.all[0].contains("stopped by PricesArePositive: a price must be positive"))
         #expect(lines.all[1].contains("cart: items, total (0 reactors)"))
         #expect(lines.all[2].contains("ShopMixers.checkout (replacing legacy-checkout)"))
+    }
+
+    @Test("the history sample keeps Sendable summaries of the mixes, with what each substance changed")
+    func historySample() async {
+        let bus = Flux()
+        let history = MixHistory()
+        bus.use(history)
+        let cart = Cart(name: "cart", bus: bus)
+        bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
+        await bus.flush()
+        #expect(cart.state.items == ["tea"])
+        let recent = history.recent.withLock { $0 }
+        #expect(recent.map(\.mixer) == [Flask.mixerName(ShopMixers.add)])
+        #expect(recent.first?.recordDescriptions == ["cart: items, total (0 reactors)"])
+        #expect(recent.first?.observersCalled == 1)
     }
 
     @Test("the journal sample records a session that replays, from JSON lines, to the same state")

@@ -6,7 +6,7 @@ import Testing
 final class ScriptedMiddleware: FluxMiddleware {
     let decisions: [String: FluxMiddlewareDecision]
     let seen = Recorder<String>()
-    let reports = Recorder<FluxMixReport>()
+    let reports = Recorder<FluxMixReport.Summary>()
     private let tag: String
 
     init(_ tag: String, _ decisions: [String: FluxMiddlewareDecision] = [:]) {
@@ -20,7 +20,7 @@ final class ScriptedMiddleware: FluxMiddleware {
     }
 
     func didMix(_ report: FluxMixReport) {
-        reports.append(report)
+        reports.append(report.summary)
     }
 }
 

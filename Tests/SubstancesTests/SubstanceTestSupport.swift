@@ -23,7 +23,7 @@ final class ChangeLog: SubstanceObserver {
 
 /// Reads each commit's old and new values as they arrive, keeping every third commit's changes
 /// (the others are left to be recycled).
-final class ValueReader: SubstanceObserver {
+final class ValueReader: ChangesStayOnBus {
     let seen = Recorder<String>()
     let kept = Recorder<SubstanceChanges>()
 
@@ -75,4 +75,30 @@ func changes<S: State>(_ old: S, _ new: S, codablePath: Bool = false) -> Substan
     let plan = ReductionPlan(for: S.self, forceCodablePath: codablePath)
     let substance = Substance<S>(bus: Flux())
     return StateReducer.reduce(old, new, plan: plan, reference: substance.reference)
+}
+
+/// A middleware with a `willMix` and no `didMix`: it counts the mixers it sees.
+final class PassingOnly: FluxMiddleware {
+    let seen = Recorder<FluxMixerName>()
+
+    func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+        seen.append(event.mixer)
+        return .pass
+    }
+}
+
+/// A middleware that reads each report's records and keeps the substances' entries of every
+/// other mix.
+final class RecordKeeper: FluxMiddleware {
+    let serials = Recorder<UInt64>()
+    let entries = Recorder<MixOutcome.Entry>()
+    let descriptions = Recorder<String>()
+
+    func didMix(_ report: FluxMixReport) {
+        serials.append(report.serial)
+        for description in report.summary.recordDescriptions { descriptions.append(description) }
+        if report.serial % 2 == 1 {
+            for case let entry as MixOutcome.Entry in report.records { entries.append(entry) }
+        }
+    }
 }

@@ -84,7 +84,37 @@ struct SubstanceTests {
         }
         #expect(reader.seen.all == expected)
         #expect(reader.kept.count == 20)
+        // The kept changes were never refilled: each still holds its own commit's values.
+        #expect(reader.kept.all.map { $0.change("counter")?.newValue() as Int? } == (1...20).map { 3 * $0 })
         #expect(substance.state.text == "text 60 of a length that is stored out of line")
+    }
+
+    @Test("changes a middleware reads from a report's records are its to keep: later commits never refill them")
+    func recordsReadByMiddlewareAreKept() async {
+        let bus = Flux()
+        let passer = PassingOnly()
+        let keeper = RecordKeeper()
+        bus.use(passer)  // has no didMix: the bus builds no report for it
+        bus.use(keeper)
+        let substance = CounterSubstance(bus: bus)
+        substance.bind(ValueReader())
+        for _ in 1...30 { bus.dispatch(mixerName(.increment)) }
+        await bus.flush()
+        #expect(passer.seen.count == 30)
+        #expect(keeper.serials.all == Array(1...30))
+        let kept = keeper.entries.all
+        #expect(kept.count == 15)
+        for (index, entry) in kept.enumerated() {
+            let value = 2 * index + 1  // the odd serials were kept
+            guard case .committed(let changes) = entry.result else {
+                Issue.record("mix \(value) did not commit")
+                continue
+            }
+            let change = changes.change("counter")
+            #expect(change?.oldValue() as Int? == value - 1)
+            #expect(change?.newValue() as Int? == value)
+        }
+        #expect(keeper.descriptions.all.first?.hasSuffix(": counter (1 reactor)") == true)
     }
 
     @Test("abort() restores every changed key exactly and nothing reacts")

@@ -22,7 +22,10 @@ extension Flux {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             perform { [self] in
                 let called = withReceipt(receipt) {
-                    mix(item)
+                    if let chain = confined.state.value.chain { return mix(item, through: chain) }
+                    let called = registry.deliver(item.event)
+                    releaseIfUnclaimed(item.lock)
+                    return called
                 }
                 receipt.observersCalled = called
                 continuation.resume()

@@ -70,7 +70,7 @@ extension Flux {
     func run(_ item: borrowing FluxItem) {
         confined.state.value.itemSerial &+= 1
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
-        if confined.state.value.middleware.isEmpty {
+        guard let chain = confined.state.value.chain else {
             if item.isTask {
                 // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
                 // none held for earlier deliveries; a mix (a chain's step) keeps them.
@@ -87,7 +87,7 @@ extension Flux {
             item.runTask()
             return
         }
-        mix(item)
+        mix(item, through: chain)
     }
 
     /// An exclusive mix's lock, released when it ran and nobody took responsibility for it.
@@ -100,9 +100,9 @@ extension Flux {
     /// Runs a mix through the middleware (on the bus): they may replace or stop a mixer, and see
     /// what it did. Returns the number of observers called.
     @discardableResult
-    func mix(_ item: FluxItem) -> Int {
-        let middleware = confined.state.value.middleware
-        let start = ContinuousClock.now
+    func mix(_ item: borrowing FluxItem, through chain: FluxMiddlewareChain) -> Int {
+        let middleware = chain.all
+        let readers = chain.readers
         var event = item.event
         var dispatched: FluxMixerName?
         var stop: FluxMixReport.Stop?
@@ -121,10 +121,26 @@ extension Flux {
                 break
             }
         }
+        guard !readers.isEmpty else {
+            // No middleware reads reports: the mix runs as it would without middleware, in an
+            // awaited dispatch's receipt if there is one.
+            confined.state.value.mixSerial += 1
+            var called = 0
+            if stop == nil {
+                if item.isTask {
+                    item.runTask()
+                } else {
+                    called = registry.deliver(event)
+                }
+            }
+            releaseIfUnclaimed(item.lock)
+            return called
+        }
+        let start = ContinuousClock.now
         // Outside an awaited mix, the bus's own receipt collects the records (emptied after each
         // mix): a receipt per mix would cost an allocation and a mutex.
         let receipt = confined.state.value.activeReceipt ?? confined.mixReceipt
-        let locksHeld = middleware.isEmpty ? [] : openLockSerials()
+        let locksHeld = openLockSerials()
         var called = 0
         if stop == nil {
             withReceipt(receipt) {
@@ -136,15 +152,18 @@ extension Flux {
             }
         }
         releaseIfUnclaimed(item.lock)
-        guard !middleware.isEmpty else { return called }
         confined.state.value.mixSerial += 1
-        let report = FluxMixReport(
-            serial: confined.state.value.mixSerial, kind: item.mixKind ?? .task, mixer: event.mixer,
-            payload: event.payload, value: event.value,
-            dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
-            locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start)
+        do {
+            // The report (and its copy of the records) goes before the receipt is emptied, so that
+            // the receipt keeps its storage for the next mix.
+            let report = FluxMixReport(
+                serial: confined.state.value.mixSerial, kind: item.mixKind ?? .task, mixer: event.mixer,
+                payload: event.payload, value: event.value,
+                dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
+                locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start, confined: confined)
+            for observer in readers { observer.didMix(report) }
+        }
         if receipt === confined.mixReceipt { receipt.reset() }
-        for observer in middleware { observer.didMix(report) }
         return called
     }
 }

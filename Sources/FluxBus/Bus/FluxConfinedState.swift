@@ -7,18 +7,48 @@ final class FluxConfinedState: @unchecked Sendable {
         /// The receipt of the awaited mix running now.
         var activeReceipt: FluxReceipt?
         /// The installed middleware, in order; changed by exclusive-lane tasks, between items.
-        var middleware: [any FluxMiddleware] = []
+        var middleware: [any FluxMiddleware] = [] {
+            didSet { updateChain() }
+        }
+        /// The middleware known to ignore reports.
+        var ignoringReports: Set<ObjectIdentifier> = [] {
+            didSet { updateChain() }
+        }
+        /// The middleware as a mix runs through them, nil when there is none.
+        private(set) var chain: FluxMiddlewareChain?
         /// The number of mixes middleware have seen.
         var mixSerial: UInt64 = 0
         /// The number of work items run: tells which commits one item made (a chain's, say).
         var itemSerial: UInt64 = 0
+
+        private mutating func updateChain() {
+            chain =
+                middleware.isEmpty
+                ? nil
+                : FluxMiddlewareChain(
+                    all: middleware, readers: middleware.filter { !ignoringReports.contains(ObjectIdentifier($0)) })
+        }
     }
 
     @exclusivity(unchecked) var state: BusConfined<State>
     /// The receipt of mixes seen by middleware outside an awaited mix, reused from mix to mix.
-    let mixReceipt = FluxReceipt()
+    let mixReceipt = FluxReceipt(crossesThreads: false)
 
     init(on drainer: FluxDrainer) {
         state = BusConfined(State(), on: drainer, "Flux's middleware and receipts")
+    }
+}
+
+/// The installed middleware as a mix runs through them: all of them, and those that read reports
+/// (all but those whose `didMix` is the default, which ignores them: they say so the first time
+/// they are called, see ``FluxMixReport/ignored(by:)``; with none, the bus builds no report).
+/// Immutable, made anew when the middleware change: a mix reads it through one reference.
+final class FluxMiddlewareChain: Sendable {
+    let all: [any FluxMiddleware]
+    let readers: [any FluxMiddleware]
+
+    init(all: [any FluxMiddleware], readers: [any FluxMiddleware]) {
+        self.all = all
+        self.readers = readers
     }
 }

@@ -45,7 +45,7 @@ public final class FluxLogger: FluxMiddleware {
         if report.kind != .task {
             line += " → \(report.observersCalled) observer\(report.observersCalled == 1 ? "" : "s")"
         }
-        for record in report.records {
+        for record in report.recordsReadInPlace {
             let described = "\(record)"
             if !described.isEmpty { line += "; " + described }
         }

@@ -15,7 +15,7 @@
 ///
 /// Both requirements have default implementations (pass everything, ignore reports), so a
 /// middleware implements only what it needs. With no middleware installed the bus pays one check
-/// per work item.
+/// per work item; when no middleware implements `didMix`, it builds no report.
 public protocol FluxMiddleware: AnyObject, Sendable {
     /// What to do with a mixer about to reach its observers, on the bus.
     ///
@@ -31,8 +31,11 @@ public protocol FluxMiddleware: AnyObject, Sendable {
 extension FluxMiddleware {
     /// Passes every mixer on unchanged.
     public func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision { .pass }
-    /// Ignores the report.
-    public func didMix(_ report: FluxMixReport) {}
+    /// Ignores the report, and tells the bus so: it builds no report for a middleware that has no
+    /// `didMix` of its own.
+    public func didMix(_ report: FluxMixReport) {
+        report.ignored(by: self)
+    }
 
     /// The middleware's name in reports: its type name.
     public var middlewareName: String { "\(Self.self)" }

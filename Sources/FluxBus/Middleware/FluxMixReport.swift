@@ -1,5 +1,11 @@
 /// What one mix on a ``Flux`` bus did, as ``FluxMiddleware`` sees it once the mix has run.
-public struct FluxMixReport: Sendable {
+///
+/// A report is read where it is handed over, on the bus, and is not `Sendable`: keep its
+/// ``summary`` (or copy out the fields you need) to send it elsewhere, to a debugging view on the
+/// main actor, say. That lets a receiver lend a record something it reuses for later mixes (a
+/// substance, its commit's changes) and be told when it is read (``FluxRecordReading``), so a bus
+/// whose middleware never reads records copies nothing.
+public struct FluxMixReport {
     /// What kind of work item the mix was.
     public enum Kind: String, Sendable, Codable {
         /// A mixer dispatched on the main lane.
@@ -40,15 +46,99 @@ public struct FluxMixReport: Sendable {
     public let stop: Stop?
     /// How many observers of the mixer were called (substances that define it).
     public let observersCalled: Int
-    /// What the receivers recorded, in the order they ran (through the bus's ``FluxReceipt``): an
-    /// extension point for the layers above, whose receivers say what they did (a substance
-    /// records whether it committed, and which keys). ``FluxLogger`` writes each record's
-    /// description.
-    public let records: [any Sendable]
+    /// What the receivers recorded, kept as given.
+    private let receiverRecords: [any Sendable]
+    /// The bus's middleware state, told which middleware ignore reports.
+    private let confined: FluxConfinedState?
     /// The serials of the locks open while the mix ran, oldest first.
     public let locksHeld: [UInt64]
     /// When the mix started (`ContinuousClock`).
     public let startedAt: ContinuousClock.Instant
     /// How long the mix took on the bus, its reactions included.
     public let duration: Duration
+
+    init(
+        serial: UInt64, kind: Kind, mixer: FluxMixerName, payload: FluxPayload?, value: (any Sendable)?,
+        dispatchedMixer: FluxMixerName?, stop: Stop?, observersCalled: Int, records: [any Sendable],
+        locksHeld: [UInt64], startedAt: ContinuousClock.Instant, duration: Duration, confined: FluxConfinedState?
+    ) {
+        self.confined = confined
+        self.serial = serial
+        self.kind = kind
+        self.mixer = mixer
+        self.payload = payload
+        self.value = value
+        self.dispatchedMixer = dispatchedMixer
+        self.stop = stop
+        self.observersCalled = observersCalled
+        self.receiverRecords = records
+        self.locksHeld = locksHeld
+        self.startedAt = startedAt
+        self.duration = duration
+    }
+
+    /// What the receivers recorded, in the order they ran (through the bus's ``FluxReceipt``): an
+    /// extension point for the layers above, whose receivers say what they did (a substance
+    /// records whether it committed, and which keys). ``FluxLogger`` writes each record's
+    /// description. Reading them tells each ``FluxRecordReading`` record that it was read.
+    public var records: [any Sendable] {
+        for case let record as any FluxRecordReading in receiverRecords { record.recordWasRead() }
+        return receiverRecords
+    }
+
+    /// Tells the bus that `middleware` ignores reports (its `didMix` is the default one): the bus
+    /// stops building reports for it.
+    func ignored(by middleware: any FluxMiddleware) {
+        confined?.state.value.ignoringReports.insert(ObjectIdentifier(middleware))
+    }
+
+    /// A `Sendable` copy of the report, with each record's description in place of the record.
+    public var summary: Summary {
+        Summary(
+            serial: serial, kind: kind, mixer: mixer, payload: payload, value: value,
+            dispatchedMixer: dispatchedMixer, stop: stop, observersCalled: observersCalled,
+            recordDescriptions: receiverRecords.map { String(describing: $0) }, locksHeld: locksHeld,
+            startedAt: startedAt, duration: duration)
+    }
+
+    /// A `Sendable` copy of a ``FluxMixReport``, to keep or send off the bus.
+    public struct Summary: Sendable {
+        /// See ``FluxMixReport/serial``.
+        public let serial: UInt64
+        /// See ``FluxMixReport/kind``.
+        public let kind: Kind
+        /// See ``FluxMixReport/mixer``.
+        public let mixer: FluxMixerName
+        /// See ``FluxMixReport/payload``.
+        public let payload: FluxPayload?
+        /// See ``FluxMixReport/value``.
+        public let value: (any Sendable)?
+        /// See ``FluxMixReport/dispatchedMixer``.
+        public let dispatchedMixer: FluxMixerName?
+        /// See ``FluxMixReport/stop``.
+        public let stop: Stop?
+        /// See ``FluxMixReport/observersCalled``.
+        public let observersCalled: Int
+        /// The description of each of ``FluxMixReport/records``, in order (what ``FluxLogger``
+        /// writes).
+        public let recordDescriptions: [String]
+        /// See ``FluxMixReport/locksHeld``.
+        public let locksHeld: [UInt64]
+        /// See ``FluxMixReport/startedAt``.
+        public let startedAt: ContinuousClock.Instant
+        /// See ``FluxMixReport/duration``.
+        public let duration: Duration
+    }
+
+    /// The records, for a reader of this package that uses them while the report is handed over
+    /// and keeps nothing of them but copied values (the mix journal): the records are not told.
+    package var recordsReadInPlace: [any Sendable] { receiverRecords }
+}
+
+/// A record that lends something its receiver may reuse for later mixes (a substance's commit
+/// changes): reading it from a ``FluxMixReport`` calls ``recordWasRead()``, after which the
+/// receiver must not reuse what it lent.
+public protocol FluxRecordReading: Sendable {
+    /// Tells the receiver that its record was read (on the bus).
+    func recordWasRead()
 }

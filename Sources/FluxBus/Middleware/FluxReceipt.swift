@@ -9,9 +9,14 @@ import FlaskLocking
 /// the thread sanitizer does not see a continuation's resume as ordering the two.
 public final class FluxReceipt: Sendable {
     private let contents = LockedValue<(observersCalled: Int, records: [any Sendable])>((0, []))
+    /// Whether what is recorded crosses to another thread (an awaited dispatch's caller), rather
+    /// than being read on the bus (the reports of middleware).
+    public let crossesThreads: Bool
 
     /// A receipt to fill on the bus; `dispatchAndWait` and awaited chains make their own.
-    package init() {}
+    package init(crossesThreads: Bool = true) {
+        self.crossesThreads = crossesThreads
+    }
 
     /// The observers of the mixer that were called.
     public internal(set) var observersCalled: Int {
@@ -33,9 +38,12 @@ public final class FluxReceipt: Sendable {
         }
     }
 
-    /// Empties the receipt, for reuse.
+    /// Empties the receipt, for reuse, keeping its storage.
     func reset() {
-        contents.withLock { $0 = (0, []) }  // a report may still share the records' storage
+        contents.withLock {
+            $0.observersCalled = 0
+            $0.records.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Adds a record; called by receivers on the bus.

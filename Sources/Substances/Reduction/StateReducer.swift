@@ -32,7 +32,9 @@ public enum StateReducer {
             compare(UnsafeRawPointer(old), UnsafeRawPointer(new), plan: plan, entries: &entries, flat: &flat)
         }
         if entries.isEmpty && flat.isEmpty { return nil }
-        if let recycled = spare.take() {
+        // The candidate kept at the last delivery (see `Substance.recycle`), refilled if it has not
+        // left the bus and nobody else holds it.
+        if var recycled = spare.take(), !recycled.hasEscaped, isKnownUniquelyReferenced(&recycled) {
             // Recycled changes of this substance, so of class `StateChanges<S>`.
             let changes = unsafeDowncast(recycled, to: StateChanges<S>.self)
             changes.refill(old: old, new: new, entries: consume entries, flat: consume flat)

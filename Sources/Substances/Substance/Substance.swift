@@ -278,14 +278,26 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             observerSlots.value.isEmpty && receipt == nil
             ? nil
             : StateReducer.reduce(previous, committed, plan: plan, reference: reference, recycling: &spareChanges.value)
-        if let receipt {
-            // The outcome crosses to the task that awaits it.
-            changes?.markEscaped()
-            let result: MixOutcome.Result = changes.map { .committed($0) } ?? .unchanged
-            let notified = changes == nil ? 0 : observerSlots.value.count
-            receipt.record(MixOutcome.Entry(substance: self, result: result, observersNotified: notified))
-        }
+        if let receipt { record(changes, in: receipt) }
         return changes
+    }
+
+    /// Records a commit's outcome in the receipt of the mix running now. Out of line: a mix with
+    /// no receipt (the usual one) does not pay for it.
+    @inline(never)
+    private final func record(_ changes: SubstanceChanges?, in receipt: FluxReceipt) {
+        let entry: MixOutcome.Entry
+        if let changes {
+            // An awaited outcome crosses to the task that awaits it; the records of a middleware's
+            // report are read on the bus, and the changes escape only if one is read (see
+            // `MixOutcome.Entry.recordWasRead()`).
+            if receipt.crossesThreads { changes.markEscaped() }
+            entry = MixOutcome.Entry(
+                substance: self, result: .committed(changes), observersNotified: observerSlots.value.count)
+        } else {
+            entry = MixOutcome.Entry(substance: self, result: .unchanged, observersNotified: 0)
+        }
+        receipt.record(entry)
     }
 
     /// Discards the working copy: the state stays exactly as it was. While an awaited mix runs,
@@ -318,16 +330,16 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         recycle(changes)
     }
 
-    /// Keeps delivered changes for the next commit when they never left the bus (no stream,
-    /// main-actor reaction, receipt or observer of its own took them: see
-    /// ``SubstanceChanges/markEscaped()``) and nobody holds them any more. Reactions and changes
-    /// cannot leave a bus handler (they are not `Sendable`), so every earlier reader ran on this
-    /// bus, before this point: the refill races with no one, and the thread sanitizer sees why.
+    /// Keeps delivered changes as the candidate to refill at the next commit, when they have not left
+    /// the bus (no stream, main-actor reaction, receipt or observer of its own took them: see
+    /// ``SubstanceChanges/markEscaped()``). The next commit refills them only if they still have
+    /// not, and nobody else holds them then (a middleware's report may hold them until the mix
+    /// ends). Reactions and changes cannot leave a bus handler (they are not `Sendable`), so every
+    /// earlier reader ran on this bus, before the refill: it races with no one, and the thread
+    /// sanitizer sees why.
     private func recycle(_ changes: consuming SubstanceChanges) {
-        var changes = changes
         guard spareChanges.value == nil, !changes.hasEscaped, changes.substanceIdentity == ObjectIdentifier(self),
-            ObjectIdentifier(type(of: changes)) == ObjectIdentifier(plan.changesClass),
-            isKnownUniquelyReferenced(&changes)
+            ObjectIdentifier(type(of: changes)) == ObjectIdentifier(plan.changesClass)
         else { return }
         spareChanges.value = changes
     }

@@ -2,6 +2,7 @@
 // that is `Flask.bus`; the tests pass a bus of their own.
 import FlaskAPI
 import Foundation
+import Synchronization
 import Testing
 
 enum ShopMixers: SubstanceMixer {
@@ -45,6 +46,16 @@ final class RenameLegacyMixers: FluxMiddleware {
     func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
         guard event.mixer == "legacy-checkout" else { return .pass }
         return .replace(Flask.mixerName(ShopMixers.checkout), payload: event.payload)
+    }
+}
+
+/// Keeps a `Sendable` summary of the last 100 mixes.
+final class MixHistory: FluxMiddleware {
+    let recent = Mutex<[FluxMixReport.Summary]>([])
+
+    func didMix(_ report: FluxMixReport) {
+        let summary = report.summary
+        recent.withLock { $0 = Array(($0 + [summary]).suffix(100)) }
     }
 }
 

@@ -94,7 +94,9 @@ public final class MixJournal: FluxMiddleware {
             liveAction = recordsPayloadValues ? report.value : nil
             dispatchedMixer = report.dispatchedMixer?.description
             stop = report.stop.map { Stop(middleware: $0.middleware, reason: $0.reason) }
-            let receivers = report.records.compactMap { $0 as? MixOutcome.Entry }
+            // Read in place: the journal keeps copied values (names, keys, encoded states), never
+            // the changes themselves.
+            let receivers = report.recordsReadInPlace.compactMap { $0 as? MixOutcome.Entry }
             changes = receivers.map(Change.init)
             reactorsNotified = receivers.reduce(0) { $0 + $1.observersNotified }
             observersCalled = report.observersCalled
@@ -103,7 +105,7 @@ public final class MixJournal: FluxMiddleware {
             date = Date()
             var states: [String: Data] = [:]
             if recordsStates, report.kind == .task {
-                for case let entry as MixOutcome.Entry in report.records {
+                for case let entry as MixOutcome.Entry in report.recordsReadInPlace {
                     if case .committed(let changes) = entry.result, let data = changes.encodedNewState() {
                         states[entry.receiverName] = data
                     }
