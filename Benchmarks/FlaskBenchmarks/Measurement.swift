@@ -34,6 +34,9 @@ struct Rig {
     var verify: (_ count: Int) -> String?
     /// Detaches reactors and drops substances.
     var teardown: () -> Void
+    /// Whether the reactions arrive on the main queue: then the main thread runs the main queue
+    /// while another thread dispatches.
+    var reactsOnMain = false
 }
 
 /// A scenario of SCENARIOS.md.
@@ -74,6 +77,13 @@ func settleBus() {
     settled.wait()
 }
 
+/// Runs the main queue (through the main run loop) until `done` holds; on the main thread.
+func runMainQueue(until done: () -> Bool) {
+    repeat {
+        _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.001))
+    } while !done()
+}
+
 /// Runs `count` dispatches end to end: from the first dispatch until the last reaction.
 func measureThroughput(_ scenario: Scenario, count: Int) -> (rate: Double, check: String?) {
     let counter = ReactionCounter(target: Int.max)
@@ -82,10 +92,24 @@ func measureThroughput(_ scenario: Scenario, count: Int) -> (rate: Double, check
     counter.target = expected
     settleBus()
     let start = now()
-    for _ in 0..<count { rig.dispatch() }
-    if expected > 0 { counter.done.wait() }
+    if rig.reactsOnMain {
+        // The producer on a thread of its own; this (main) thread runs the main queue, where the
+        // reactions arrive, until the last one.
+        nonisolated(unsafe) let dispatch = rig.dispatch
+        let produced = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for _ in 0..<count { dispatch() }
+            produced.signal()
+        }
+        runMainQueue(until: { counter.count >= expected })
+        produced.wait()
+    } else {
+        for _ in 0..<count { rig.dispatch() }
+        if expected > 0 { counter.done.wait() }
+    }
     let elapsed = now() - start
     settleBus()
+    if rig.reactsOnMain { runMainQueue(until: { true }) }
     var failure: String?
     if counter.count != expected {
         failure = "delivered \(counter.count) reactions, expected \(expected)"
@@ -106,7 +130,12 @@ func measureLatency(_ scenario: Scenario, samples: Int) -> [UInt64] {
     for _ in 0..<samples {
         let start = now()
         rig.dispatch()
-        for _ in 0..<rig.reactionsPerDispatch { counter.done.wait() }
+        if rig.reactsOnMain {
+            let target = counter.count + rig.reactionsPerDispatch
+            runMainQueue(until: { counter.count >= target })
+        } else {
+            for _ in 0..<rig.reactionsPerDispatch { counter.done.wait() }
+        }
         latencies.append(now() - start)
     }
     settleBus()

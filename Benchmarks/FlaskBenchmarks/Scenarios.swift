@@ -1,5 +1,6 @@
 import Dispatch
 import FlaskAPI
+import Observation
 
 /// The owner of the benchmark's reactors.
 final class BenchOwner: Sendable {}
@@ -83,6 +84,33 @@ let concurrencyScenarios: [Scenario] = [
         let consumer = Task { for await _ in stream {} }
         return counterRig(counter, substance: substance, teardown: { consumer.cancel() })
     },
+    Scenario(id: "S1q", name: "counter-on-main", defaultCount: 1_000_000) { counter in
+        // The reactor of a main-actor owner (a view): its reactions arrive on the main queue.
+        let owner = BenchOwner()
+        let substance = CounterSubstance()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.mainActorHandler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+        var rig = Rig(
+            dispatch: { Flask.substances(reactTo: CounterMixers.increment) },
+            reactionsPerDispatch: 1,
+            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
+            teardown: { Flask.detachReactor(from: owner) })
+        rig.reactsOnMain = true
+        return rig
+    },
+    Scenario(id: "S1o", name: "counter-observed", defaultCount: 1_000_000) { counter in
+        // An `Observable` view of the substance, watched with `withObservationTracking` re-armed
+        // after each change, as SwiftUI does; the run ends when the view shows the final value.
+        let substance = CounterSubstance()
+        let watcher = MainActor.assumeIsolated { ObservationWatcher(view: substance.observable(), counter: counter) }
+        var rig = Rig(
+            dispatch: { Flask.substances(reactTo: CounterMixers.increment) },
+            reactionsPerDispatch: 1,
+            verify: { count in substance.state.counter == count ? nil : "counter is \(substance.state.counter)" },
+            teardown: { MainActor.assumeIsolated { watcher.stop() } })
+        rig.reactsOnMain = true
+        return rig
+    },
     Scenario(id: "S1r", name: "counter+archive", defaultCount: 1_000_000) { counter in
         let substance = ArchivedCounter(name: "bench-\(UInt64.random(in: 0...UInt64.max))", archive: true)
         return counterRig(counter, substance: substance, teardown: { substance.purgeArchive() })
@@ -154,6 +182,32 @@ let declaredKeyScenarios: [Scenario] = [
 
 /// Every scenario the executable knows, in the order of its table.
 let allScenarios = scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios
+
+/// Watches the counter of an observable view as SwiftUI would: `withObservationTracking`, re-armed
+/// after each change; the reaction counter shows the last value seen.
+@MainActor final class ObservationWatcher {
+    private var view: SubstanceObservation<CounterState>?
+    private let counter: ReactionCounter
+
+    init(view: SubstanceObservation<CounterState>, counter: ReactionCounter) {
+        self.view = view
+        self.counter = counter
+        arm()
+    }
+
+    private func arm() {
+        guard let view else { return }
+        counter.count = withObservationTracking {
+            view.counter
+        } onChange: {
+            Task { @MainActor in self.arm() }
+        }
+    }
+
+    func stop() {
+        view = nil
+    }
+}
 
 /// A middleware that looks at every mix and passes it (a gate that lets everything through), and
 /// has no `didMix`: the cost of the middleware path itself.

@@ -131,6 +131,29 @@ struct ConcurrencyTests {
     }
 
     @MainActor
+    @Test("observation: a burst of commits while the main actor is busy arrives as the newest state")
+    func observationCoalesces() async {
+        let bus = Flux()
+        let substance = Substance<TallyState>(bus: bus)
+        let view = substance.observable()
+        let fired = Recorder<Int>()
+        withObservationTracking {
+            _ = view.count
+        } onChange: {
+            fired.append(1)
+        }
+        for n in 1...1_000 { ChainReaction(bus: bus).mix(substance) { $0.prop.count = n }.react() }
+        // The main actor stays busy while the bus commits all of them.
+        let committed = DispatchSemaphore(value: 0)
+        bus.perform { committed.signal() }
+        committed.wait()
+        #expect(view.count == 0, "nothing is delivered while the main actor is busy")
+        await waitForMainQueue()
+        #expect(view.count == 1_000)
+        #expect(fired.count == 1)
+    }
+
+    @MainActor
     @Test("a main-actor handler receives reactions in order and can release an exclusive mix's lock")
     func mainActorHandler() async {
         @MainActor final class Screen {

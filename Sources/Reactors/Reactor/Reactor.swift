@@ -270,9 +270,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // Sent to the main actor and used only there: the changes are marked escaped, and the
             // owner of a main-actor handler is a main-actor object (or `Sendable`).
             let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock))
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated { mainActorHandler(hop.owner, hop.reaction) }
-            }
+            MainActorMailbox.shared.send { mainActorHandler(hop.owner, hop.reaction) }
         }
         side.actorDelivery?.deliver(owner, FlaskReaction(changes: changes, onLock: lock))
         guard let handler = side.handler?.call else { return }
@@ -282,8 +280,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         case .mainQueue:
             // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
             // are marked escaped, used only on the main queue.
+            // In the main actor's mailbox, so in order with the main-actor reactions.
             let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock))
-            DispatchQueue.main.async { handler(hop.owner, hop.reaction) }
+            MainActorMailbox.shared.send { handler(hop.owner, hop.reaction) }
         }
     }
 }

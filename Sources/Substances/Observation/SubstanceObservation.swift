@@ -1,4 +1,4 @@
-import Dispatch
+import FlaskLocking
 import FluxBus
 import Observation
 
@@ -6,7 +6,9 @@ import Observation
 ///
 /// Read properties through it (`view.counter`, by dynamic member): observation tracks exactly the
 /// properties read, and after a commit only those that changed notify. Updates arrive on the main
-/// actor, in commit order; the bus never waits for them.
+/// actor, in commit order; the bus never waits for them. Commits that come faster than the main
+/// actor runs arrive as one update, to the newest state (observation notifies once for them
+/// anyway).
 ///
 /// ```swift
 /// @MainActor func counterView(of substance: Substance<CounterState>) -> Int {
@@ -33,15 +35,9 @@ public final class SubstanceObservation<S: State>: Observable {
 
     init(substance: Substance<S>) {
         self.state = substance.state
-        let box = WeakViewBox<S>()
-        let feeder = CommitClosureObserver { changes in
-            guard let new = (changes as? StateChanges<S>)?.new else { return }
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated { box.view?.update(to: new) }
-            }
-        }
+        let feeder = ObservationFeeder<S>(initial: state)
         self.unbind = { [weak substance] in substance?.unbind(feeder) }
-        box.view = self
+        feeder.view = self
         substance.bind(feeder)
     }
 
@@ -62,7 +58,7 @@ public final class SubstanceObservation<S: State>: Observable {
         return state[keyPath: keyPath]
     }
 
-    private func update(to new: S) {
+    fileprivate func update(to new: S) {
         let changed = tracked.values.filter { $0.changed(state, new) }
         for property in changed { property.willSet(self) }
         state = new
@@ -78,10 +74,44 @@ extension Substance {
     }
 }
 
-/// The view, held weakly by the feeder so that the substance does not keep it alive.
+/// What feeds a view: called on the bus with each commit, it keeps the newest committed state
+/// until the main actor takes it. Commits that come faster than the main actor runs coalesce: one
+/// update carries the newest state, and observation would have notified once for them anyway.
 ///
-/// `@unchecked Sendable`: `view` is set once on the main actor before the box is shared, and read
-/// only on the main actor.
-final class WeakViewBox<S: State>: @unchecked Sendable {
+/// A class generic over the state, rather than a closure: its methods find the state's type in
+/// the instance, where a closure generic over it looked up `Optional<S>` and `StateChanges<S>` at
+/// run time, twice per commit (about 1,000 instructions).
+///
+/// `@unchecked Sendable`: `newest` and `isPending` are touched only with `lock` held; `view` is set
+/// once on the main actor before the feeder is bound, and read only on the main actor.
+final class ObservationFeeder<S: State>: ChangesStayOnBus, @unchecked Sendable {
     weak var view: SubstanceObservation<S>?
+    private let lock = InPlaceLock()
+    /// The newest state not delivered yet, when `isPending`.
+    private var newest: S
+    private var isPending = false
+
+    init(initial: S) {
+        newest = initial
+    }
+
+    /// Keeps the commit's new state; sends the main actor to take it, unless it is already on its
+    /// way. Only the state is copied out: the changes stay on the bus.
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock _: FluxLock?) {
+        let changes = unsafeDowncast(changes, to: StateChanges<S>.self)  // a commit of a Substance<S>
+        let wasPending = lock.withLock {
+            newest = changes.new
+            defer { isPending = true }
+            return isPending
+        }
+        if !wasPending { MainActorMailbox.shared.send { self.deliver() } }
+    }
+
+    @MainActor private func deliver() {
+        let state = lock.withLock {
+            isPending = false
+            return newest
+        }
+        view?.update(to: state)
+    }
 }

@@ -1,0 +1,64 @@
+import Dispatch
+import FlaskLocking
+
+/// Work the buses send to the main actor (reactions of main-actor reactors, updates of observable
+/// views), run there in the order it was sent.
+///
+/// One main-queue block runs every job sent before it started, rather than one block per job: a
+/// bus that commits faster than the main queue wakes it once per batch, not once per reaction
+/// (`DispatchQueue.main.async` alone tops out near 1.1 million blocks a second on the benchmark
+/// machine, below what one bus produces). Between batches the block gives the main queue back, so
+/// a bus that never stops does not starve the app's own main-queue work.
+///
+/// Jobs run in the order they were sent, from every bus: the process has one mailbox. Work an app
+/// posts to the main queue itself is not ordered with them beyond that.
+package final class MainActorMailbox: Sendable {
+    /// The process's mailbox.
+    package static let shared = MainActorMailbox()
+
+    /// A job: a closure run once on the main actor.
+    package typealias Job = @Sendable @MainActor () -> Void
+
+    private struct Pending {
+        var jobs: [Job] = []
+        /// Whether a main-queue block is on its way to run the jobs (so no other is needed).
+        var scheduled = false
+    }
+
+    private let pending = LockedValue(Pending())
+
+    package init() {}
+
+    /// Sends `job` to the main actor; it runs after every job sent before it.
+    package func send(_ job: @escaping Job) {
+        let schedule = pending.withLock { pending in
+            pending.jobs.append(job)
+            if pending.scheduled { return false }
+            pending.scheduled = true
+            return true
+        }
+        if schedule { scheduleBatch() }
+    }
+
+    private func scheduleBatch() {
+        DispatchQueue.main.async { [self] in
+            MainActor.assumeIsolated { runBatch() }
+        }
+    }
+
+    /// Runs the jobs sent so far; schedules another batch if more came meanwhile.
+    @MainActor private func runBatch() {
+        var batch: [Job] = []
+        pending.withLock { swap(&$0.jobs, &batch) }
+        for job in batch { job() }
+        batch.removeAll(keepingCapacity: true)
+        let more = pending.withLock { pending in
+            guard pending.jobs.isEmpty else { return true }
+            // Nothing came meanwhile: the next batch starts in this one's storage.
+            swap(&pending.jobs, &batch)
+            pending.scheduled = false
+            return false
+        }
+        if more { scheduleBatch() }
+    }
+}
