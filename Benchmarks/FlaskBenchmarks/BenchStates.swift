@@ -184,3 +184,35 @@ struct LargeState: State {
     var rows: [String] = []
     var total = 0
 }
+
+/// S8's state: a list of items, one toggled per dispatch.
+struct TodoState: State {
+    struct Item: Codable, Equatable {
+        var id: Int
+        var title: String
+        var done: Bool
+    }
+    var items: [Item] = []
+}
+
+enum TodoMixers: String, SubstanceMixer {
+    /// Fills the list with the payload's `size` items.
+    case load
+    /// Flips `done` of the item at the payload's `index`.
+    case toggle
+}
+
+final class TodoSubstance: ReactiveSubstance<TodoState, TodoMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .load) { payload, react, _ in
+            let size = payload?["size"] as? Int ?? 0
+            self.prop.items = (0..<size).map { TodoState.Item(id: $0, title: "item \($0)", done: false) }
+            react()
+        }
+        define(mix: .toggle) { payload, react, _ in
+            let index = payload?["index"] as? Int ?? 0
+            self.prop.items[index].done.toggle()
+            react()
+        }
+    }
+}

@@ -180,8 +180,58 @@ let declaredKeyScenarios: [Scenario] = [
     },
 ]
 
+/// S8 of SCENARIOS.md: a list of `size` items, one toggled per dispatch, round-robin, with a
+/// reactor on the list.
+func collectionScenario(size: Int) -> Scenario {
+    Scenario(id: "S8", name: "collection-\(size)", defaultCount: max(1_000, min(1_000_000, 200_000_000 / size))) {
+        counter in
+        let substance = TodoSubstance()
+        Flask.substances(reactTo: TodoMixers.load, payload: ["size": size])
+        settleBus()  // loaded before the reactor is attached and the clock starts
+        nonisolated(unsafe) var next = 0  // only the producer thread touches it
+        return oneReactorRig(
+            counter, substance: substance, key: "items",
+            dispatch: {
+                Flask.substances(reactTo: TodoMixers.toggle, payload: ["index": next])
+                next = next == size - 1 ? 0 : next + 1
+            },
+            verify: { count in
+                let items = substance.state.items
+                for index in [0, size / 2, size - 1] {
+                    let toggles = count / size + (index < count % size ? 1 : 0)
+                    // `done` is true after an odd number of toggles.
+                    if items[index].done != !toggles.isMultiple(of: 2) {
+                        return "item \(index) done is \(items[index].done) after \(toggles) toggles"
+                    }
+                }
+                return items.count == size ? nil : "\(items.count) items"
+            })
+    }
+}
+
+/// The floor under S8: copying a list of `size` items, changing one, and comparing the copy with
+/// the original, as a value-typed state must; operations a second.
+func collectionFloor(size: Int, count: Int) -> Double {
+    let items = (0..<size).map { TodoState.Item(id: $0, title: "item \($0)", done: false) }
+    var equal = 0
+    let start = now()
+    for round in 0..<count {
+        var copy = items
+        copy[round % size].done.toggle()
+        if copy == items { equal += 1 }
+    }
+    let elapsed = now() - start
+    precondition(equal == 0)
+    return Double(count) / (Double(elapsed) / 1e9)
+}
+
+/// The sizes of S8 in the full table.
+let collectionSizes = [10, 1_000, 100_000]
+
 /// Every scenario the executable knows, in the order of its table.
-let allScenarios = scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios
+let allScenarios =
+    scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios
+    + collectionSizes.map(collectionScenario(size:))
 
 /// Watches the counter of an observable view as SwiftUI would: `withObservationTracking`, re-armed
 /// after each change; the reaction counter shows the last value seen.
@@ -241,7 +291,7 @@ private func counterRig(
 
 /// One reactor on `key` of `substance`, counting its reactions; `teardown` runs before the reactor
 /// is detached.
-private func oneReactorRig(
+func oneReactorRig(
     _ counter: ReactionCounter, substance: any AnySubstance, key: String, dispatch: @escaping () -> Void,
     verify: @escaping (Int) -> String?, teardown: @escaping () -> Void = {}
 ) -> Rig {

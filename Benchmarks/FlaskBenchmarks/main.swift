@@ -10,6 +10,8 @@ import Foundation
 struct Options {
     var scenario: String?
     var count: Int?
+    /// S8's list size.
+    var size: Int?
     var json = false
     var smoke = false
     var memoryOnly = false
@@ -23,6 +25,7 @@ struct Options {
             switch argument {
             case "--scenario": options.scenario = iterator.next()
             case "--count": options.count = iterator.next().flatMap { Int($0.replacingOccurrences(of: "_", with: "")) }
+            case "--size": options.size = iterator.next().flatMap { Int($0.replacingOccurrences(of: "_", with: "")) }
             case "--reps": options.reps = iterator.next().flatMap(Int.init) ?? options.reps
             case "--json": options.json = true
             case "--smoke": options.smoke = true
@@ -30,7 +33,7 @@ struct Options {
             case "--probe": options.probe = iterator.next()
             case "--help", "-h":
                 print(
-                    "usage: FlaskBenchmarks [--scenario S1..S7|name] [--count N] [--reps R] [--json] [--smoke] [--memory]"
+                    "usage: FlaskBenchmarks [--scenario S1..S8|name] [--count N] [--size N] [--reps R] [--json] [--smoke] [--memory]"
                 )
                 exit(0)
             default:
@@ -107,12 +110,22 @@ func printTable(_ results: [ScenarioResult], naive: Double?) {
     }
 }
 
+/// S8's floor, measured now: the list copied, one item changed, the copy compared.
+func printFloor(_ result: ScenarioResult, size: Int) {
+    let floor = collectionFloor(size: size, count: max(100, min(1_000_000, 100_000_000 / size)))
+    print(
+        String(
+            format: "S8 at %d items: %.0f dispatches/s; the floor (copy, change one, compare) %.0f/s; S8 at %.2f of it",
+            size, result.median, floor, result.median / floor))
+}
+
 // One run of one scenario.
 if let wanted = options.scenario {
+    let collection = wanted.lowercased() == "s8" || wanted == "collection"
     guard
-        let scenario = allScenarios.first(where: {
-            $0.id.lowercased() == wanted.lowercased() || $0.name == wanted
-        })
+        let scenario = collection
+            ? collectionScenario(size: options.size ?? 100_000)
+            : allScenarios.first(where: { $0.id.lowercased() == wanted.lowercased() || $0.name == wanted })
     else {
         progress("no scenario \(wanted); use S1..S7 or a name: \(scenarios.map(\.name).joined(separator: ", "))")
         exit(2)
@@ -122,6 +135,7 @@ if let wanted = options.scenario {
     let result = run(scenario, count: count, reps: reps, latencySamples: options.count == nil ? 1_000 : 0)
     if result.check != "ok" { failures.append("\(scenario.id): \(result.check)") }
     if options.json { print(json(result, naive: nil)) } else { printTable([result], naive: nil) }
+    if collection, !options.json { printFloor(result, size: options.size ?? 100_000) }
     exit(failures.isEmpty ? 0 : 1)
 }
 
@@ -255,6 +269,7 @@ if options.json {
     print("FluxBus alone \(millions(busOneRate)) (1 producer), \(millions(busFourRate)) (4 producers)")
     print("")
     printTable(results, naive: naive)
+    for (result, size) in zip(results.filter { $0.id == "S8" }, collectionSizes) { printFloor(result, size: size) }
     print("")
     printMemory(memory)
 }
