@@ -5,16 +5,31 @@ import Foundation
 /// The memory targets of the benchmark issue, and the isolation of unrelated reactors.
 enum MemoryProbes {
     /// Resident bytes per dispatch queued behind a lock (run in a fresh process: see `inChildProcess`).
-    static func bytesPerPendingDispatch(count: Int) -> (bytes: Double, check: String?) {
+    static func bytesPerPendingDispatch(count: Int, kind: PendingKind = .plain) -> (bytes: Double, check: String?) {
         let owner = BenchOwner()
-        let substance = CounterSubstance()
+        let substance: Substance<CounterState> =
+            switch kind {
+            case .plain: CounterSubstance()
+            case .payload: PayloadCounter()
+            case .action: ActionCounter()
+            }
         let counter = ReactionCounter(target: count)
         let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
         reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
         settleBus()
+        // The backlog is the point here: no diagnostic for it.
+        let mark = Flask.bus.backlogHighWaterMark
+        Flask.bus.backlogHighWaterMark = nil
+        defer { Flask.bus.backlogHighWaterMark = mark }
         let lock = Flask.lock()
         let before = ResidentMemory.current
-        for _ in 0..<count { Flask.substances(reactTo: CounterMixers.increment) }
+        for _ in 0..<count {
+            switch kind {
+            case .plain: Flask.substances(reactTo: CounterMixers.increment)
+            case .payload: Flask.substances(reactTo: CounterMixers.add, payload: ["amount": 1])
+            case .action: Flask.substances(reactTo: Add(amount: 1))
+            }
+        }
         let after = ResidentMemory.current
         lock.release()
         counter.done.wait()
@@ -22,6 +37,11 @@ enum MemoryProbes {
         Flask.detachReactor(from: owner)
         let check = substance.state.counter == count ? nil : "counter is \(substance.state.counter)"
         return (Double(after - before) / Double(count), check)
+    }
+
+    /// What a pending dispatch carries: nothing, a one-key payload, or a typed action with an `Int`.
+    enum PendingKind: String, CaseIterable {
+        case plain, payload, action
     }
 
     /// Resident bytes per reactor, with `count` reactors bound to one substance (fresh process).

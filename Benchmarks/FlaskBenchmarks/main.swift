@@ -158,8 +158,9 @@ if options.smoke {
 if let probe = options.probe {
     let probeCycles = Int(ProcessInfo.processInfo.environment["FLASK_CYCLES"] ?? "") ?? 1_000_000
     switch probe {
-    case "pending":
-        let result = MemoryProbes.bytesPerPendingDispatch(count: 200_000)
+    case "pending", "pending-payload", "pending-action":
+        let kind = MemoryProbes.PendingKind(rawValue: String(probe.dropFirst("pending-".count))) ?? .plain
+        let result = MemoryProbes.bytesPerPendingDispatch(count: 200_000, kind: kind)
         print(result.bytes)
         exit(result.check == nil ? 0 : 1)
     case "reactors":
@@ -201,6 +202,12 @@ if let probe = options.probe {
         failures.append("pending dispatches: the probe failed")
         return (0, 0, 0)
     }
+    let withPayload = MemoryProbes.inChildProcess("pending-payload") ?? 0
+    let withAction = MemoryProbes.inChildProcess("pending-action") ?? 0
+    print(
+        String(
+            format: "memory: a pending dispatch with a one-key payload %.0f bytes, with a typed action %.0f bytes",
+            withPayload, withAction))
     let perReactor = MemoryProbes.inChildProcess("reactors") ?? 0
     let isolation = MemoryProbes.isolation(count: 10_000, dispatches: 300_000)
     if let check = isolation.check { failures.append("isolation: \(check)") }

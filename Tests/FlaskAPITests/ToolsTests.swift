@@ -38,6 +38,19 @@ struct ToolsTests {
         #expect(recent.first?.observersCalled == 1)
     }
 
+    @Test("the backlog sample logs a bus falling 10,000 items behind, once")
+    func backlogSample() async {
+        let bus = Flux(label: "sample.bus")
+        let lines = Recorder<String>()
+        watchBacklog(of: bus) { lines.append($0) }
+        let lock = bus.lock()
+        for _ in 0..<20_000 { bus.dispatch("tick") }
+        lock.release()
+        await bus.flush()
+        #expect(lines.count == 1)
+        #expect(lines.all.first?.hasPrefix("bus sample.bus: 10000 work items are waiting") == true)
+    }
+
     @Test("the journal sample records a session that replays, from JSON lines, to the same state")
     func journalSample() async throws {
         let journal = await recordSession(on: Flux())

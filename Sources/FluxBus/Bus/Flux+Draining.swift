@@ -7,11 +7,22 @@ import Synchronization
 extension Flux {
     @inline(__always)
     func enqueue(_ item: FluxItem) {
-        let start = queue.withLock { q in
+        let (start, backlog) = queue.withLock { q in
             q.main.append(item)
-            return q.claimDrain()
+            return (q.claimDrain(), q.reachedBacklogMark())
         }
         if start { scheduleDrain() }
+        if backlog { reportBacklog() }
+    }
+
+    /// Reports that the main lane reached the backlog mark (on the thread that enqueued).
+    @inline(never)
+    func reportBacklog() {
+        let (waiting, mark) = queue.withLock { ($0.pendingMainCount + $0.exclusive.count, $0.backlogMark) }
+        report(
+            .backlog,
+            "bus \(label): \(waiting) work items are waiting (high-water mark \(mark)); mixers are dispatched faster "
+                + "than the bus runs them, and each waiting one holds memory (see docs/performance.md, \"Backlog\")")
     }
 
     func enqueueExclusive(_ item: FluxItem) {

@@ -339,6 +339,28 @@ public final class Flux: Sendable {
         }
     }
 
+    // MARK: Backlog
+
+    /// The default ``backlogHighWaterMark``: 100,000 work items.
+    public static let defaultBacklogMark = 100_000
+
+    /// How many work items may wait on the main lane before the bus reports a
+    /// ``FluxDiagnostic/Code/backlog`` diagnostic, naming the bus and the depth; nil: never.
+    ///
+    /// It is reported once per crossing: again only after the bus has found fewer items waiting
+    /// than the mark. A backlog means the code that dispatches is faster than the bus runs the
+    /// mixes (and their reactions), so the queue, and the memory it holds, grows without bound: see
+    /// docs/performance.md, "Backlog", for what each waiting item costs and what to do.
+    public var backlogHighWaterMark: Int? {
+        get { queue.withLock { $0.backlogMark == .max ? nil : $0.backlogMark } }
+        set {
+            queue.withLock { q in
+                q.backlogMark = max(1, newValue ?? .max)
+                q.backlogArmed = q.pendingMainCount < q.backlogMark
+            }
+        }
+    }
+
     // MARK: Diagnostics
 
     /// The handler of misuse and bad-input reports for this bus and everything that uses it.

@@ -16,6 +16,11 @@ struct FluxQueue {
     var draining = false
     /// Bumped by every purge, so a drain knows its batch was purged.
     var purgeEpoch: UInt64 = 0
+    /// The main-lane depth at which the bus reports a backlog (`Int.max`: never).
+    var backlogMark = Flux.defaultBacklogMark
+    /// Whether the next crossing of `backlogMark` is reported: cleared when one is, set again once
+    /// the bus finds the backlog below the mark.
+    var backlogArmed = true
 
     enum Lane { case main, exclusive }
 
@@ -65,6 +70,21 @@ struct FluxQueue {
         return lock
     }
 
+    /// Whether the main lane just reached the backlog mark, and is to be reported (once per
+    /// crossing). Called after each main-lane append: the count passes the mark one at a time.
+    @inline(__always)
+    mutating func reachedBacklogMark() -> Bool {
+        guard main.count == backlogMark, backlogArmed else { return false }
+        backlogArmed = false
+        return true
+    }
+
+    /// Reports the next crossing again once the bus, about to run a batch or to stop draining,
+    /// finds fewer items waiting than the mark (the batch included): the backlog has come down.
+    mutating func rearmBacklog(batchItems: Int) {
+        if !backlogArmed, batchItems + pendingMainCount + exclusive.count < backlogMark { backlogArmed = true }
+    }
+
     /// Marks the queue as draining if there is runnable work and no drain is running.
     /// Returns whether the caller must schedule a drain.
     mutating func claimDrain() -> Bool {
@@ -84,12 +104,15 @@ struct FluxQueue {
         if locks.isEmpty && hasSuspended {
             swap(&batch, &suspended)
             defer { suspendedIndex = 0 }
+            rearmBacklog(batchItems: batch.count - suspendedIndex)
             return (.main, purgeEpoch, suspendedIndex)
         }
         if locks.isEmpty && !main.isEmpty {
             swap(&batch, &main)
+            rearmBacklog(batchItems: batch.count)
             return (.main, purgeEpoch, 0)
         }
+        rearmBacklog(batchItems: 0)
         draining = false
         return nil
     }

@@ -16,6 +16,8 @@ public struct FluxDiagnostic: Sendable, CustomStringConvertible, Equatable {
         public static let lockReleasedTwice = Code("lock-released-twice")
         /// A lock has been held longer than expected.
         public static let lockHeldLong = Code("lock-held-long")
+        /// More work items are waiting on a bus than its ``Flux/backlogHighWaterMark``.
+        public static let backlog = Code("backlog")
     }
 
     /// What went wrong, as a stable code.

@@ -1,0 +1,66 @@
+import FlaskTestSupport
+import FluxBus
+import Testing
+
+@Suite("Flux: backlog diagnostic")
+struct FluxBacklogTests {
+    @Test("the default high-water mark is 100,000 items")
+    func defaultMark() {
+        #expect(Flux().backlogHighWaterMark == 100_000)
+    }
+
+    @Test("reaching the high-water mark is reported once, with the bus and the depth; again after it came down")
+    func oncePerCrossing() async {
+        let bus = Flux(label: "backlog.test")
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        bus.backlogHighWaterMark = 10
+        // A lock holds the main lane back, so the items stay queued.
+        var lock = bus.lock()
+        for _ in 0..<25 { bus.dispatch("tick") }
+        #expect(diagnostics.all.map(\.code) == [.backlog])
+        #expect(diagnostics.all.first?.message.contains("bus backlog.test: 10 work items are waiting") == true)
+        lock.release()
+        await bus.flush()
+        // Below the mark now: the next crossing is reported again.
+        lock = bus.lock()
+        for _ in 0..<12 { bus.dispatch("tick") }
+        #expect(diagnostics.all.map(\.code) == [.backlog, .backlog])
+        lock.release()
+        await bus.flush()
+    }
+
+    @Test("a backlog that never comes down below the mark is reported once")
+    func sustained() async {
+        let bus = Flux()
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        bus.backlogHighWaterMark = 10
+        let owner = Owner()
+        // While the bus runs a batch of 15, the first of them queues 12 more behind it: the backlog
+        // never went below the mark, so reaching 10 again is the same crossing.
+        bus.observe("first", owner: owner) { _, _ in
+            for _ in 0..<12 { bus.dispatch("tick") }
+        }
+        let lock = bus.lock()
+        bus.dispatch("first")
+        for _ in 0..<14 { bus.dispatch("tick") }
+        lock.release()
+        await bus.flush()
+        #expect(diagnostics.all.map(\.code) == [.backlog])
+    }
+
+    @Test("nil turns the diagnostic off")
+    func off() async {
+        let bus = Flux()
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        bus.backlogHighWaterMark = nil
+        #expect(bus.backlogHighWaterMark == nil)
+        let lock = bus.lock()
+        for _ in 0..<1_000 { bus.dispatch("tick") }
+        lock.release()
+        await bus.flush()
+        #expect(diagnostics.all.isEmpty)
+    }
+}
