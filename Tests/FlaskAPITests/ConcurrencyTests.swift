@@ -105,6 +105,70 @@ struct ConcurrencyTests {
         #expect(await substance.observerCount() == 0)
     }
 
+    @Test("a consumer running alongside the bus gets every commit once, in order")
+    func streamOrder() async {
+        let bus = Flux()
+        let substance = Substance<TallyState>(bus: bus)
+        let stream = substance.changes(of: \.count)
+        let consumer = Task {
+            var values: [Int] = []
+            for await change in stream {
+                values.append(change.newValue)
+                if change.newValue == 10_000 { break }
+            }
+            return values
+        }
+        for n in 1...10_000 { ChainReaction(bus: bus).mix(substance) { $0.prop.count = n }.react() }
+        #expect(await consumer.value == Array(1...10_000))
+    }
+
+    @Test("breaking out of the loop and dropping the stream unbinds it")
+    func streamBreak() async {
+        let bus = Flux()
+        let substance = Substance<TallyState>(bus: bus)
+        var stream: SubstanceChangeStream<SubstanceChanges>? = substance.changes()
+        #expect(await substance.observerCount() == 1)
+        let consumer = Task { [stream] in
+            for await _ in stream! { break }
+        }
+        ChainReaction(bus: bus).mix(substance) { $0.prop.count = 1 }.react()
+        await consumer.value
+        stream = nil
+        #expect(await substance.observerCount() == 0)
+    }
+
+    @Test("buffering policies: the newest or the oldest n are kept while nobody reads")
+    func streamBuffering() async {
+        let bus = Flux()
+        let substance = Substance<TallyState>(bus: bus)
+        let newest = substance.changes(of: \.count, bufferingPolicy: .bufferingNewest(3))
+        let oldest = substance.changes(of: \.count, bufferingPolicy: .bufferingOldest(3))
+        for n in 1...10 { ChainReaction(bus: bus).mix(substance) { $0.prop.count = n }.react() }
+        await bus.flush()
+        var newestIterator = newest.makeAsyncIterator()
+        var oldestIterator = oldest.makeAsyncIterator()
+        var kept: [Int] = []
+        for _ in 0..<3 { kept.append(await newestIterator.next()?.newValue ?? -1) }
+        #expect(kept == [8, 9, 10])
+        kept = []
+        for _ in 0..<3 { kept.append(await oldestIterator.next()?.newValue ?? -1) }
+        #expect(kept == [1, 2, 3])
+    }
+
+    @MainActor
+    @Test("a main-actor consumer iterates on the main actor")
+    func streamOnMainActor() async {
+        let bus = Flux()
+        let substance = Substance<TallyState>(bus: bus)
+        let stream = substance.changes(of: \.count)
+        ChainReaction(bus: bus).mix(substance) { $0.prop.count = 7 }.react()
+        for await change in stream {
+            MainActor.preconditionIsolated()
+            #expect(change.newValue == 7)
+            break
+        }
+    }
+
     @MainActor
     @Test("observation: withObservationTracking fires for the properties read, only when they change")
     func observation() async {

@@ -25,6 +25,8 @@ package final class FluxOwnerHolds: @unchecked Sendable {
     /// attributes say. The pointer lives as long as these holds.
     package let epoch: UnsafeMutablePointer<UInt64>
     @exclusivity(unchecked) private var objects: BusConfined<[AnyObject]>
+    /// What to wake when the bus lets go (see ``wakeWhenLettingGo(_:)``).
+    @exclusivity(unchecked) private var wakes: BusConfined<[any FluxDeferredWake]>
 
     /// How many work items may run between two lettings go.
     static let itemsPerEpoch = 128
@@ -33,6 +35,7 @@ package final class FluxOwnerHolds: @unchecked Sendable {
         epoch = .allocate(capacity: 1)
         epoch.initialize(to: 1)
         objects = BusConfined([], on: drainer, "FluxOwnerHolds.objects")
+        wakes = BusConfined([], on: drainer, "FluxOwnerHolds.wakes")
     }
 
     deinit {
@@ -45,10 +48,27 @@ package final class FluxOwnerHolds: @unchecked Sendable {
         held = FluxHeldOwner(object: Unmanaged.passUnretained(object), epoch: epoch.pointee)
     }
 
-    /// Lets go of every held object. Their deinitializers may run now, on the bus.
+    /// Wakes `wake` when the bus next lets go: at the end of the batch it is running, after at
+    /// most 128 work items, before a task. A consumer of what the bus produces, woken then rather
+    /// than at each item, takes a batch at a time; it waits at most until the bus lets go.
+    package func wakeWhenLettingGo(_ wake: any FluxDeferredWake) {
+        wakes.value.append(wake)
+    }
+
+    /// Lets go of every held object (their deinitializers may run now, on the bus), and wakes what
+    /// waited for it.
     @inline(__always)
     func releaseAll() {
         if !objects.value.isEmpty { releaseHeld() }
+        if !wakes.value.isEmpty { wakeAll() }
+    }
+
+    private func wakeAll() {
+        var waking: [any FluxDeferredWake] = []
+        swap(&waking, &wakes.value)
+        for wake in waking { wake.wake() }
+        waking.removeAll(keepingCapacity: true)
+        if wakes.value.isEmpty { wakes.value = waking }
     }
 
     private func releaseHeld() {
@@ -81,4 +101,11 @@ package struct FluxHeldOwner {
         self.object = object
         self.epoch = epoch
     }
+}
+
+/// Something the bus wakes when it lets go of what it holds (see
+/// ``FluxOwnerHolds/wakeWhenLettingGo(_:)``): a change stream's waiting consumer.
+package protocol FluxDeferredWake: AnyObject {
+    /// Called on the bus, once per ``FluxOwnerHolds/wakeWhenLettingGo(_:)``.
+    func wake()
 }

@@ -19,10 +19,13 @@ extension Substance {
     ///   cancelling the consuming task) unbinds it.
     public func changes(
         of keys: [String] = [],
-        bufferingPolicy: AsyncStream<SubstanceChanges>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<SubstanceChanges> {
-        stream(bufferingPolicy: bufferingPolicy) { changes in
-            keys.isEmpty || keys.contains(where: changes.contains) ? changes : nil
+        bufferingPolicy: SubstanceChangeStream<SubstanceChanges>.BufferingPolicy = .unbounded
+    ) -> SubstanceChangeStream<SubstanceChanges> {
+        // The element type is concrete here, so the closure called at each commit is specialized:
+        // no generic type is looked up at run time on the bus.
+        let core = StreamCore<SubstanceChanges>(policy: bufferingPolicy, bus: bus)
+        return connect(core) { changes in
+            if keys.isEmpty || keys.contains(where: changes.contains) { core.yield(changes) }
         }
     }
 
@@ -33,28 +36,27 @@ extension Substance {
     /// ```
     public func changes<Value: Equatable & Sendable>(
         of keyPath: any KeyPath<S, Value> & Sendable,
-        bufferingPolicy: AsyncStream<TypedChange<Value>>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<TypedChange<Value>> {
-        stream(bufferingPolicy: bufferingPolicy) { changes in changes.change(keyPath) }
+        bufferingPolicy: SubstanceChangeStream<TypedChange<Value>>.BufferingPolicy = .unbounded
+    ) -> SubstanceChangeStream<TypedChange<Value>> {
+        let core = StreamCore<TypedChange<Value>>(policy: bufferingPolicy, bus: bus)
+        return connect(core) { changes in
+            if let change = changes.change(keyPath) { core.yield(change) }
+        }
     }
 
-    /// A stream of what `element` makes of each commit (nil: nothing to yield), bound to this
-    /// substance until either ends.
-    private func stream<Element: Sendable>(
-        bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
-        _ element: @escaping @Sendable (SubstanceChanges) -> Element?
-    ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: bufferingPolicy)
-        let observer = CommitClosureObserver { changes in
-            if let value = element(changes) { continuation.yield(value) }
-        } finish: {
-            continuation.finish()
+    /// Binds `forward`, called with each commit, until the substance or the stream's consumer goes
+    /// away; returns the stream over `core`.
+    private func connect<Element: Sendable>(
+        _ core: StreamCore<Element>, forward: @escaping @Sendable (SubstanceChanges) -> Void
+    ) -> SubstanceChangeStream<Element> {
+        let observer = CommitClosureObserver(forward) {
+            core.finish()
         }
-        // Weak: the continuation keeps this closure, and the observer keeps the continuation.
-        continuation.onTermination = { [weak self, weak observer] _ in
+        // Weak: the observer keeps the core, and the core this closure.
+        core.onFinish = { [weak self, weak observer] in
             if let observer { self?.unbind(observer) }
         }
         bind(observer)
-        return stream
+        return SubstanceChangeStream(consumer: StreamConsumer(core: core))
     }
 }
