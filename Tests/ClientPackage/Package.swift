@@ -8,7 +8,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     dependencies: [.package(name: "FlaskReactor", path: "../..")],
     targets: [
-        .target(name: "ReadmeSamples", dependencies: [.product(name: "FlaskAPI", package: "FlaskReactor")])
+        .target(name: "ReadmeSamples", dependencies: [.product(name: "FlaskAPI", package: "FlaskReactor")]),
+        .executableTarget(name: "TopLevelTool", dependencies: [.product(name: "FlaskAPI", package: "FlaskReactor")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -82,6 +82,34 @@ struct ReactorTests {
         #expect(reports.all.first?.message.contains("AppState") == true)
     }
 
+    @Test("a reactor over two state types: a key of the other state is no mistake, a key of none is")
+    func unknownKeyOverTwoStates() async {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        let app = Substance<AppState>(bus: bus)
+        let nines = Substance<NinesState>(bus: bus)
+        let owner = TestOwner()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [app, nines])
+        reactor.handler = { _, reaction in
+            reaction.on(AppState.prop.text) { _ in }  // NinesState has no "text": not reported
+            reaction.on("aPropertyWithALongName") { _ in }  // AppState has none: not reported
+            reaction.on("txet") { _ in }  // no state has it: reported at each commit
+        }
+        reactor.mix(app) { $0.prop.counter += 1 }.react()
+        reactor.mix(nines) { $0.prop.s0.a += 1 }.react()
+        await bus.flush()
+        #expect(reports.all.map(\.code) == [.unknownKey, .unknownKey])
+        #expect(reports.all.allSatisfy { $0.message.contains("txet") })
+        // A reactor over one substance still reports a key of another state type.
+        let single = ReactorManager().reactor(attachedTo: owner, mixing: [app])
+        single.handler = { _, reaction in reaction.on("aPropertyWithALongName") { _ in } }
+        single.mix(app) { $0.prop.counter += 1 }.react()
+        await bus.flush()
+        #expect(reports.all.count == 4)
+        #expect(reports.all.last?.message.contains("aPropertyWithALongName") == true)
+    }
+
     @Test("a reactor bound to two substances tells them apart with at()")
     func twoSubstances() async {
         let bus = Flux()

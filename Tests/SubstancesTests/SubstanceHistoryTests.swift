@@ -14,6 +14,28 @@ final class ManualClock: Sendable {
 
 @Suite("Undo and redo")
 struct SubstanceHistoryTests {
+    @Test("a substance of another bus is refused, reported, and never written by undo")
+    func otherBusRefused() async {
+        let bus = Flux(label: "first")
+        let other = Flux(label: "second")
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        let editor = Editor(name: "editor", bus: bus)
+        let stray = Editor(name: "stray", bus: other)
+        let history = SubstanceHistory(of: [editor, stray])
+        #expect(diagnostics.all.map(\.code) == [.historyAcrossBuses])
+        #expect(diagnostics.all.first?.message.contains("stray (bus \"second\")") == true)
+        bus.dispatch(.increment)
+        await bus.flush()
+        // The other bus keeps committing while undo runs: undo must not touch its substance.
+        for _ in 0..<200 { other.dispatch(.increment) }
+        #expect(await history.undo())
+        await other.flush()
+        #expect(editor.state.count == 0)
+        #expect(stray.state.count == 200)
+        #expect(history.undoCount == 0)
+    }
+
     @Test("undo and redo walk the states back and forth, as mixes that observers see")
     func undoRedo() async {
         let bus = Flux()

@@ -29,11 +29,15 @@ public struct FlaskReaction {
     /// The lock dispatched with an exclusive mix, handed to the handler to release when its work is
     /// done (async flux).
     public let onLock: FluxLock?
+    /// For a reactor over several substances, the keys of all their states: a key this commit's
+    /// state lacks may be another's, and only a key none has is reported. Nil for one substance.
+    @usableFromInline let keyDomain: Unmanaged<StateKeyDomain>?
 
     @usableFromInline
-    init(changes: SubstanceChanges, onLock: FluxLock?) {
+    init(changes: SubstanceChanges, onLock: FluxLock?, keyDomain: Unmanaged<StateKeyDomain>? = nil) {
         self.commit = changes
         self.onLock = onLock
+        self.keyDomain = keyDomain
     }
 
     /// The changes of the commit, to keep or to hand to another thread.
@@ -46,7 +50,8 @@ public struct FlaskReaction {
     /// The substance that changed.
     public var substance: any AnySubstance { commit.substance }
 
-    /// Calls `body` if `key` (a dotted key) changed. A key the state does not have is reported.
+    /// Calls `body` if `key` (a dotted key) changed. A key the state does not have is reported
+    /// (`unknown-key`); for a reactor over several substances, a key that none of their states has.
     @inlinable
     public func on(_ key: String, _ body: (SubstanceChange) -> Void) {
         switch commit.lookUp(key) {
@@ -65,7 +70,7 @@ public struct FlaskReaction {
             body(change)
         } else {
             let substance = commit.substance
-            if !substance.isValid(key: key) {
+            if !substance.isValid(key: key), keyDomain?.takeUnretainedValue().isValid(key: key) != true {
                 substance.bus.report(
                     .unknownKey,
                     "reaction.on(\"\(key)\"): \(substance.stateTypeName) has no key \"\(key)\" (substance \(substance.name()))"

@@ -70,10 +70,13 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// The epoch of the holds of the bus that delivers to it (see `FluxOwnerHolds`), nil when its
     /// substances mix on different buses. A pointer, not the holds: reading it retains nothing.
     private let holdsEpoch: UnsafePointer<UInt64>?
+    /// The keys of its substances' states, when it has several (see `FlaskReaction.keyDomain`).
+    private let keyDomain: Unmanaged<StateKeyDomain>?
 
     package init(owner: Owner, substances: [any AnySubstance], delivery: ReactionDelivery, manager: ReactorManager?) {
         self.owner = owner
         self.weakSubstances = substances.map(WeakSubstance.init)
+        self.keyDomain = Set(substances.map { ObjectIdentifier($0) }).count > 1 ? StateKeyDomain.of(substances) : nil
         self.delivery = delivery
         let bus = substances.first?.bus ?? .shared
         self.bus = bus
@@ -228,7 +231,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
         owner._withUnsafeGuaranteedRef { owner in
             onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { handler in
-                handler.call(owner, FlaskReaction(changes: changes, onLock: lock))
+                handler.call(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
             }
         }
     }
@@ -269,19 +272,19 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         if let mainActorHandler = side.mainActorHandler {
             // Sent to the main actor and used only there: the changes are marked escaped, and the
             // owner of a main-actor handler is a main-actor object (or `Sendable`).
-            let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock))
+            let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
             MainActorMailbox.shared.send { mainActorHandler(hop.owner, hop.reaction) }
         }
-        side.actorDelivery?.deliver(owner, FlaskReaction(changes: changes, onLock: lock))
+        side.actorDelivery?.deliver(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
         guard let handler = side.handler?.call else { return }
         switch delivery {
         case .bus:
-            handler(owner, FlaskReaction(changes: changes, onLock: lock))
+            handler(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
         case .mainQueue:
             // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
             // are marked escaped, used only on the main queue.
             // In the main actor's mailbox, so in order with the main-actor reactions.
-            let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock))
+            let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
             MainActorMailbox.shared.send { handler(hop.owner, hop.reaction) }
         }
     }

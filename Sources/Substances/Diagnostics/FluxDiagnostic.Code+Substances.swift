@@ -19,7 +19,9 @@ extension FluxDiagnostic.Code {
     /// A second live substance archives under a key (a name) that another live one already uses.
     public static let archiveKeyInUse = FluxDiagnostic.Code("archive-key-in-use")
     /// A substance used in a way that cannot work: a mixer or action defined outside
-    /// `defineMixers()`, an action that arrived without its value, a history over substances of
-    /// several buses.
+    /// `defineMixers()`, an action that arrived without its value.
     public static let substanceMisuse = FluxDiagnostic.Code("substance-misuse")
+    /// A `SubstanceHistory` was given a substance of another bus than its first one's: it does not
+    /// record that substance (undo runs on one bus, and must not write another bus's state).
+    public static let historyAcrossBuses = FluxDiagnostic.Code("history-across-buses")
 }

@@ -16,7 +16,8 @@ import FluxBus
 /// happens on the bus; the commits one work item made are one step. Undo and redo are mixes
 /// themselves: each runs as a bus item, after the mixes queued before it, and commits the earlier
 /// states, so reactors see them like any other change. A new change after an undo clears the redo
-/// steps. The substances must mix on one bus.
+/// steps. The substances must mix on one bus: one of another bus than the first's is not recorded
+/// (reported, `history-across-buses`).
 ///
 /// The history records for as long as you keep it; it does not keep its substances alive.
 public final class SubstanceHistory: Sendable {
@@ -27,7 +28,8 @@ public final class SubstanceHistory: Sendable {
     /// Starts recording the commits of `substances`.
     ///
     /// - Parameters:
-    ///   - substances: the substances to undo, on one bus.
+    ///   - substances: the substances to undo, on one bus (any of another bus than the first's is
+    ///     refused: reported, and not recorded).
     ///   - limit: the most undo steps kept; older ones are forgotten (100 by default).
     ///   - interval: commits closer together than this merge into one undo step (none by default).
     ///   - now: the clock that dates commits; replace it to drive merging from a test.
@@ -39,12 +41,19 @@ public final class SubstanceHistory: Sendable {
         self.bus = bus
         let log = HistoryLog(limit: max(1, limit), interval: interval, now: now)
         self.log = log
-        self.recorders = substances.compactMap { substance in
-            (substance as? any HistorySubject)?.makeHistoryRecorder(log: log)
-        }
-        if substances.contains(where: { $0.bus !== bus }) {
+        // Undo restores states on this bus: a substance of another bus is refused, or undo would
+        // write its state off its bus.
+        let refused = substances.filter { $0.bus !== bus }
+        if !refused.isEmpty {
+            let names = refused.map { "\($0.name()) (bus \"\($0.bus.label)\")" }.joined(separator: ", ")
             bus.report(
-                .substanceMisuse, "a SubstanceHistory's substances mix on different buses; undo follows the first")
+                .historyAcrossBuses,
+                "SubstanceHistory: \(names) mix on another bus than the first substance's (\"\(bus.label)\"); "
+                    + "a history undoes on one bus, so it does not record them")
+        }
+        self.recorders = substances.compactMap { substance in
+            guard substance.bus === bus else { return nil }
+            return (substance as? any HistorySubject)?.makeHistoryRecorder(log: log)
         }
         for recorder in recorders { recorder.start() }
     }
@@ -62,14 +71,20 @@ public final class SubstanceHistory: Sendable {
     }
 
     /// Enqueues an undo: commits the states before the last undo step. Does nothing when there is
-    /// nothing to undo. `completion` is called on the bus once done, with whether it undid a step.
-    public func undo(completion: (@Sendable (Bool) -> Void)? = nil) {
+    /// nothing to undo. `completion` is called on the bus once done, with whether it undid a step
+    /// (pass nil to enqueue it and go on).
+    ///
+    /// The completion has no default: `history.undo()` is always the `async` one, which waits.
+    /// (With a default, top-level code such as a tool's `main.swift` chose this one for
+    /// `await history.undo()`, and went on before the undo.)
+    public func undo(completion: (@Sendable (Bool) -> Void)?) {
         step(back: true, completion: completion)
     }
 
     /// Enqueues a redo of the last undone step. `completion` is called on the bus once done, with
-    /// whether it redid a step.
-    public func redo(completion: (@Sendable (Bool) -> Void)? = nil) {
+    /// whether it redid a step (pass nil to enqueue it and go on). No default, as for
+    /// ``undo(completion:)``.
+    public func redo(completion: (@Sendable (Bool) -> Void)?) {
         step(back: false, completion: completion)
     }
 

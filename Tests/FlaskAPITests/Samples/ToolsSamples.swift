@@ -86,8 +86,8 @@ func replaySession(_ jsonLines: String) async throws -> (MixJournal.Replay, Cart
 
 func undoLastChange(of cart: Cart) -> SubstanceHistory {
     let history = SubstanceHistory(of: cart, limit: 50, mergingWithin: .milliseconds(300))
-    // ... later, when the user asks:
-    history.undo()
+    // ... later, when the user asks (without waiting for it):
+    history.undo(completion: nil)
     return history
 }
 
