@@ -15,11 +15,13 @@ import FluxBus
 /// ``mismatch(with:)`` waits for the bus to run what was enqueued before it, compares what was
 /// recorded with what you expect, forgets it, and returns a ``Mismatch`` whose description is a
 /// readable diff when they differ: an unexpected change fails the test as surely as a missing one.
-/// Check it where you call it, and the test framework reports the failure at that line:
+/// Bind it, then check it, and the test framework reports the failure at that line, with the
+/// diff (Swift Testing does not show a value computed under `await` inside `#expect`):
 ///
 /// ```swift
-/// #expect(await probe.mismatch(with: [.change("count", from: 0, to: 1)]) == nil)   // Swift Testing
-/// XCTAssertNil(await probe.mismatch(with: [.change("count", from: 0, to: 1)]))     // XCTest
+/// let mismatch = await probe.mismatch(with: [.change("count", from: 0, to: 1)])
+/// #expect(mismatch == nil)     // Swift Testing
+/// XCTAssertNil(mismatch)       // XCTest
 /// ```
 ///
 /// ``expect(_:fileID:line:)`` does the same and throws the mismatch (mark the test `throws`); the

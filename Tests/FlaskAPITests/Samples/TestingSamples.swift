@@ -12,7 +12,8 @@ struct SessionTests {
         let probe = ChangeProbe(session)
         await Flask.apply(Login(user: user), on: bus)
         #expect(session.state.user == user)
-        #expect(await probe.mismatch(with: [.change("user", from: nil, to: user)]) == nil)
+        let mismatch = await probe.mismatch(with: [.change("user", from: nil, to: user)])
+        #expect(mismatch == nil)
     }
 
     @Test("an empty user name is refused, and nothing changes")
