@@ -234,6 +234,33 @@ struct ReductionTests {
         #expect(changedKeys(first, same, codablePath: codablePath).isEmpty)
     }
 
+    @Test("FlaskDictRef.updating changes one key, shares the rest, and reports just that key")
+    func dictionaryUpdating() throws {
+        var first = ValueState()
+        first.info = FlaskDictRef(["foo": "bar", "nest": ["data": "some"], "n": 1])
+        var second = first
+        second.info = first.info?.updating("n", to: 2)
+        #expect(changedKeys(first, second) == ["info", "info.n"])
+        #expect(second.info?["n"] as? Int == 2)
+        #expect(second.info?["nest.data"] as? String == "some")
+        #expect(first.info?["n"] as? Int == 1, "the original is untouched")
+        var third = second
+        third.info = second.info?.updating("nest", to: ["data": "more"])
+        #expect(changedKeys(second, third) == ["info", "info.nest", "info.nest.data"])
+        var fourth = third
+        fourth.info = third.info?.updating("foo", to: nil)
+        let removed = try #require(changes(third, fourth))
+        #expect(removed.keys.sorted() == ["info", "info.foo"])
+        #expect(removed.change("info.foo")?.oldValue() as String? == "bar")
+        #expect(fourth.info?["foo"] == nil)
+        // Many keys, one changed: only that key is reported.
+        var large = ValueState()
+        large.info = FlaskDictRef(Dictionary(uniqueKeysWithValues: (0..<10_000).map { ("k\($0)", $0 as Any) }))
+        var changedOne = large
+        changedOne.info = large.info?.updating("k500", to: -1)
+        #expect(changedKeys(large, changedOne) == ["info", "info.k500"])
+    }
+
     @Test("Swift dictionaries report their keys too")
     func swiftDictionaries() {
         var old = ValueState()

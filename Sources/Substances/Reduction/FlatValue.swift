@@ -56,13 +56,19 @@ enum FlatValue: Equatable, @unchecked Sendable {
     /// Appends to `changes` every dotted key below `prefix` whose value differs between `old` and
     /// `new`, parents included; `_`-prefixed keys are skipped. A key present on one side only
     /// changes from or to nil.
+    /// Whether it is a dictionary.
+    var isKeyed: Bool {
+        if case .keyed = self { true } else { false }
+    }
+
     static func diff(
         _ old: FlatValue?,
         _ new: FlatValue?,
         prefix: String,
         into changes: inout [(key: String, old: FlatValue?, new: FlatValue?)]
     ) -> Bool {
-        if let old, let new, old == new { return false }
+        // Two dictionaries are compared key by key below, once; anything else as a whole here.
+        if let old, let new, !old.isKeyed || !new.isKeyed, old == new { return false }
         var oldChildren: [String: FlatValue] = [:]
         var newChildren: [String: FlatValue] = [:]
         if case .keyed(let dictionary)? = old { oldChildren = dictionary }
@@ -70,7 +76,12 @@ enum FlatValue: Equatable, @unchecked Sendable {
         if old == nil && new == nil { return false }
         var childChanged = false
         if !oldChildren.isEmpty || !newChildren.isEmpty {
-            let keys = Set(oldChildren.keys).union(newChildren.keys).sorted()
+            // Only the keys whose values differ are visited (and sorted, and named): a large
+            // dictionary with one key changed costs a lookup per key, not a path per key.
+            var keys: [String] = []
+            for (key, value) in newChildren where oldChildren[key] != value { keys.append(key) }
+            for key in oldChildren.keys where newChildren[key] == nil { keys.append(key) }
+            keys.sort()
             for key in keys where !key.hasPrefix("_") {
                 // A key with a dot is escaped (`a\.b`): it never reads as the nested path `a.b`.
                 let component = DottedKey.escape(key)
