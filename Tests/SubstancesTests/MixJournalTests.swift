@@ -56,6 +56,9 @@ struct MixJournalTests {
         #expect(entries[1].reactorsNotified == 1)
         #expect(entries[1].observersCalled == 1)
         #expect(entries[1].microseconds > 0)
+        // Dated by the wall clock, from the bus's monotonic one: now, and in order.
+        #expect(entries.allSatisfy { abs($0.date.timeIntervalSinceNow) < 60 })
+        #expect(entries.map(\.date) == entries.map(\.date).sorted())
         #expect(entries[2].changes == [MixJournal.Change(substance: "editor", keys: [], aborted: true)])
         #expect(editor.state.text == "hi")
     }
@@ -82,6 +85,17 @@ struct MixJournalTests {
         await bus.flush()
         #expect(journal.entries[0].payload == ["password": .unrepresentable(type: "String")])
         #expect(!journal.jsonLines().contains("hunter2"))
+        // Not even kept in memory: an object in a payload is not held by the journal.
+        final class Secret: Sendable {}
+        weak var secret: Secret?
+        do {
+            let object = Secret()
+            secret = object
+            bus.dispatch("login", payload: ["token": object])
+        }
+        await bus.flush()
+        #expect(secret == nil)
+        #expect(journal.entries[1].payload == ["token": .unrepresentable(type: "Secret")])
     }
 
     /// The recorded session's two substances, named as the replay will name them.

@@ -42,7 +42,7 @@ extension Flux {
         defer {
             confined.state.value.activeReceipt = previous
             if let previous, previous !== receipt {
-                for record in receipt.records { previous.record(record) }
+                previous.absorb(receipt)
             }
         }
         return body()

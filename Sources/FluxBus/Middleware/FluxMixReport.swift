@@ -3,7 +3,7 @@
 /// A report is read where it is handed over, on the bus, and is not `Sendable`: keep its
 /// ``summary`` (or copy out the fields you need) to send it elsewhere, to a debugging view on the
 /// main actor, say. That lets a receiver lend a record something it reuses for later mixes (a
-/// substance, its commit's changes) and be told when it is read (``FluxRecordReading``), so a bus
+/// substance, its commit's changes) and be told when it is read, so a bus
 /// whose middleware never reads records copies nothing.
 public struct FluxMixReport {
     /// What kind of work item the mix was.
@@ -48,6 +48,8 @@ public struct FluxMixReport {
     public let observersCalled: Int
     /// What the receivers recorded, kept as given.
     private let receiverRecords: [any Sendable]
+    /// What the receivers lent with their records (see `FluxReceipt.record(_:lending:)`).
+    private let lent: [any FluxLending]
     /// The bus's middleware state, told which middleware ignore reports.
     private let confined: FluxConfinedState?
     /// The serials of the locks open while the mix ran, oldest first.
@@ -60,8 +62,10 @@ public struct FluxMixReport {
     init(
         serial: UInt64, kind: Kind, mixer: FluxMixerName, payload: FluxPayload?, value: (any Sendable)?,
         dispatchedMixer: FluxMixerName?, stop: Stop?, observersCalled: Int, records: [any Sendable],
-        locksHeld: [UInt64], startedAt: ContinuousClock.Instant, duration: Duration, confined: FluxConfinedState?
+        lent: [any FluxLending] = [], locksHeld: [UInt64], startedAt: ContinuousClock.Instant, duration: Duration,
+        confined: FluxConfinedState?
     ) {
+        self.lent = lent
         self.confined = confined
         self.serial = serial
         self.kind = kind
@@ -80,9 +84,9 @@ public struct FluxMixReport {
     /// What the receivers recorded, in the order they ran (through the bus's ``FluxReceipt``): an
     /// extension point for the layers above, whose receivers say what they did (a substance
     /// records whether it committed, and which keys). ``FluxLogger`` writes each record's
-    /// description. Reading them tells each ``FluxRecordReading`` record that it was read.
+    /// description. What a record holds is the reader's to keep.
     public var records: [any Sendable] {
-        for case let record as any FluxRecordReading in receiverRecords { record.recordWasRead() }
+        for lender in lent { lender.recordWasRead() }
         return receiverRecords
     }
 
@@ -133,12 +137,4 @@ public struct FluxMixReport {
     /// The records, for a reader of this package that uses them while the report is handed over
     /// and keeps nothing of them but copied values (the mix journal): the records are not told.
     package var recordsReadInPlace: [any Sendable] { receiverRecords }
-}
-
-/// A record that lends something its receiver may reuse for later mixes (a substance's commit
-/// changes): reading it from a ``FluxMixReport`` calls ``recordWasRead()``, after which the
-/// receiver must not reuse what it lent.
-public protocol FluxRecordReading: Sendable {
-    /// Tells the receiver that its record was read (on the bus).
-    func recordWasRead()
 }

@@ -8,7 +8,13 @@ import FlaskLocking
 /// Its contents are behind a lock: the bus writes them and the resumed dispatcher reads them, and
 /// the thread sanitizer does not see a continuation's resume as ordering the two.
 public final class FluxReceipt: Sendable {
-    private let contents = LockedValue<(observersCalled: Int, records: [any Sendable])>((0, []))
+    private let contents = LockedValue(Contents())
+    private struct Contents {
+        var observersCalled = 0
+        var records: [any Sendable] = []
+        /// What receivers lent with their records (see ``record(_:lending:)``).
+        var lent: [any FluxLending] = []
+    }
     /// Whether what is recorded crosses to another thread (an awaited dispatch's caller), rather
     /// than being read on the bus (the reports of middleware).
     public let crossesThreads: Bool
@@ -38,16 +44,50 @@ public final class FluxReceipt: Sendable {
         }
     }
 
+    /// What receivers lent with their records, to be told when the records are read.
+    var lent: [any FluxLending] { contents.withLock { $0.lent } }
+
     /// Empties the receipt, for reuse, keeping its storage.
     func reset() {
         contents.withLock {
             $0.observersCalled = 0
             $0.records.removeAll(keepingCapacity: true)
+            $0.lent.removeAll(keepingCapacity: true)
         }
     }
 
-    /// Adds a record; called by receivers on the bus.
-    package func record(_ record: any Sendable) {
-        contents.withLock { $0.records.append(record) }
+    /// Adds a record; called by receivers on the bus. `lent` is something the record lends and
+    /// the receiver reuses later unless it is told (``FluxLending/recordWasRead()``) that a
+    /// middleware read the record: a substance's commit changes.
+    package func record(_ record: any Sendable, lending lent: (any FluxLending)? = nil) {
+        contents.withLock {
+            $0.records.append(record)
+            if let lent { $0.lent.append(lent) }
+        }
     }
+}
+
+extension FluxReceipt {
+    /// Takes the records (and what they lend) of a receipt that was active inside this one's mix.
+    func absorb(_ inner: FluxReceipt) {
+        let (records, lent) = inner.contents.withLock { ($0.records, $0.lent) }
+        if crossesThreads {
+            // They cross with this receipt's records: what they lent is no longer the receiver's.
+            for lender in lent { lender.recordWasRead() }
+            contents.withLock { $0.records.append(contentsOf: records) }
+        } else {
+            contents.withLock {
+                $0.records.append(contentsOf: records)
+                $0.lent.append(contentsOf: lent)
+            }
+        }
+    }
+}
+
+/// Something a receiver lends with a record in a ``FluxReceipt`` and reuses for later mixes unless
+/// the record is read: ``FluxMixReport/records`` calls ``recordWasRead()`` on each, with no cast of
+/// the records themselves.
+package protocol FluxLending: AnyObject, Sendable {
+    /// The record was read (on the bus): what was lent is the reader's from now on.
+    func recordWasRead()
 }

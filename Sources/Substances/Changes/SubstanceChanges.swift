@@ -13,7 +13,7 @@ import Synchronization
 /// only handlers on the bus (a `FlaskReaction` is not `Sendable`), and whatever hands them to
 /// another thread (a change stream, a main-actor reaction, an awaited outcome, `reaction.changes`)
 /// marks them escaped first, which rules the refill out.
-public class SubstanceChanges: @unchecked Sendable {
+public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// The substance, held weakly through its shared reference: changes may be kept (a change
     /// stream's buffer, a main-queue reaction) longer than anyone keeps the substance, and must not
     /// keep it alive.
@@ -44,6 +44,11 @@ public class SubstanceChanges: @unchecked Sendable {
 
     /// Whether ``markEscaped()`` was called.
     final var hasEscaped: Bool { escaped.load(ordering: .relaxed) }
+
+    /// A middleware read the report record that lent these changes: they are its to keep.
+    package final func recordWasRead() {
+        markEscaped()
+    }
 
     /// The substance that changed. If it has gone away since, a stand-in with its bus and state
     /// type (and no state) is returned rather than crashing.

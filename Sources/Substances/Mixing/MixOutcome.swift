@@ -10,7 +10,7 @@ import FluxBus
 /// ```
 public struct MixOutcome: Sendable {
     /// One substance's part in the mix.
-    public struct Entry: Sendable, CustomStringConvertible, FluxRecordReading {
+    public struct Entry: Sendable, CustomStringConvertible {
         /// The substance.
         public let substance: any AnySubstance
         /// How its transaction ended.
@@ -36,12 +36,6 @@ public struct MixOutcome: Sendable {
         /// Whether its transaction was aborted.
         public var aborted: Bool {
             if case .aborted = result { true } else { false }
-        }
-
-        /// Its changes are kept by whoever read the record: they are never refilled for a later
-        /// commit from now on.
-        public func recordWasRead() {
-            if case .committed(let changes) = result { changes.markEscaped() }
         }
 
         /// What a mix log writes of it: `session: user (1 reactor)`, `session: aborted`, or nothing

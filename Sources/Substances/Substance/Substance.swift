@@ -30,7 +30,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Reports an archive problem; made once, and holding the substance only weakly, so that a
     /// pending write neither allocates a closure per commit nor keeps the substance alive.
     let reportArchiveProblem: @Sendable (ArchiveProblem) -> Void
-    private let givenName: String?
+    /// The name given at creation, or `<State>#<n>`: made once, since tools (a journal, a logger)
+    /// ask for it at every mix.
+    private let defaultName: String
     private let serial: UInt64
     private let archiveFlag: Atomic<Bool>
     /// The default archive key and the key space and name it was built from. An archived substance
@@ -80,8 +82,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let initial = S()
         self.bus = bus
         self.plan = ReductionPlan.cached(for: S.self)
-        self.givenName = name
-        self.serial = substanceSerial.add(1, ordering: .relaxed).newValue
+        let serial = substanceSerial.add(1, ordering: .relaxed).newValue
+        self.serial = serial
+        self.defaultName = name ?? "\(S.self)#\(serial)"
         self.archiveFlag = Atomic(archive)
         let working = UnsafeMutablePointer<S>.allocate(capacity: 1)
         working.initialize(to: initial)
@@ -182,7 +185,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// The substance's name: the one given at creation, or `<State>#<n>`, unique per instance.
     open func name() -> String {
-        givenName ?? "\(S.self)#\(serial)"
+        defaultName
     }
 
     /// The state type's name, for diagnostics.
@@ -286,18 +289,20 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// no receipt (the usual one) does not pay for it.
     @inline(never)
     private final func record(_ changes: SubstanceChanges?, in receipt: FluxReceipt) {
-        let entry: MixOutcome.Entry
-        if let changes {
-            // An awaited outcome crosses to the task that awaits it; the records of a middleware's
-            // report are read on the bus, and the changes escape only if one is read (see
-            // `MixOutcome.Entry.recordWasRead()`).
-            if receipt.crossesThreads { changes.markEscaped() }
-            entry = MixOutcome.Entry(
-                substance: self, result: .committed(changes), observersNotified: observerSlots.value.count)
-        } else {
-            entry = MixOutcome.Entry(substance: self, result: .unchanged, observersNotified: 0)
+        guard let changes else {
+            return receipt.record(MixOutcome.Entry(substance: self, result: .unchanged, observersNotified: 0))
         }
-        receipt.record(entry)
+        let entry = MixOutcome.Entry(
+            substance: self, result: .committed(changes), observersNotified: observerSlots.value.count)
+        if receipt.crossesThreads {
+            // An awaited outcome crosses to the task that awaits it.
+            changes.markEscaped()
+            receipt.record(entry)
+        } else {
+            // A middleware's report is read on the bus: the changes are lent, and escape only if
+            // a middleware reads the records.
+            receipt.record(entry, lending: changes)
+        }
     }
 
     /// Discards the working copy: the state stays exactly as it was. While an awaited mix runs,

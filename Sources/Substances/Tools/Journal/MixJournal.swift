@@ -77,40 +77,95 @@ public final class MixJournal: FluxMiddleware {
             case reactorsNotified, locksHeld, microseconds, date, states
         }
 
+        /// The entry of a mix recorded on the bus: its values are converted now, off the bus.
+        init(_ recorded: Recorded, clock: JournalClock) {
+            serial = recorded.serial
+            kind = recorded.kind
+            mixer = recorded.mixer.name
+            domain = recorded.mixer.domain.map { "\($0)" }
+            if let redacted = recorded.redacted {
+                payload = redacted.payload
+                action = redacted.action
+            } else {
+                payload = recorded.payload.map { $0.mapValues { JournalValue($0) } }
+                livePayload = recorded.payload
+                action = recorded.value.map { JournalValue(encoding: $0) }
+                liveAction = recorded.value
+            }
+            dispatchedMixer = recorded.dispatchedMixer?.description
+            stop = recorded.stop.map { Stop(middleware: $0.middleware, reason: $0.reason) }
+            changes = recorded.changes
+            reactorsNotified = recorded.reactorsNotified
+            observersCalled = recorded.observersCalled
+            locksHeld = recorded.locksHeld
+            microseconds = recorded.duration.microseconds
+            date = clock.date(of: recorded.startedAt)
+            states = recorded.states
+        }
+    }
+
+    /// One mix as the bus records it: what it takes to make its ``Entry`` later. Converting values
+    /// to JSON, naming types, and reading clocks wait until the entries are read, so that a
+    /// journal costs the bus as little as it can.
+    struct Recorded: Sendable {
+        let serial: UInt64
+        let kind: FluxMixReport.Kind
+        let mixer: FluxMixerName
+        /// The payload and the value, kept as dispatched when the journal records values.
+        let payload: FluxPayload?
+        let value: (any Sendable)?
+        /// When it does not: their keys and types, made now, so that no value is kept even in memory.
+        let redacted: (payload: [String: JournalValue]?, action: JournalValue?)?
+        let dispatchedMixer: FluxMixerName?
+        let stop: FluxMixReport.Stop?
+        /// The substances' names and changed keys, copied now: keeping the changes themselves
+        /// would keep every recorded state alive.
+        let changes: [Change]
+        let reactorsNotified: Int
+        let observersCalled: Int
+        let locksHeld: [UInt64]
+        let startedAt: ContinuousClock.Instant
+        let duration: Duration
+        let states: [String: Data]?
+
         init(report: FluxMixReport, recordsPayloadValues: Bool, recordsStates: Bool) {
             serial = report.serial
             kind = report.kind
-            mixer = report.mixer.name
-            domain = report.mixer.domain.map { "\($0)" }
-            payload = report.payload.map { payload in
-                payload.mapValues { value in
-                    recordsPayloadValues ? JournalValue(value) : .unrepresentable(type: "\(type(of: value))")
-                }
+            mixer = report.mixer
+            if recordsPayloadValues {
+                payload = report.payload
+                value = report.value
+                redacted = nil
+            } else {
+                payload = nil
+                value = nil
+                redacted = (
+                    report.payload?.mapValues { .unrepresentable(type: "\(type(of: $0))") },
+                    report.value.map { .unrepresentable(type: "\(type(of: $0))") }
+                )
             }
-            livePayload = recordsPayloadValues ? report.payload : nil
-            action = report.value.map { value in
-                recordsPayloadValues ? JournalValue(encoding: value) : .unrepresentable(type: "\(type(of: value))")
-            }
-            liveAction = recordsPayloadValues ? report.value : nil
-            dispatchedMixer = report.dispatchedMixer?.description
-            stop = report.stop.map { Stop(middleware: $0.middleware, reason: $0.reason) }
-            // Read in place: the journal keeps copied values (names, keys, encoded states), never
-            // the changes themselves.
-            let receivers = report.recordsReadInPlace.compactMap { $0 as? MixOutcome.Entry }
-            changes = receivers.map(Change.init)
-            reactorsNotified = receivers.reduce(0) { $0 + $1.observersNotified }
+            dispatchedMixer = report.dispatchedMixer
+            stop = report.stop
             observersCalled = report.observersCalled
             locksHeld = report.locksHeld
-            microseconds = report.duration.microseconds
-            date = Date()
+            startedAt = report.startedAt
+            duration = report.duration
+            // Read in place: the journal keeps copied values (names, keys, encoded states), never
+            // the changes themselves.
+            var changes: [Change] = []
+            var reactorsNotified = 0
             var states: [String: Data] = [:]
-            if recordsStates, report.kind == .task {
-                for case let entry as MixOutcome.Entry in report.recordsReadInPlace {
-                    if case .committed(let changes) = entry.result, let data = changes.encodedNewState() {
-                        states[entry.receiverName] = data
-                    }
+            for case let entry as MixOutcome.Entry in report.recordsReadInPlace {
+                changes.append(Change(entry))
+                reactorsNotified += entry.observersNotified
+                if recordsStates, report.kind == .task, case .committed(let committed) = entry.result,
+                    let data = committed.encodedNewState()
+                {
+                    states[entry.receiverName] = data
                 }
             }
+            self.changes = changes
+            self.reactorsNotified = reactorsNotified
             self.states = states.isEmpty ? nil : states
         }
     }
@@ -151,7 +206,9 @@ public final class MixJournal: FluxMiddleware {
     /// Whether the new states of tasks (chains, rollbacks, undo) are recorded, so they replay.
     public let recordsStates: Bool
 
-    private let storage = LockedValue<(entries: [Entry], start: Int, dropped: Int)>(([], 0, 0))
+    private let storage = LockedValue<(entries: [Recorded], start: Int, dropped: Int)>(([], 0, 0))
+    /// Dates the entries from the bus's monotonic clock.
+    private let clock = JournalClock()
 
     /// - Parameters:
     ///   - capacity: the most entries kept (10,000 by default).
@@ -166,7 +223,7 @@ public final class MixJournal: FluxMiddleware {
 
     /// Records the mix (on the bus).
     public func didMix(_ report: FluxMixReport) {
-        let entry = Entry(report: report, recordsPayloadValues: recordsPayloadValues, recordsStates: recordsStates)
+        let entry = Recorded(report: report, recordsPayloadValues: recordsPayloadValues, recordsStates: recordsStates)
         storage.withLock { storage in
             if storage.entries.count < capacity {
                 storage.entries.append(entry)
@@ -180,9 +237,10 @@ public final class MixJournal: FluxMiddleware {
 
     /// The entries kept, oldest first.
     public var entries: [Entry] {
-        storage.withLock { storage in
+        let recorded = storage.withLock { storage in
             Array(storage.entries[storage.start...] + storage.entries[..<storage.start])
         }
+        return recorded.map { Entry($0, clock: clock) }
     }
 
     /// How many entries were dropped to stay within ``capacity``.
@@ -212,5 +270,18 @@ public final class MixJournal: FluxMiddleware {
         return try text.split(whereSeparator: \.isNewline).map { line in
             try decoder.decode(Entry.self, from: Data(line.utf8))
         }
+    }
+}
+
+/// Turns the monotonic instants the bus records into wall-clock dates, from one reading of both
+/// clocks taken when the journal was made.
+struct JournalClock: Sendable {
+    private let date = Date()
+    private let instant = ContinuousClock.now
+
+    func date(of moment: ContinuousClock.Instant) -> Date {
+        let elapsed = moment - instant
+        let (seconds, attoseconds) = elapsed.components
+        return date.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
     }
 }
