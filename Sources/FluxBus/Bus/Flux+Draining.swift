@@ -170,7 +170,8 @@ extension Flux {
             let report = FluxMixReport(
                 serial: confined.state.value.mixSerial, kind: item.mixKind ?? .task, mixer: event.mixer,
                 payload: event.payload, value: event.value,
-                dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records, lent: receipt.lent,
+                dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
+                lent: receipt.lent,
                 locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start, confined: confined)
             for observer in readers { observer.didMix(report) }
         }
