@@ -121,21 +121,31 @@ func printFloor(_ result: ScenarioResult, size: Int) {
 
 // One run of one scenario.
 if let wanted = options.scenario {
-    let collection = wanted.lowercased() == "s8" || wanted == "collection"
-    guard
-        let scenario = collection
-            ? collectionScenario(size: options.size ?? 100_000)
-            : allScenarios.first(where: { $0.id.lowercased() == wanted.lowercased() || $0.name == wanted })
-    else {
-        progress("no scenario \(wanted); use S1..S7 or a name: \(scenarios.map(\.name).joined(separator: ", "))")
-        exit(2)
+    // One scenario, or several in one process, in the order given (`--scenario S1,S6`): a
+    // scenario's figure can depend on what ran before it in the process (the table runs them all).
+    var ran: [(ScenarioResult, collection: Bool)] = []
+    for name in wanted.split(separator: ",").map(String.init) {
+        let collection = name.lowercased() == "s8" || name == "collection"
+        guard
+            let scenario = collection
+                ? collectionScenario(size: options.size ?? 100_000)
+                : allScenarios.first(where: { $0.id.lowercased() == name.lowercased() || $0.name == name })
+        else {
+            progress("no scenario \(name); use S1..S8 or a name: \(allScenarios.map(\.name).joined(separator: ", "))")
+            exit(2)
+        }
+        let count = options.count ?? scenario.defaultCount
+        let reps = options.count == nil ? options.reps : 1
+        let result = run(scenario, count: count, reps: reps, latencySamples: options.count == nil ? 1_000 : 0)
+        if result.check != "ok" { failures.append("\(scenario.id): \(result.check)") }
+        ran.append((result, collection))
     }
-    let count = options.count ?? scenario.defaultCount
-    let reps = options.count == nil ? options.reps : 1
-    let result = run(scenario, count: count, reps: reps, latencySamples: options.count == nil ? 1_000 : 0)
-    if result.check != "ok" { failures.append("\(scenario.id): \(result.check)") }
-    if options.json { print(json(result, naive: nil)) } else { printTable([result], naive: nil) }
-    if collection, !options.json { printFloor(result, size: options.size ?? 100_000) }
+    if options.json {
+        for (result, _) in ran { print(json(result, naive: nil)) }
+    } else {
+        printTable(ran.map(\.0), naive: nil)
+        for (result, collection) in ran where collection { printFloor(result, size: options.size ?? 100_000) }
+    }
     exit(failures.isEmpty ? 0 : 1)
 }
 
