@@ -1,3 +1,4 @@
+import Dispatch
 import FlaskTestSupport
 import FluxBus
 import Testing
@@ -48,6 +49,42 @@ struct FluxBacklogTests {
         lock.release()
         await bus.flush()
         #expect(diagnostics.all.map(\.code) == [.backlog])
+    }
+
+    @Test("items the bus has taken to run but not run yet are waiting too (a bus that woke late takes many at once)")
+    func takenButNotRun() async {
+        let bus = Flux(label: "backlog.late")
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        bus.backlogHighWaterMark = 50
+        let owner = Owner()
+        let running = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        bus.observe("first", owner: owner) { _, _ in
+            running.signal()
+            proceed.wait()
+        }
+        // 45 items wait behind a lock, below the mark; once it is released the bus takes all of
+        // them as one batch and stays on the first. 5 more make 50 waiting, though the queue
+        // itself holds only 5.
+        let lock = bus.lock()
+        bus.dispatch("first")
+        for _ in 0..<44 { bus.dispatch("tick") }
+        lock.release()
+        waitForBus(running)
+        for _ in 0..<4 { bus.dispatch("tick") }
+        #expect(diagnostics.all.isEmpty)
+        bus.dispatch("tick")
+        #expect(diagnostics.all.map(\.code) == [.backlog])
+        #expect(diagnostics.all.first?.message.contains("bus backlog.late: 50 work items are waiting") == true)
+        proceed.signal()
+        await bus.flush()
+        #expect(diagnostics.all.count == 1)
+    }
+
+    /// Waits, off the cooperative pool's bookkeeping, until the bus signals `semaphore`.
+    private nonisolated func waitForBus(_ semaphore: DispatchSemaphore) {
+        semaphore.wait()
     }
 
     @Test("nil turns the diagnostic off")

@@ -176,13 +176,17 @@ struct ChainAcrossBusesTests {
         let busB = Flux(label: "chain.b")
         let a = Substance<AppState>(bus: busA)
         let b = Substance<AppState>(bus: busB)
-        let reports = Recorder<FluxDiagnostic.Code>()
-        busA.diagnostics = { reports.append($0.code) }
-        busB.diagnostics = { reports.append($0.code) }
+        let reportsA = Recorder<FluxDiagnostic>()
+        let reportsB = Recorder<FluxDiagnostic>()
+        busA.diagnostics = { reportsA.append($0) }
+        busB.diagnostics = { reportsB.append($0) }
         let owner = TestOwner()
         let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [a])
         reactor.mix(a) { $0.prop.counter = 1 }.mix(b) { $0.prop.counter = 1 }.react()
-        #expect(reports.all == [.chainAcrossBuses])
+        // Reported where the refused substance's diagnostics go, naming both buses.
+        #expect(reportsA.all.isEmpty)
+        #expect(reportsB.all.map(\.code) == [.chainAcrossBuses])
+        #expect(reportsB.all.first?.message.contains("\"chain.b\", the chain runs on \"chain.a\"") == true)
         await busA.flush()
         await busB.flush()
         // Never half a chain: neither substance changed.
@@ -194,7 +198,7 @@ struct ChainAcrossBusesTests {
     func awaited() async {
         let a = Substance<AppState>(bus: Flux(label: "chain.a"))
         let b = Substance<AppState>(bus: Flux(label: "chain.b"))
-        a.bus.diagnostics = { _ in }
+        b.bus.diagnostics = { _ in }
         let outcome = await ChainReaction(bus: a.bus)
             .mix(a) { $0.prop.counter = 1 }
             .mix(b) { $0.prop.text = "b" }
@@ -203,6 +207,31 @@ struct ChainAcrossBusesTests {
         #expect(outcome.wasAborted)
         #expect(outcome.entries.map { $0.substance.name() } == [a.name(), b.name()])
         #expect(a.state.counter == 0 && a.state.text.isEmpty && b.state.text.isEmpty)
+    }
+
+    @Test("a chain made without a bus runs on the bus of its first substance")
+    func busOfTheFirstSubstance() async {
+        let bus = Flux()
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        let a = Substance<AppState>(bus: bus)
+        let b = Substance<AppState>(bus: bus)
+        let outcome = await ChainReaction().mix(a) { $0.prop.counter = 1 }.mix(b) { $0.prop.counter = 2 }.commit()
+        #expect(!outcome.wasAborted)
+        #expect(a.state.counter == 1 && b.state.counter == 2)
+        let reacted = ChainReaction().mix(a) { $0.prop.counter = 3 }
+        reacted.react()
+        await bus.flush()
+        #expect(a.state.counter == 3)
+        #expect(diagnostics.all.isEmpty)
+    }
+
+    @Test("buses made without a label are told apart in diagnostics")
+    func distinctLabels() {
+        let first = Flux()
+        let second = Flux()
+        #expect(first.label != second.label)
+        #expect(first.label.hasPrefix("flask.flux.") && second.label.hasPrefix("flask.flux."))
     }
 
     @Test("a chain whose substances share a bus is not affected")

@@ -9,16 +9,16 @@ extension Flux {
     func enqueue(_ item: FluxItem) {
         let (start, backlog) = queue.withLock { q in
             q.main.append(item)
-            return (q.claimDrain(), q.reachedBacklogMark())
+            return (q.claimDrain(), q.reachedBacklogMark { itemsRun.load(ordering: .relaxed) })
         }
         if start { scheduleDrain() }
-        if backlog { reportBacklog() }
+        if let backlog { reportBacklog(waiting: backlog) }
     }
 
-    /// Reports that the main lane reached the backlog mark (on the thread that enqueued).
+    /// Reports that `waiting` items reached the backlog mark (on the thread that enqueued).
     @inline(never)
-    func reportBacklog() {
-        let (waiting, mark) = queue.withLock { ($0.pendingMainCount + $0.exclusive.count, $0.backlogMark) }
+    func reportBacklog(waiting: Int) {
+        let mark = queue.withLock { $0.backlogMark }
         report(
             .backlog,
             "bus \(label): \(waiting) work items are waiting (high-water mark \(mark)); mixers are dispatched faster "
@@ -42,7 +42,10 @@ extension Flux {
         drainer.enter()
         defer { drainer.leave() }
         var batch: [FluxItem] = []
-        while let (lane, epoch, start) = queue.withLock({ $0.takeBatch(into: &batch) }) {
+        // How many items this bus has run, kept here and published (without ordering: the backlog
+        // count reads it) for each item.
+        var ran = itemsRun.load(ordering: .relaxed)
+        while let (lane, epoch, start) = queue.withLock({ $0.takeBatch(into: &batch, itemsRun: ran) }) {
             // What stops this batch: any interrupt for the main lane, purges for the exclusive one.
             let watched: UInt64 = lane == .main ? .max : ~(Flux.purgeStep - 1)
             let seen = interrupts.load(ordering: .acquiring) & watched
@@ -52,6 +55,8 @@ extension Flux {
                 while index < items.count {
                     run(items[index])
                     index += 1
+                    ran &+= 1
+                    itemsRun.store(ran, ordering: .relaxed)
                     if index % FluxOwnerHolds.itemsPerEpoch == 0 { ownerHolds.releaseAll() }
                     if index < items.count, interrupts.load(ordering: .acquiring) & watched != seen { return index }
                 }
@@ -67,7 +72,10 @@ extension Flux {
     /// batch is suspended whole (O(1)), the short exclusive lane gets its rest back in front. A
     /// purged batch's rest is dropped.
     func interrupt(_ batch: inout [FluxItem], at index: Int, lane: FluxQueue.Lane, epoch: UInt64) {
+        let ran = itemsRun.load(ordering: .relaxed)
         let purged = queue.withLock { q in
+            // The rest of the batch is counted where it goes (suspended, or back in the lane).
+            q.startBatch(of: 0, itemsRun: ran)
             guard q.purgeEpoch == epoch else { return true }
             switch lane {
             case .main: q.suspend(&batch, at: index)

@@ -42,6 +42,8 @@ public final class Flux: Sendable {
     /// rest back in front of the lane, a copy of the rest after every item. (After 2^32 locks, a
     /// carry into the purge bits stops an exclusive batch for nothing: harmless, it resumes.)
     let interrupts = Atomic<UInt64>(0)
+    /// How many items the drain has run: written by the bus only, read by the backlog count.
+    let itemsRun = Atomic<UInt64>(0)
     static let purgeStep: UInt64 = 1 << 32
     /// Which thread drains the bus now: what ``isCurrent`` asks, and what the debug checks of the
     /// state confined to this bus (``BusConfined``) compare with.
@@ -56,8 +58,14 @@ public final class Flux: Sendable {
     /// (see ``FluxOwnerHolds``); confined to the bus.
     package let ownerHolds: FluxOwnerHolds
 
-    /// Creates an independent bus, for isolation and tests.
-    public init(label: String = "flask.flux") {
+    /// Numbers the buses made without a label, so that diagnostics tell them apart.
+    private static let unlabeledCount = Atomic<Int>(0)
+
+    /// Creates an independent bus, for isolation and tests. Without a `label`, it is named
+    /// `flask.flux.1`, `flask.flux.2`, … in the order buses are made, so that diagnostics and
+    /// lock reports say which bus they are about.
+    public init(label: String? = nil) {
+        let label = label ?? "flask.flux.\(Flux.unlabeledCount.add(1, ordering: .relaxed).newValue)"
         self.label = label
         self.executor = DispatchQueue(label: label, qos: .userInitiated)
         self.diagnosticsHandler = LockedValue(Flux.defaultDiagnostics)

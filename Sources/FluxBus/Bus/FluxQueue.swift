@@ -21,6 +21,12 @@ struct FluxQueue {
     /// Whether the next crossing of `backlogMark` is reported: cleared when one is, set again once
     /// the bus finds the backlog below the mark.
     var backlogArmed = true
+    /// The batch the bus is running, as counts of the items the drain has run (see
+    /// `Flux.itemsRun`): it started at `batchStart` and ends at `batchEnd`. The items of the batch
+    /// not run yet are waiting too: a bus that woke late takes many at once, and counting only the
+    /// queue missed the backlog.
+    var batchStart: UInt64 = 0
+    var batchEnd: UInt64 = 0
 
     enum Lane { case main, exclusive }
 
@@ -70,13 +76,33 @@ struct FluxQueue {
         return lock
     }
 
-    /// Whether the main lane just reached the backlog mark, and is to be reported (once per
-    /// crossing). Called after each main-lane append: the count passes the mark one at a time.
+    /// How many items wait, when as many as the backlog mark or more do and the crossing is to be
+    /// reported (once per crossing); nil otherwise. Called after each main-lane append. The items of
+    /// the running batch are counted from `itemsRun` (the drain's progress), read only when the
+    /// batch could take the count to the mark, so that an append far below it reads nothing the
+    /// bus writes.
     @inline(__always)
-    mutating func reachedBacklogMark() -> Bool {
-        guard main.count == backlogMark, backlogArmed else { return false }
+    mutating func reachedBacklogMark(itemsRun: () -> UInt64) -> Int? {
+        guard backlogArmed else { return nil }
+        let queued = pendingMainCount + exclusive.count
+        guard queued + Int(truncatingIfNeeded: batchEnd &- batchStart) >= backlogMark else { return nil }
+        return backlogCrossing(queued: queued, itemsRun: itemsRun())
+    }
+
+    @inline(never)
+    private mutating func backlogCrossing(queued: Int, itemsRun: UInt64) -> Int? {
+        // The drain's count may lag behind (it is read without ordering): the batch then looks
+        // longer than it is, by the items run in the last moments.
+        let running = itemsRun < batchEnd ? Int(truncatingIfNeeded: batchEnd - max(itemsRun, batchStart)) : 0
+        guard queued + running >= backlogMark else { return nil }
         backlogArmed = false
-        return true
+        return queued + running
+    }
+
+    /// The bus took `count` items to run, having run `itemsRun` so far.
+    mutating func startBatch(of count: Int, itemsRun: UInt64) {
+        batchStart = itemsRun
+        batchEnd = itemsRun &+ UInt64(count)
     }
 
     /// Reports the next crossing again once the bus, about to run a batch or to stop draining,
@@ -96,22 +122,27 @@ struct FluxQueue {
     /// Swaps the next batch into `batch` (which must be empty), exclusive lane first, then an
     /// interrupted main-lane batch, then the main lane. Returns the lane, the purge epoch and the
     /// index to start at; nil, and stops draining, when nothing can run.
-    mutating func takeBatch(into batch: inout [FluxItem]) -> (lane: Lane, epoch: UInt64, start: Int)? {
+    /// `itemsRun` is how many items the drain has run so far.
+    mutating func takeBatch(into batch: inout [FluxItem], itemsRun: UInt64) -> (lane: Lane, epoch: UInt64, start: Int)? {
         if !exclusive.isEmpty {
             swap(&batch, &exclusive)
+            startBatch(of: batch.count, itemsRun: itemsRun)
             return (.exclusive, purgeEpoch, 0)
         }
         if locks.isEmpty && hasSuspended {
             swap(&batch, &suspended)
             defer { suspendedIndex = 0 }
+            startBatch(of: batch.count - suspendedIndex, itemsRun: itemsRun)
             rearmBacklog(batchItems: batch.count - suspendedIndex)
             return (.main, purgeEpoch, suspendedIndex)
         }
         if locks.isEmpty && !main.isEmpty {
             swap(&batch, &main)
+            startBatch(of: batch.count, itemsRun: itemsRun)
             rearmBacklog(batchItems: batch.count)
             return (.main, purgeEpoch, 0)
         }
+        startBatch(of: 0, itemsRun: itemsRun)
         rearmBacklog(batchItems: 0)
         draining = false
         return nil

@@ -18,9 +18,10 @@ import Substances
 /// chain holds nothing: a reacted chain's steps travel with its work item, each holding its
 /// substance and body until it has run.
 ///
-/// All its substances must mix on one bus (a chain is one work item of that bus): a step for a
-/// substance of another bus is refused where `mix` is called, reported (`chain-across-buses`), and
-/// the whole chain then runs nothing, as if aborted.
+/// All its substances must mix on one bus (a chain is one work item of that bus). A chain made with
+/// `ChainReaction()` runs on the bus of its first substance; `ChainReaction(bus:)` pins it. A step
+/// for a substance of another bus is refused where `mix` is called, reported on that substance's
+/// bus (`chain-across-buses`), and the whole chain then runs nothing, as if aborted.
 ///
 /// Aliases: `mixing`, `with` and `and` for `mix`; `andReact` for `react`; `andAbort` for `abort`.
 ///
@@ -57,7 +58,8 @@ public final class ChainReaction {
         }
     }
 
-    private let bus: Flux
+    /// The bus the chain runs on: given, or its first substance's (nil until then).
+    @exclusivity(unchecked) private var bus: Flux?
     // Unchecked exclusivity: one builder at a time (a chain is not `Sendable`), and no access
     // overlaps another; the runtime's checks were a large share of a chain's cost.
     @exclusivity(unchecked) private var steps = Steps()
@@ -67,13 +69,14 @@ public final class ChainReaction {
     @exclusivity(unchecked) private var refused: [any AnySubstance] = []
     private var isRejected: Bool { !refused.isEmpty }
 
-    /// Creates an empty chain on `bus`.
-    public init(bus: Flux = .shared) {
+    /// Creates an empty chain on `bus`; by default, the chain runs on the bus of its first
+    /// substance (the shared bus, unless you made the substance with `bus:`).
+    public init(bus: Flux? = nil) {
         self.bus = bus
     }
 
     deinit {
-        if phase == .open && steps.count > 0 && !isRejected {
+        if phase == .open && steps.count > 0 && !isRejected, let bus {
             bus.report(
                 .chainUnresolved,
                 "a chain reaction of \(steps.count) step(s) was dropped without react() or abort(); it was aborted")
@@ -117,18 +120,25 @@ public final class ChainReaction {
     @discardableResult
     func append(_ step: ChainStep) -> ChainReaction {
         guard phase == .open else {
-            bus.report(.chainResolvedTwice, "mix(\(step.substanceName())) on a chain that is already resolved; ignored")
+            (bus ?? step.bus).report(
+                .chainResolvedTwice, "mix(\(step.substanceName())) on a chain that is already resolved; ignored")
+            return self
+        }
+        guard let bus else {
+            bus = step.bus
+            steps.append(step)
             return self
         }
         guard step.bus === bus else {
             let first = !isRejected
             refused.append(step.anySubstance)
             if first {
-                bus.report(
+                let chainBus = steps.count > 0 ? "its earlier steps mix on" : "it was made for"
+                step.bus.report(
                     .chainAcrossBuses,
-                    "mix(\(step.substanceName())): its substance mixes on the bus \"\(step.bus.label)\", the chain's "
-                        + "earlier steps on \"\(bus.label)\"; a chain is one work item of one bus, so this chain will "
-                        + "change nothing")
+                    "mix(\(step.substanceName())): its substance mixes on the bus \"\(step.bus.label)\", the chain "
+                        + "runs on \"\(bus.label)\" (\(chainBus) it); a chain is one work item of one bus, so this "
+                        + "chain will change nothing")
             }
             return self
         }
@@ -184,7 +194,7 @@ public final class ChainReaction {
         // (usually right after this call), and the bus reads the steps without taking the chain's
         // lock; they cross to the bus through the bus's queue. Without a completion, the work
         // item is the first step, which runs the list: queueing the chain allocates nothing.
-        guard let steps = resolve(.reacted), let first = steps.first else { return }
+        guard let steps = resolve(.reacted), let first = steps.first, let bus else { return }
         if let completion {
             bus.perform(mix: "chain") {
                 ChainReaction.run(from: first)
@@ -215,7 +225,7 @@ public final class ChainReaction {
                 }
             return MixOutcome(entries: named.map { MixOutcome.Entry(substance: $0, result: .aborted) })
         }
-        guard let steps = resolve(.reacted), let first = steps.first else { return MixOutcome(entries: []) }
+        guard let steps = resolve(.reacted), let first = steps.first, let bus else { return MixOutcome(entries: []) }
         // An active receipt makes substances compute their changes even with nothing bound; the
         // outcome crosses back to this task through the receipt's lock.
         let receipt = FluxReceipt()
@@ -240,7 +250,7 @@ public final class ChainReaction {
     /// Nil, and reported, when the chain was already resolved.
     private func resolve(_ phase: Phase) -> Steps? {
         guard self.phase == .open else {
-            bus.report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
+            (bus ?? .shared).report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
             return nil
         }
         self.phase = phase

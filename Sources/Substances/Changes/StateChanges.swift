@@ -50,6 +50,8 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
 
     override var count: Int { entries.count + flat.count }
 
+    override var flattenedKeys: [String] { flat.isEmpty ? [] : flat.map(\.key) }
+
     override func key(at slot: Int) -> String {
         slot < entries.count ? layout.entries[Int(entries[slot])].key : flat[slot - entries.count].key
     }

@@ -127,6 +127,9 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
         entries.firstIndex(of: entry).map { .changed(slot: $0) } ?? .unchanged
     }
 
+    /// The keys found by flattening, which have no plan entry (after the entries, in order).
+    var flattenedKeys: [String] { [] }
+
     func oldValue(at slot: Int) -> Any? { nil }
     func newValue(at slot: Int) -> Any? { nil }
     /// The committed state as JSON, for a journal (nil if it cannot be encoded).

@@ -94,7 +94,7 @@ public final class MixJournal: FluxMiddleware {
             }
             dispatchedMixer = recorded.dispatchedMixer?.description
             stop = recorded.stop.map { Stop(middleware: $0.middleware, reason: $0.reason) }
-            changes = recorded.changes
+            changes = recorded.changes.all
             reactorsNotified = recorded.reactorsNotified
             observersCalled = recorded.observersCalled
             locksHeld = recorded.locksHeld
@@ -105,9 +105,13 @@ public final class MixJournal: FluxMiddleware {
     }
 
     /// One mix as the bus records it: what it takes to make its ``Entry`` later. Converting values
-    /// to JSON, naming types, and reading clocks wait until the entries are read, so that a
-    /// journal costs the bus as little as it can.
-    struct Recorded: Sendable {
+    /// to JSON, naming types and keys, and reading clocks wait until the entries are read, so that
+    /// a journal costs the bus as little as it can.
+    ///
+    /// A class: the journal's ring holds a reference per mix, so that recording one moves a
+    /// pointer rather than copying a large value field by field (and the entry it replaces is
+    /// freed in one go).
+    final class Recorded: Sendable {
         let serial: UInt64
         let kind: FluxMixReport.Kind
         let mixer: FluxMixerName
@@ -118,9 +122,9 @@ public final class MixJournal: FluxMiddleware {
         let redacted: (payload: [String: JournalValue]?, action: JournalValue?)?
         let dispatchedMixer: FluxMixerName?
         let stop: FluxMixReport.Stop?
-        /// The substances' names and changed keys, copied now: keeping the changes themselves
-        /// would keep every recorded state alive.
-        let changes: [Change]
+        /// What each substance did: names and changed plan entries, copied now (keeping the changes
+        /// themselves would keep every recorded state alive); the keys are spelled when read.
+        let changes: RecordedChanges
         let reactorsNotified: Int
         let observersCalled: Int
         let locksHeld: [UInt64]
@@ -128,7 +132,7 @@ public final class MixJournal: FluxMiddleware {
         let duration: Duration
         let states: [String: Data]?
 
-        init(report: FluxMixReport, recordsPayloadValues: Bool, recordsStates: Bool) {
+        init(report: borrowing FluxMixReport, recordsPayloadValues: Bool, recordsStates: Bool) {
             serial = report.serial
             kind = report.kind
             mixer = report.mixer
@@ -150,23 +154,56 @@ public final class MixJournal: FluxMiddleware {
             locksHeld = report.locksHeld
             startedAt = report.startedAt
             duration = report.duration
-            // Read in place: the journal keeps copied values (names, keys, encoded states), never
-            // the changes themselves.
-            var changes: [Change] = []
+            // Read in place: the journal keeps copied values (names, plan entries, encoded states),
+            // never the changes themselves.
+            var changes = RecordedChanges()
             var reactorsNotified = 0
             var states: [String: Data] = [:]
-            for case let entry as MixOutcome.Entry in report.recordsReadInPlace {
-                changes.append(Change(entry))
+            for record in report.recordsReadInPlace {
+                guard let entry = MixOutcome.Entry.unboxed(record) else { continue }
                 reactorsNotified += entry.observersNotified
-                if recordsStates, report.kind == .task, case .committed(let committed) = entry.result,
-                    let data = committed.encodedNewState()
-                {
-                    states[entry.receiverName] = data
+                switch entry.result {
+                case .committed(let committed):
+                    changes.append(RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot))
+                    if recordsStates, report.kind == .task, let data = committed.encodedNewState() {
+                        states[entry.receiverName] = data
+                    }
+                case .unchanged:
+                    changes.append(RecordedChange(substance: entry.receiverName, keys: nil))
+                case .aborted:
+                    changes.append(RecordedChange(substance: entry.receiverName, keys: nil, aborted: true))
                 }
             }
             self.changes = changes
             self.reactorsNotified = reactorsNotified
             self.states = states.isEmpty ? nil : states
+        }
+    }
+
+    /// One substance's part in a recorded mix.
+    struct RecordedChange: Sendable {
+        let substance: String
+        /// Nil when it changed nothing or aborted.
+        let keys: ChangedKeySnapshot?
+        var aborted = false
+
+        var change: Change { Change(substance: substance, keys: keys?.keys ?? [], aborted: aborted) }
+    }
+
+    /// The substances' parts in a recorded mix: the first inline (most mixes reach one substance),
+    /// the others in an array, so that a mix of one substance records without a second allocation.
+    struct RecordedChanges: Sendable {
+        private var first: RecordedChange?
+        private var others: [RecordedChange] = []
+
+        mutating func append(_ change: RecordedChange) {
+            if first == nil { first = change } else { others.append(change) }
+        }
+
+        /// The parts, in the order the substances ran.
+        var all: [Change] {
+            guard let first else { return [] }
+            return [first.change] + others.map(\.change)
         }
     }
 
