@@ -74,6 +74,73 @@ struct ReductionTests {
         #expect(changedKeys(new, new).isEmpty)
     }
 
+    struct ListState: State {
+        struct Item: Codable, Equatable {
+            var id: Int
+            var title: String
+            var done: Bool
+        }
+        /// Padding inside an element: a copy may leave its bytes different while the values are equal.
+        struct Padded: Codable, Equatable {
+            var flag: Bool
+            var value: Int
+        }
+        var items: [Item] = []
+        var ratios: [Double] = []
+        var padded: [Padded] = []
+    }
+
+    @Test("arrays: an element that changed is found among identical bytes; equal elements in other bytes are not changes")
+    func arraysComparedByElement() {
+        var old = ListState()
+        old.items = (0..<1_000).map { .init(id: $0, title: "item \($0)", done: false) }
+        old.padded = (0..<100).map { .init(flag: $0 % 2 == 0, value: $0) }
+        var new = old
+        new.items[637].done = true
+        #expect(changedKeys(old, new) == ["items"])
+        new = old
+        new.items[999].title = "item 999, a title long enough to be stored out of line"
+        #expect(changedKeys(old, new) == ["items"])
+        new = old
+        new.items.removeLast()
+        #expect(changedKeys(old, new) == ["items"])
+        // Equal values in another buffer, with titles stored out of line made anew: no change.
+        var long = old
+        long.items = (0..<1_000).map { .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false) }
+        new = long
+        new.items = (0..<1_000).map { .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false) }
+        #expect(changedKeys(long, new).isEmpty)
+        // Elements copied one by one (padding not copied), equal: no change; one changed: found.
+        new = old
+        new.padded = old.padded.map { .init(flag: $0.flag, value: $0.value) }
+        #expect(changedKeys(old, new).isEmpty)
+        new.padded[50].value = -1
+        #expect(changedKeys(old, new) == ["padded"])
+        // A NaN kept as it was is no change; a NaN where a number was is one.
+        old.ratios = [1, .nan, 3]
+        new = old
+        new.ratios = [1, .nan, 3]
+        #expect(changedKeys(old, new).isEmpty)
+        new.ratios[0] = .nan
+        #expect(changedKeys(old, new) == ["ratios"])
+    }
+
+    @Test("a key path's change of an array agrees with the reduction: equal in other bytes is no change")
+    func keyPathChangeOfArrays() throws {
+        var old = ListState()
+        old.items = (0..<1_000).map { .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false) }
+        old.ratios = [1, .nan]
+        var new = old
+        new.items = (0..<1_000).map { .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false) }
+        new.items[500].done = true
+        new.ratios = [1, .nan]
+        let plan = ReductionPlan(for: ListState.self)
+        let changes = try #require(StateReducer.reduce(old, new, plan: plan, reference: Substance<ListState>(bus: Flux()).reference))
+        #expect(changes.change(\ListState.items)?.newValue[500].done == true)
+        #expect(changes.change(\ListState.ratios) == nil)
+        #expect(changes.change(\ListState.padded) == nil)
+    }
+
     /// Small properties packed into shared words, a run of 28 properties (136 bytes) longer than
     /// the reducer's eight-word step, paddings that break runs, and out-of-line values.
     struct PackedState: State {

@@ -14,7 +14,7 @@ extension SubstanceChanges {
         guard let typed = self as? StateChanges<S> else { return nil }
         let old = typed.old[keyPath: keyPath]
         let new = typed.new[keyPath: keyPath]
-        return old == new ? nil : TypedChange(oldValue: old, newValue: new)
+        return sameValue(old, new) ? nil : TypedChange(oldValue: old, newValue: new)
     }
 
     /// Whether these are changes of a substance of state type `S`.

@@ -33,6 +33,8 @@ struct ValueTraits {
             comparison = .equatable(sameReference(identity))
         } else if T.self is any FixedWidthInteger.Type || T.self == Bool.self {
             comparison = .bits
+        } else if let array = T.self as? any ArrayOfEquatable.Type {
+            comparison = .equatable(array.elementwiseEquality)
         } else if let equatable = T.self as? any Equatable.Type {
             comparison = .equatable(equality(equatable))
         } else {
