@@ -51,8 +51,10 @@ public final class FluxReceipt: Sendable {
     func reset() {
         contents.withLock {
             $0.observersCalled = 0
-            $0.records.removeAll(keepingCapacity: true)
-            $0.lent.removeAll(keepingCapacity: true)
+            // One by one from the end: a mix records one or two, and `removeAll(keepingCapacity:)`
+            // went through the general range replacement.
+            while !$0.records.isEmpty { $0.records.removeLast() }
+            while !$0.lent.isEmpty { $0.lent.removeLast() }
         }
     }
 

@@ -133,8 +133,9 @@ public final class MixJournal: FluxMiddleware {
         let states: [String: Data]?
 
         init(report: borrowing FluxMixReport, recordsPayloadValues: Bool, recordsStates: Bool) {
+            let reportKind = report.kind
             serial = report.serial
-            kind = report.kind
+            kind = reportKind
             mixer = report.mixer
             if recordsPayloadValues {
                 payload = report.payload
@@ -158,25 +159,28 @@ public final class MixJournal: FluxMiddleware {
             // never the changes themselves.
             var changes = RecordedChanges()
             var reactorsNotified = 0
-            var states: [String: Data] = [:]
-            for record in report.recordsReadInPlace {
-                guard let entry = MixOutcome.Entry.unboxed(record) else { continue }
-                reactorsNotified += entry.observersNotified
-                switch entry.result {
-                case .committed(let committed):
-                    changes.append(RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot))
-                    if recordsStates, report.kind == .task, let data = committed.encodedNewState() {
-                        states[entry.receiverName] = data
+            var states: [String: Data]? = nil
+            let recordsTaskStates = recordsStates && reportKind == .task
+            report.recordsReadInPlace.withUnsafeBufferPointer { records in
+                for record in records {
+                    guard let entry = MixOutcome.Entry.unboxed(record) else { continue }
+                    reactorsNotified += entry.observersNotified
+                    switch entry.result {
+                    case .committed(let committed):
+                        changes.append(RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot))
+                        if recordsTaskStates, let data = committed.encodedNewState() {
+                            states = (states ?? [:]).merging([entry.receiverName: data]) { $1 }
+                        }
+                    case .unchanged:
+                        changes.append(RecordedChange(substance: entry.receiverName, keys: nil))
+                    case .aborted:
+                        changes.append(RecordedChange(substance: entry.receiverName, keys: nil, aborted: true))
                     }
-                case .unchanged:
-                    changes.append(RecordedChange(substance: entry.receiverName, keys: nil))
-                case .aborted:
-                    changes.append(RecordedChange(substance: entry.receiverName, keys: nil, aborted: true))
                 }
             }
-            self.changes = changes
+            self.changes = consume changes
             self.reactorsNotified = reactorsNotified
-            self.states = states.isEmpty ? nil : states
+            self.states = consume states
         }
     }
 
