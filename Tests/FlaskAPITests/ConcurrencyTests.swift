@@ -269,4 +269,39 @@ struct QuickStartTests {
         #expect(screen.counter.state.text == "tapped")
         Flask.detachReactor(from: screen)
     }
+
+    @Test("getting-started's FlaskDictRef sample changes one key, and a reaction on it sees the change")
+    func dictionarySample() async {
+        let bus = Flux()
+        let settings = Substance<SettingsState>(bus: bus)
+        let probe = ChangeProbe(settings)
+        useLightTheme(settings)
+        let mismatch = await probe.mismatch(with: [.change("settings.theme", from: "dark", to: "light")])
+        #expect(mismatch == nil)
+        #expect(settings.state.settings["font.size"] as? Int == 12)
+    }
+
+    @Test("concurrency.md's key-list stream shows the newest count")
+    func keyListStream() async {
+        let bus = Flux()
+        let counter = Substance<CounterState>(bus: bus)
+        let shown = Recorder<Int>()
+        let watching = Task { await showLatestCount(of: counter, show: { shown.append($0) }) }
+        // The stream is made inside the task: commit until it shows one, then a last value.
+        var value = 0
+        while shown.all.isEmpty && value < 100_000 {
+            value += 1
+            await ChainReaction().mix(counter) { [value] in $0.prop.counter = value }.commit()
+            await Task.yield()
+        }
+        await ChainReaction().mix(counter) { $0.prop.counter = -1 }.commit()
+        var turns = 0
+        while shown.all.last != -1 && turns < 1_000_000 {
+            turns += 1
+            await Task.yield()
+        }
+        watching.cancel()
+        #expect(shown.all.last == -1)
+        #expect(shown.all.allSatisfy { $0 == -1 || (1...value).contains($0) })
+    }
 }

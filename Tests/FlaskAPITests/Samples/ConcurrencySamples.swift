@@ -19,6 +19,21 @@ func logUsers(of session: Session) async {
     }
 }
 
+func showLatestCount(of counter: Substance<CounterState>, show: @escaping @Sendable (Int) -> Void) async {
+    for await changes in counter.changes(of: ["counter"], bufferingPolicy: .bufferingNewest(1)) {
+        if let count: Int = changes.change("counter")?.newValue() { show(count) }
+    }
+}
+
+@MainActor
+func keepWatching(_ view: SubstanceObservation<CounterState>, show: @escaping @MainActor (Int) -> Void) {
+    withObservationTracking {
+        show(view.counter)
+    } onChange: {
+        Task { @MainActor in keepWatching(view, show: show) }
+    }
+}
+
 @MainActor
 func watchCounter(of counter: Substance<CounterState>) -> SubstanceObservation<CounterState> {
     let view = counter.observable()

@@ -72,3 +72,13 @@ final class SessionBadge {
         Flask.substances(reactTo: Login(user: "ada"))
     }
 }
+
+struct SettingsState: State {
+    var settings = FlaskDictRef(["theme": "dark", "font": ["size": 12]])
+}
+
+func useLightTheme(_ substance: Substance<SettingsState>) {
+    let fontSize = substance.state.settings["font.size"] as? Int
+    print("font size", fontSize ?? 0)
+    ChainReaction().mix(substance) { $0.prop.settings = $0.prop.settings.updating("theme", to: "light") }.react()
+}
