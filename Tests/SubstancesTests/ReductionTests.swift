@@ -91,7 +91,7 @@ struct ReductionTests {
     }
 
     @Test("arrays: an element that changed is found among identical bytes; equal elements in other bytes are not changes")
-    func arraysComparedByElement() {
+    func arraysComparedByElement() throws {
         var old = ListState()
         old.items = (0..<1_000).map { .init(id: $0, title: "item \($0)", done: false) }
         old.padded = (0..<100).map { .init(flag: $0 % 2 == 0, value: $0) }
@@ -110,6 +110,21 @@ struct ReductionTests {
         new = long
         new.items = (0..<1_000).map { .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false) }
         #expect(changedKeys(long, new).isEmpty)
+        // Bytes after each element (padding) that differ, as in reused memory: no change; one
+        // element changed among them: found.
+        let size = MemoryLayout<ListState.Item>.size
+        let stride = MemoryLayout<ListState.Item>.stride
+        try #require(size < stride)
+        new = old
+        new.items = old.items.map { $0 }
+        new.items.withUnsafeMutableBytes { bytes in
+            for element in 0..<1_000 {
+                for offset in size..<stride { bytes[element * stride + offset] = 0xA5 }
+            }
+        }
+        #expect(changedKeys(old, new).isEmpty)
+        new.items[998].id = -1
+        #expect(changedKeys(old, new) == ["items"])
         // Elements copied one by one (padding not copied), equal: no change; one changed: found.
         new = old
         new.padded = old.padded.map { .init(flag: $0.flag, value: $0.value) }

@@ -6,7 +6,8 @@
 /// value witnesses (a retain and a release per reference inside). For a list of 100,000 items
 /// with one changed, that was as long as copying the list. Comparing the bytes first finds the
 /// one element that differs at the speed of memory; `==` then runs on that element only (and on
-/// any whose bytes differ in padding alone).
+/// any whose bytes differ in padding inside the element alone). The padding after an element is
+/// not compared.
 protocol ArrayOfEquatable {
     /// Compares the arrays at two addresses.
     static var elementwiseEquality: (UnsafeRawPointer, UnsafeRawPointer) -> Bool { get }
@@ -30,17 +31,21 @@ func equalSkippingIdenticalBytes<Element: Equatable>(
             guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
             if leftBase == rightBase { return true }
             let stride = MemoryLayout<Element>.stride
+            let size = MemoryLayout<Element>.size
             let count = left.count
-            let end = count &* stride
             let a = UnsafeRawPointer(leftBase)
             let b = UnsafeRawPointer(rightBase)
+            let end = count &* stride
             var offset = 0
+            // Runs of identical bytes are skipped a block at a time. Where bytes differ, the element
+            // there is compared by its own bytes (the padding after it holds whatever the memory
+            // held before: element copies do not copy it), then with `==` if those differ; the
+            // search goes on from the next element.
             while let difference = firstDifference(a, b, from: offset, to: end) {
-                // The eight bytes found may straddle two elements: ask `==` of each they touch.
-                let first = difference / stride
-                let last = Swift.min(count &- 1, (difference &+ 7) / stride)
-                for index in first...last where left[index] != right[index] { return false }
-                offset = (last &+ 1) &* stride
+                let index = difference / stride
+                let start = index &* stride
+                if !sameBits(a + start, b + start, size), left[index] != right[index] { return false }
+                offset = start &+ stride
             }
             return true
         }
