@@ -165,7 +165,12 @@ let toolScenarios: [Scenario] = [
     Scenario(id: "S1j", name: "counter+journal", defaultCount: 1_000_000) { counter in
         let journal = MixJournal(capacity: 10_000)
         Flask.bus.use(journal)
-        return counterRig(counter, substance: CounterSubstance(), teardown: { Flask.bus.remove(journal); journal.clear() })
+        return counterRig(
+            counter, substance: CounterSubstance(),
+            teardown: {
+                Flask.bus.remove(journal)
+                journal.clear()
+            })
     },
 ]
 

@@ -90,7 +90,8 @@ struct ReductionTests {
         var padded: [Padded] = []
     }
 
-    @Test("arrays: an element that changed is found among identical bytes; equal elements in other bytes are not changes")
+    @Test(
+        "arrays: an element that changed is found among identical bytes; equal elements in other bytes are not changes")
     func arraysComparedByElement() throws {
         var old = ListState()
         old.items = (0..<1_000).map { .init(id: $0, title: "item \($0)", done: false) }
@@ -106,9 +107,13 @@ struct ReductionTests {
         #expect(changedKeys(old, new) == ["items"])
         // Equal values in another buffer, with titles stored out of line made anew: no change.
         var long = old
-        long.items = (0..<1_000).map { .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false) }
+        long.items = (0..<1_000).map {
+            .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false)
+        }
         new = long
-        new.items = (0..<1_000).map { .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false) }
+        new.items = (0..<1_000).map {
+            .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false)
+        }
         #expect(changedKeys(long, new).isEmpty)
         // Bytes after each element (padding) that differ, as in reused memory: no change; one
         // element changed among them: found.
@@ -143,14 +148,19 @@ struct ReductionTests {
     @Test("a key path's change of an array agrees with the reduction: equal in other bytes is no change")
     func keyPathChangeOfArrays() throws {
         var old = ListState()
-        old.items = (0..<1_000).map { .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false) }
+        old.items = (0..<1_000).map {
+            .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false)
+        }
         old.ratios = [1, .nan]
         var new = old
-        new.items = (0..<1_000).map { .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false) }
+        new.items = (0..<1_000).map {
+            .init(id: $0, title: "a title long enough to be stored out of line \($0)", done: false)
+        }
         new.items[500].done = true
         new.ratios = [1, .nan]
         let plan = ReductionPlan(for: ListState.self)
-        let changes = try #require(StateReducer.reduce(old, new, plan: plan, reference: Substance<ListState>(bus: Flux()).reference))
+        let changes = try #require(
+            StateReducer.reduce(old, new, plan: plan, reference: Substance<ListState>(bus: Flux()).reference))
         #expect(changes.change(\ListState.items)?.newValue[500].done == true)
         #expect(changes.change(\ListState.ratios) == nil)
         #expect(changes.change(\ListState.padded) == nil)

@@ -123,7 +123,8 @@ struct FluxQueue {
     /// interrupted main-lane batch, then the main lane. Returns the lane, the purge epoch and the
     /// index to start at; nil, and stops draining, when nothing can run.
     /// `itemsRun` is how many items the drain has run so far.
-    mutating func takeBatch(into batch: inout [FluxItem], itemsRun: UInt64) -> (lane: Lane, epoch: UInt64, start: Int)? {
+    mutating func takeBatch(into batch: inout [FluxItem], itemsRun: UInt64) -> (lane: Lane, epoch: UInt64, start: Int)?
+    {
         if !exclusive.isEmpty {
             swap(&batch, &exclusive)
             startBatch(of: batch.count, itemsRun: itemsRun)

@@ -250,7 +250,8 @@ public final class ChainReaction {
     /// Nil, and reported, when the chain was already resolved.
     private func resolve(_ phase: Phase) -> Steps? {
         guard self.phase == .open else {
-            (bus ?? .shared).report(.chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
+            (bus ?? .shared).report(
+                .chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
             return nil
         }
         self.phase = phase

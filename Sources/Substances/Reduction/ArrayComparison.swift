@@ -15,7 +15,10 @@ protocol ArrayOfEquatable {
 
 extension Array: ArrayOfEquatable where Element: Equatable {
     static var elementwiseEquality: (UnsafeRawPointer, UnsafeRawPointer) -> Bool {
-        { equalSkippingIdenticalBytes($0.assumingMemoryBound(to: [Element].self), $1.assumingMemoryBound(to: [Element].self)) }
+        {
+            equalSkippingIdenticalBytes(
+                $0.assumingMemoryBound(to: [Element].self), $1.assumingMemoryBound(to: [Element].self))
+        }
     }
 }
 
