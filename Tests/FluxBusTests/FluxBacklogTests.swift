@@ -82,6 +82,39 @@ struct FluxBacklogTests {
         #expect(diagnostics.all.count == 1)
     }
 
+    @Test("a dispatch that finds the backlog down to half the mark arms the next crossing, mid-batch")
+    func rearmedByDispatch() async {
+        let bus = Flux(label: "backlog.rearm")
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        bus.backlogHighWaterMark = 10
+        let owner = Owner()
+        let running = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        bus.observe("block", owner: owner) { _, _ in
+            running.signal()
+            proceed.wait()
+        }
+        // 12 items behind a lock: the tenth is reported. Released, the bus takes all 12, runs 8
+        // and stays on the ninth: 4 of its batch are waiting, and it does not look at the queue
+        // until they ran.
+        let lock = bus.lock()
+        for _ in 0..<8 { bus.dispatch("tick") }
+        bus.dispatch("block")
+        for _ in 0..<3 { bus.dispatch("tick") }
+        #expect(diagnostics.all.count == 1)
+        lock.release()
+        waitForBus(running)
+        // 4 + 1 = 5 waiting, half the mark: armed again. 5 more make 10: a second crossing.
+        for _ in 0..<5 { bus.dispatch("tick") }
+        #expect(diagnostics.all.count == 1)
+        bus.dispatch("tick")
+        #expect(diagnostics.all.count == 2)
+        #expect(diagnostics.all.last?.message.contains("bus backlog.rearm: 10 work items are waiting") == true)
+        proceed.signal()
+        await bus.flush()
+    }
+
     /// Waits, off the cooperative pool's bookkeeping, until the bus signals `semaphore`.
     private nonisolated func waitForBus(_ semaphore: DispatchSemaphore) {
         semaphore.wait()

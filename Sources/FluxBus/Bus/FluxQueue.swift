@@ -80,23 +80,44 @@ struct FluxQueue {
     /// reported (once per crossing); nil otherwise. Called after each main-lane append. The items of
     /// the running batch are counted from `itemsRun` (the drain's progress), read only when the
     /// batch could take the count to the mark, so that an append far below it reads nothing the
-    /// bus writes.
+    /// bus writes. After a crossing, an append that finds the backlog down to half the mark arms
+    /// the next one (the bus does too, between batches): a producer that waited for the bus to
+    /// catch up (`flush()`) may start its next burst before the bus looks again.
     @inline(__always)
     mutating func reachedBacklogMark(itemsRun: () -> UInt64) -> Int? {
-        guard backlogArmed else { return nil }
         let queued = pendingMainCount + exclusive.count
-        guard queued + Int(truncatingIfNeeded: batchEnd &- batchStart) >= backlogMark else { return nil }
+        let upperBound = queued + Int(truncatingIfNeeded: batchEnd &- batchStart)
+        guard backlogArmed else {
+            if queued <= backlogRearmDepth { rearmIfDown(queued: queued, upperBound: upperBound, itemsRun: itemsRun()) }
+            return nil
+        }
+        guard upperBound >= backlogMark else { return nil }
         return backlogCrossing(queued: queued, itemsRun: itemsRun())
+    }
+
+    /// The depth at or below which the backlog counts as having come down: half the mark.
+    var backlogRearmDepth: Int { backlogMark / 2 }
+
+    /// The items of the running batch not run yet. The drain's count may lag behind (it is read
+    /// without ordering): the batch then looks longer than it is, by the items run in the last
+    /// moments.
+    private func runningBatchRemainder(itemsRun: UInt64) -> Int {
+        itemsRun < batchEnd ? Int(truncatingIfNeeded: batchEnd - max(itemsRun, batchStart)) : 0
     }
 
     @inline(never)
     private mutating func backlogCrossing(queued: Int, itemsRun: UInt64) -> Int? {
-        // The drain's count may lag behind (it is read without ordering): the batch then looks
-        // longer than it is, by the items run in the last moments.
-        let running = itemsRun < batchEnd ? Int(truncatingIfNeeded: batchEnd - max(itemsRun, batchStart)) : 0
-        guard queued + running >= backlogMark else { return nil }
+        let waiting = queued + runningBatchRemainder(itemsRun: itemsRun)
+        guard waiting >= backlogMark else { return nil }
         backlogArmed = false
-        return queued + running
+        return waiting
+    }
+
+    @inline(never)
+    private mutating func rearmIfDown(queued: Int, upperBound: Int, itemsRun: UInt64) {
+        if upperBound <= backlogRearmDepth || queued + runningBatchRemainder(itemsRun: itemsRun) <= backlogRearmDepth {
+            backlogArmed = true
+        }
     }
 
     /// The bus took `count` items to run, having run `itemsRun` so far.
@@ -106,9 +127,9 @@ struct FluxQueue {
     }
 
     /// Reports the next crossing again once the bus, about to run a batch or to stop draining,
-    /// finds fewer items waiting than the mark (the batch included): the backlog has come down.
+    /// finds the backlog down to half the mark (the batch included).
     mutating func rearmBacklog(batchItems: Int) {
-        if !backlogArmed, batchItems + pendingMainCount + exclusive.count < backlogMark { backlogArmed = true }
+        if !backlogArmed, batchItems + pendingMainCount + exclusive.count <= backlogRearmDepth { backlogArmed = true }
     }
 
     /// Marks the queue as draining if there is runnable work and no drain is running.

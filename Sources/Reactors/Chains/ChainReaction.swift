@@ -124,26 +124,29 @@ public final class ChainReaction {
                 .chainResolvedTwice, "mix(\(step.substanceName())) on a chain that is already resolved; ignored")
             return self
         }
-        guard let bus else {
+        // Compared by identity, without binding the bus (a retain and a release per step).
+        if bus == nil {
             bus = step.bus
-            steps.append(step)
-            return self
-        }
-        guard step.bus === bus else {
-            let first = !isRejected
-            refused.append(step.anySubstance)
-            if first {
-                let chainBus = steps.count > 0 ? "its earlier steps mix on" : "it was made for"
-                step.bus.report(
-                    .chainAcrossBuses,
-                    "mix(\(step.substanceName())): its substance mixes on the bus \"\(step.bus.label)\", the chain "
-                        + "runs on \"\(bus.label)\" (\(chainBus) it); a chain is one work item of one bus, so this "
-                        + "chain will change nothing")
-            }
+        } else if bus !== step.bus {
+            refuse(step)
             return self
         }
         steps.append(step)
         return self
+    }
+
+    /// Refuses a step whose substance mixes on another bus than the chain's: the chain will run
+    /// nothing. Reported once, to the refused substance's bus.
+    private func refuse(_ step: ChainStep) {
+        let first = !isRejected
+        refused.append(step.anySubstance)
+        guard first, let bus else { return }
+        let chainBus = steps.count > 0 ? "its earlier steps mix on" : "it was made for"
+        step.bus.report(
+            .chainAcrossBuses,
+            "mix(\(step.substanceName())): its substance mixes on the bus \"\(step.bus.label)\", the chain "
+                + "runs on \"\(bus.label)\" (\(chainBus) it); a chain is one work item of one bus, so this "
+                + "chain will change nothing")
     }
 
     /// Alias of ``mix(_:_:)-(_,(T)->Void)``.
