@@ -58,6 +58,44 @@ private final class Account: ReactiveSubstance<ShopState, NoMixers>, @unchecked 
 
 private enum NoMixers: SubstanceMixer { case none }
 
+private struct Measure: FlaskAction, Codable {
+    let ratio: Double
+}
+
+private struct GaugeState: State {
+    var readings: [Double] = []
+}
+
+private final class Gauge: ReactiveSubstance<GaugeState, NoMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(Measure.self) { action, react, _ in
+            self.prop.readings.append(action.ratio)
+            react()
+        }
+    }
+}
+
+@Suite("Typed actions in the journal")
+struct TypedActionJournalTests {
+    @Test("an action's doubles are exported and replayed exactly")
+    func exactDoubles() async throws {
+        let values = [0.1 + 0.2, 123_456_789.123_456_78, 3.0, 1e300, Double.leastNonzeroMagnitude, -1.5]
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let gauge = Gauge(name: "gauge", bus: bus)
+        for value in values { await Flask.apply(Measure(ratio: value), on: bus) }
+        bus.remove(journal)
+        let entries = try MixJournal.entries(fromJSONLines: journal.jsonLines())
+        let replayBus = Flux()
+        let fresh = Gauge(name: "gauge", bus: replayBus)
+        let replay = await MixJournal.replay(entries, on: replayBus, domains: [Measure.self], substances: [fresh])
+        #expect(replay.replayed == values.count)
+        #expect(gauge.state.readings == values)
+        #expect(fresh.state.readings == values)
+    }
+}
+
 @Suite("Typed actions")
 struct TypedActionTests {
     @Test("an action reaches every substance that defines its type, typed, in FIFO order with enum mixers")

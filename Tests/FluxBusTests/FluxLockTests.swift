@@ -217,6 +217,39 @@ struct FluxLockTests {
         #expect(bus.openLocks.isEmpty)
     }
 
+    @Test("purge resumes a dispatchAndWait it dropped, with nothing recorded", .timeLimit(.minutes(1)))
+    func purgeResumesAwaiter() async {
+        let bus = Flux()
+        let lock = bus.lock()
+        let waiting = Task { await bus.dispatchAndWait("m") }
+        // Once the awaited dispatch is queued behind the lock...
+        while bus.lockReport().queuedCount < 1 { await Task.yield() }
+        #expect(bus.purge() == 1)
+        let receipt = await waiting.value
+        #expect(receipt.records.isEmpty && receipt.observersCalled == 0)
+        lock.release()
+    }
+
+    @Test("purge keeps the bus's upkeep: a middleware added before it is installed")
+    func purgeKeepsUpkeep() async {
+        let bus = Flux()
+        let started = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        bus.perform {
+            started.signal()
+            gate.wait()
+        }
+        started.wait()
+        let seen = CountingMiddleware()
+        bus.use(seen)
+        bus.dispatch("dropped")
+        #expect(bus.purge() == 1)
+        gate.signal()
+        bus.dispatch("kept")
+        await bus.flush()
+        #expect(seen.names.all == ["kept"])
+    }
+
     @Test("purge from inside a running item drops the rest of the running batch")
     func purgeInsideBatch() async {
         let bus = Flux()
@@ -272,5 +305,14 @@ struct FluxLockTests {
         for lock in taken.withLock({ $0 }) { lock.release() }
         await bus.flush()
         #expect(ran.all == [0, 1, 2, 3, 4, 5, 10, 20])
+    }
+}
+
+/// Records the names of the mixes it sees.
+private final class CountingMiddleware: FluxMiddleware {
+    let names = Recorder<String>()
+    func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+        names.append(event.mixer.name)
+        return .pass
     }
 }

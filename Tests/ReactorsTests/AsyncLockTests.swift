@@ -46,6 +46,54 @@ struct AsyncLockTests {
         #expect(substance.state.counter == 1)
     }
 
+    @Test(
+        "an exclusive mix whose substance only tools observe releases its lock (history, probe, stream, journal)",
+        .timeLimit(.minutes(1)))
+    func toolsDoNotTakeTheLock() async {
+        for tool in 0..<4 {
+            let bus = Flux()
+            let substance = AppSubstance(bus: bus)
+            var kept: [AnyObject] = []
+            var streaming: Task<Void, Never>?
+            switch tool {
+            case 0: kept.append(SubstanceHistory(of: [substance]))
+            case 1: kept.append(ChangeProbe(substance))
+            case 2:
+                let stream = substance.changes()
+                streaming = Task { for await _ in stream {} }
+            default:
+                let journal = MixJournal()
+                bus.use(journal)
+                kept.append(journal)
+            }
+            let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 7])
+            bus.dispatch(name(.increment))
+            await bus.flush()
+            #expect(lock.isReleased, "tool \(tool)")
+            #expect(substance.state.asyncResult == 7 && substance.state.counter == 1, "tool \(tool)")
+            streaming?.cancel()
+            withExtendedLifetime(kept) {}
+        }
+    }
+
+    @Test("an exclusive mix for a reactor whose owner is gone releases its lock", .timeLimit(.minutes(1)))
+    func goneOwnerDoesNotTakeTheLock() async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        var owner: TestOwner? = TestOwner()
+        let reactor = ReactorManager().reactor(attachedTo: owner!, mixing: [substance])
+        reactor.handler = { _, reaction in reaction.onLock?.release() }
+        await bus.flush()
+        owner = nil
+        await bus.flush()
+        let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 3])
+        bus.dispatch(name(.increment))
+        await bus.flush()
+        #expect(lock.isReleased)
+        #expect(substance.state.counter == 1)
+        withExtendedLifetime(reactor) {}
+    }
+
     @Test("two exclusive mixes and a queued chain complete in order")
     func exclusiveThenChain() async {
         let bus = Flux()

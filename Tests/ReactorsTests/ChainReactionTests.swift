@@ -226,6 +226,21 @@ struct ChainAcrossBusesTests {
         #expect(diagnostics.all.isEmpty)
     }
 
+    @Test("an awaited chain a purge dropped returns, having changed nothing", .timeLimit(.minutes(1)))
+    func purgedCommit() async {
+        let bus = Flux()
+        let a = Substance<AppState>(bus: bus)
+        let lock = bus.lock()
+        let committing = Task { await ChainReaction().mix(a) { $0.prop.counter = 1 }.commit() }
+        while bus.lockReport().queuedCount < 1 { await Task.yield() }
+        #expect(bus.purge() == 1)
+        let outcome = await committing.value
+        #expect(outcome.reachedNobody)
+        lock.release()
+        await bus.flush()
+        #expect(a.state.counter == 0)
+    }
+
     @Test("buses made without a label are told apart in diagnostics")
     func distinctLabels() {
         let first = Flux()

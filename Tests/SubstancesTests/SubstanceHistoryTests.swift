@@ -36,6 +36,27 @@ struct SubstanceHistoryTests {
         #expect(history.undoCount == 0)
     }
 
+    @Test("an undo a purge dropped returns false, its completion too, and undoes nothing", .timeLimit(.minutes(1)))
+    func purgedUndo() async {
+        let bus = Flux()
+        let editor = Editor(name: "purged-undo", bus: bus)
+        let history = SubstanceHistory(of: [editor])
+        bus.dispatch(.increment)
+        await bus.flush()
+        let lock = bus.lock()
+        let completed = Recorder<Bool>()
+        history.undo { completed.append($0) }
+        let awaited = Task { await history.undo() }
+        while bus.lockReport().queuedCount < 2 { await Task.yield() }
+        #expect(bus.purge() == 2)
+        #expect(await awaited.value == false)
+        #expect(completed.all == [false])
+        lock.release()
+        await bus.flush()
+        #expect(editor.state.count == 1)
+        #expect(history.undoCount == 1)
+    }
+
     @Test("undo and redo walk the states back and forth, as mixes that observers see")
     func undoRedo() async {
         let bus = Flux()

@@ -20,16 +20,19 @@ extension Flux {
         // concurrency runtime's own ordering when the bus resumes before the task has suspended).
         let receipt = FluxReceipt()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            perform { [self] in
-                let called = withReceipt(receipt) {
-                    if let chain = confined.state.value.chain { return mix(item, through: chain) }
-                    let called = registry.deliver(item.event)
-                    releaseIfUnclaimed(item.lock)
-                    return called
-                }
-                receipt.observersCalled = called
-                continuation.resume()
-            }
+            perform(
+                { [self] in
+                    let called = withReceipt(receipt) {
+                        if let chain = confined.state.value.chain { return mix(item, through: chain) }
+                        let called = registry.deliver(item.event)
+                        releaseIfUnclaimed(item.lock)
+                        return called
+                    }
+                    receipt.observersCalled = called
+                    continuation.resume()
+                },
+                // Purged before it ran: the caller resumes with an empty receipt (nobody reached).
+                whenDropped: { continuation.resume() })
         }
         return receipt
     }

@@ -76,14 +76,18 @@ extension Flux {
         let purged = queue.withLock { q in
             // The rest of the batch is counted where it goes (suspended, or back in the lane).
             q.startBatch(of: 0, itemsRun: ran)
-            guard q.purgeEpoch == epoch else { return true }
+            guard q.purgeEpoch == epoch else {
+                // Purged: the exclusive lane's upkeep goes back in front of it, the rest is dropped.
+                if lane == .exclusive { q.exclusive.insert(contentsOf: batch[index...].filter(\.survivesPurge), at: 0) }
+                return true
+            }
             switch lane {
             case .main: q.suspend(&batch, at: index)
             case .exclusive: q.exclusive.insert(contentsOf: batch[index...], at: 0)
             }
             return false
         }
-        if purged { drop(batch[index...]) }
+        if purged { drop(batch[index...].filter { lane == .main || !$0.survivesPurge }) }
     }
 
     func run(_ item: borrowing FluxItem) {

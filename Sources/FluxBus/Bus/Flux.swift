@@ -108,6 +108,20 @@ public final class Flux: Sendable {
         perform(mix: label, FluxTask(task))
     }
 
+    /// Enqueues a task, as ``perform(_:)-(()->Void)`` does, and `whenDropped` instead of it if a
+    /// purge drops it before it started: for work someone awaits.
+    package func perform(_ task: @escaping @Sendable () -> Void, whenDropped: @escaping @Sendable () -> Void) {
+        perform(FluxTask(task, whenDropped: whenDropped))
+    }
+
+    /// Enqueues a task that mixes, as ``perform(mix:_:)-(_,()->Void)`` does, and `whenDropped`
+    /// instead of it if a purge drops it before it started: for work someone awaits.
+    package func perform(
+        mix label: FluxMixerName, _ task: @escaping @Sendable () -> Void, whenDropped: @escaping @Sendable () -> Void
+    ) {
+        perform(mix: label, FluxTask(task, whenDropped: whenDropped))
+    }
+
     /// Enqueues work on the main lane, as `perform(_:)` does a closure, given as an object:
     /// queueing it allocates nothing more.
     public func perform(_ work: FluxWork) {
@@ -124,6 +138,12 @@ public final class Flux: Sendable {
     /// started, even while locks are held.
     public func performExclusive(_ task: @escaping @Sendable () -> Void) {
         enqueueExclusive(.task(FluxTask(task)))
+    }
+
+    /// Enqueues the bus's upkeep on the exclusive lane (observers and middleware added or removed,
+    /// counts asked for): like ``performExclusive(_:)``, but a purge does not drop it.
+    package func performUpkeep(_ task: @escaping @Sendable () -> Void) {
+        enqueueExclusive(.upkeep(FluxTask(task)))
     }
 
     /// Suspends until every main-lane item enqueued before this call has run or been purged (so
@@ -186,20 +206,20 @@ public final class Flux: Sendable {
         let id = observerSerial.add(1, ordering: .relaxed).newValue
         let entry = FluxObserverRegistry.Entry(id: id, owner: owner, handler: handler)
         let registry = self.registry
-        performExclusive { registry.add(entry, for: mixer) }
+        performUpkeep { registry.add(entry, for: mixer) }
         return FluxObservation(id: id, mixer: mixer, bus: self)
     }
 
     func removeObserver(id: UInt64, mixer: FluxMixerName) {
         let registry = self.registry
-        performExclusive { registry.remove(id: id, for: mixer) }
+        performUpkeep { registry.remove(id: id, for: mixer) }
     }
 
     /// The number of live observers of a mixer, counted on the bus.
     public func observerCount(of mixer: FluxMixerName) async -> Int {
         let registry = self.registry
         return await withCheckedContinuation { continuation in
-            performExclusive { continuation.resume(returning: registry.count(for: mixer)) }
+            performUpkeep { continuation.resume(returning: registry.count(for: mixer)) }
         }
     }
 
@@ -209,14 +229,14 @@ public final class Flux: Sendable {
     /// started yet.
     public func use(_ middleware: any FluxMiddleware) {
         let confined = self.confined
-        performExclusive { confined.state.value.middleware.append(middleware) }
+        performUpkeep { confined.state.value.middleware.append(middleware) }
     }
 
     /// Removes a middleware installed with ``use(_:)``; mixes that have not started no longer
     /// reach it.
     public func remove(_ middleware: any FluxMiddleware) {
         let confined = self.confined
-        performExclusive { confined.state.value.middleware.removeAll { $0 === middleware } }
+        performUpkeep { confined.state.value.middleware.removeAll { $0 === middleware } }
     }
 
     // MARK: Locks
@@ -325,7 +345,10 @@ public final class Flux: Sendable {
     /// Drops every queued item that has not started, on both lanes. The locks of dropped exclusive
     /// mixes are released (reason ``FluxLock/Release/purged``); other locks stay held.
     ///
-    /// Waiters of ``flush()`` among the dropped items are resumed.
+    /// Waiters of ``flush()`` among the dropped items are resumed, and so are the callers awaiting
+    /// dropped work (`dispatchAndWait`, an awaited `Flask.apply`, a chain's `commit()`, a history's
+    /// `undo()`): they get an outcome in which nothing ran. Bookkeeping on the exclusive lane
+    /// (observers and middleware added or removed, counts asked for) is not dropped.
     ///
     /// - Returns: the number of work items dropped (flush waiters not counted).
     @discardableResult
@@ -339,11 +362,12 @@ public final class Flux: Sendable {
         return dropped.count { !$0.runsWhenDropped }
     }
 
-    /// Settles dropped items: their exclusive locks are released, flush waiters resumed.
+    /// Settles dropped items: their exclusive locks are released, flush waiters resumed, awaited
+    /// work told (its awaiter resumes with nothing done).
     func drop(_ items: some Collection<FluxItem>) {
         for item in items {
             if let lock = item.lock { lock.release(.purged) }
-            if item.runsWhenDropped { item.runTask() }
+            item.settleDropped()
         }
     }
 

@@ -17,7 +17,7 @@ struct FluxItem: Sendable {
     private let kind: Kind
 
     private enum Kind: UInt8 {
-        case mixer, exclusiveMixer, valueMixer, task, mixTask, resume
+        case mixer, exclusiveMixer, valueMixer, task, mixTask, resume, upkeep
     }
 
     private init(mixer: FluxMixerName, payload: FluxPayload?, work: (any AnyObject & Sendable)?, kind: Kind) {
@@ -59,6 +59,20 @@ struct FluxItem: Sendable {
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).
     var runsWhenDropped: Bool { kind == .resume }
 
+    /// Whether a purge keeps the item: the bus's upkeep (observers and middleware added or removed,
+    /// counts asked for), not work a purge is meant to drop.
+    var survivesPurge: Bool { kind == .upkeep }
+
+    /// Tells a dropped task's work that it will not run (see `FluxWork.dropped()`); runs a flush
+    /// waiter's resumption.
+    func settleDropped() {
+        switch kind {
+        case .resume: runTask()
+        case .task, .mixTask: unsafeDowncast(work.unsafelyUnwrapped, to: FluxWork.self).dropped()
+        case .mixer, .exclusiveMixer, .valueMixer, .upkeep: break
+        }
+    }
+
     /// What middleware see this item as: a mix of some kind, or nothing (a bookkeeping task).
     var mixKind: FluxMixReport.Kind? {
         switch kind {
@@ -66,7 +80,7 @@ struct FluxItem: Sendable {
         case .exclusiveMixer: .exclusiveMixer
         case .valueMixer: carrier.unsafelyUnwrapped.lock == nil ? .mixer : .exclusiveMixer
         case .mixTask: .task
-        case .task, .resume: nil
+        case .task, .resume, .upkeep: nil
         }
     }
 
@@ -82,6 +96,10 @@ struct FluxItem: Sendable {
         FluxItem(mixer: FluxItem.taskName, payload: nil, work: work, kind: .task)
     }
 
+    static func upkeep(_ work: FluxWork) -> FluxItem {
+        FluxItem(mixer: FluxItem.taskName, payload: nil, work: work, kind: .upkeep)
+    }
+
     static func mixTask(_ label: FluxMixerName, _ work: FluxWork) -> FluxItem {
         FluxItem(mixer: label, payload: nil, work: work, kind: .mixTask)
     }
@@ -91,7 +109,7 @@ struct FluxItem: Sendable {
     }
 
     /// How diagnostics name the item: its mixer, or `task`.
-    var label: FluxMixerName { kind == .task || kind == .resume ? "task" : mixer }
+    var label: FluxMixerName { kind == .task || kind == .resume || kind == .upkeep ? "task" : mixer }
 
     static let taskName = FluxMixerName("")
 }

@@ -55,14 +55,16 @@ struct FluxQueue {
     }
 
     /// Takes every main-lane and exclusive item out of the queue (for a purge).
+    /// Bookkeeping on the exclusive lane (observers and middleware added or removed, counts asked
+    /// for) stays: a purge drops work, not the bus's own upkeep.
     mutating func takeAll() -> [FluxItem] {
         var all = Array(suspended[suspendedIndex...])
         all.append(contentsOf: main)
-        all.append(contentsOf: exclusive)
+        all.append(contentsOf: exclusive.filter { !$0.survivesPurge })
         suspended.removeAll()
         suspendedIndex = 0
         main.removeAll()
-        exclusive.removeAll()
+        exclusive.removeAll { !$0.survivesPurge }
         return all
     }
 

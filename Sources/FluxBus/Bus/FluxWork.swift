@@ -19,16 +19,25 @@ open class FluxWork: @unchecked Sendable {
 
     /// Runs the work, on the bus.
     open func run() {}
+
+    /// Called instead of ``run()`` when `Flux.purge()` drops the work before it started, on the
+    /// thread that purges: resume whoever waits for it here (a continuation, a completion), or
+    /// nothing (the default).
+    open func dropped() {}
 }
 
 /// A task's closure, as work.
 final class FluxTask: FluxWork, @unchecked Sendable {
     // `@unchecked Sendable`: immutable, and the closure is `@Sendable`.
     private let body: @Sendable () -> Void
+    private let whenDropped: (@Sendable () -> Void)?
 
-    init(_ body: @escaping @Sendable () -> Void) {
+    init(_ body: @escaping @Sendable () -> Void, whenDropped: (@Sendable () -> Void)? = nil) {
         self.body = body
+        self.whenDropped = whenDropped
     }
 
     override func run() { body() }
+
+    override func dropped() { whenDropped?() }
 }

@@ -37,10 +37,14 @@ public final class FluxReceipt: Sendable {
     /// returns once it has run.
     package func await(on bus: Flux, mix label: FluxMixerName, _ work: @escaping @Sendable () -> Void) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            bus.perform(mix: label) { [self] in
-                bus.withReceipt(self, work)
-                continuation.resume()
-            }
+            bus.perform(
+                mix: label,
+                { [self] in
+                    bus.withReceipt(self, work)
+                    continuation.resume()
+                },
+                // Purged before it ran: resumed with nothing recorded.
+                whenDropped: { continuation.resume() })
         }
     }
 

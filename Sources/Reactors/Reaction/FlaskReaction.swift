@@ -33,11 +33,17 @@ public struct FlaskReaction {
     /// state lacks may be another's, and only a key none has is reported. Nil for one substance.
     @usableFromInline let keyDomain: Unmanaged<StateKeyDomain>?
 
+    /// A reaction for a handler about to be called (on the bus, or sent to where it runs). A lock
+    /// it carries is handed over: the handler releases it, the bus no longer does. Only a reaction
+    /// made for a handler hands a lock over, so a commit whose only observers are tools (a
+    /// history, a probe, a stream, an observable view, a journal's record) or a reactor whose
+    /// owner is gone leaves the lock to be released by the bus, and the bus flows on.
     @usableFromInline
     init(changes: SubstanceChanges, onLock: FluxLock?, keyDomain: Unmanaged<StateKeyDomain>? = nil) {
         self.commit = changes
         self.onLock = onLock
         self.keyDomain = keyDomain
+        onLock?.handOver()
     }
 
     /// The changes of the commit, to keep or to hand to another thread.

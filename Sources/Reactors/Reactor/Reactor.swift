@@ -151,7 +151,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// that has not started yet.
     func setHandler(_ handler: Handler?) {
         settings.withLock { $0.handler = handler }
-        bus.performExclusive { [self] in
+        bus.performUpkeep { [self] in
             // Not `handler.map(HandlerBox.init)`: passing the closure through a generic function
             // would wrap it in reabstraction thunks, two calls more per reaction.
             if let handler { onBus.value.handler = HandlerBox(handler) } else { onBus.value.handler = nil }
@@ -161,7 +161,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// Sets the handler that runs on the main actor (nil removes it).
     func setMainActorHandler(_ handler: MainActorHandler?) {
         settings.withLock { $0.mainActorHandler = handler }
-        bus.performExclusive { [self] in onBus.value.mainActorHandler = handler }
+        bus.performUpkeep { [self] in onBus.value.mainActorHandler = handler }
     }
 
     /// Calls `react`, a closure of the main actor, with every reaction, on the main actor.
@@ -185,7 +185,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             return settings.actorDelivery
         }
         previous?.finish()
-        bus.performExclusive { [self] in onBus.value.actorDelivery = delivery }
+        bus.performUpkeep { [self] in onBus.value.actorDelivery = delivery }
     }
 
     // MARK: Chains

@@ -287,9 +287,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         switch outcome {
         case true?:
             if let changes = commitTransaction() {
-                let lock = event.pointee.lock
-                lock?.handOver()
-                deliver(changes, lock: lock)
+                // A reactor whose handler receives the lock takes it over (`FlaskReaction`); if
+                // none does, the bus releases it once the mix has run.
+                deliver(changes, lock: event.pointee.lock)
             }
         case false?:
             abortTransaction()

@@ -25,15 +25,19 @@ extension Substance {
     ///
     /// - Parameter completion: called on the archive's thread.
     public func archiveNow(completion: (@Sendable (ArchiveProblem?) -> Void)?) {
-        bus.perform { [self] in
-            let value = committedState
-            let report = reportArchiveProblem
-            archiver().writeNow(key: archiveKey(), owner: self, encode: { try ArchiveEncoder().encode(value) }) {
-                problem in
-                if let problem { report(problem) }
-                // A second live owner is reported, and the write goes on: its own outcome comes next.
-                if problem?.kind != .keyInUse { completion?(problem) }
-            }
+        bus.perform(
+            { [self] in write(committedState, completion: completion) },
+            // Purged before it ran: the state as published now is written all the same.
+            whenDropped: { [self] in write(state, completion: completion) })
+    }
+
+    private func write(_ value: S, completion: (@Sendable (ArchiveProblem?) -> Void)?) {
+        let report = reportArchiveProblem
+        let encode: @Sendable () throws -> Data = { try ArchiveEncoder().encode(value) }
+        archiver().writeNow(key: archiveKey(), owner: self, encode: encode) { problem in
+            if let problem { report(problem) }
+            // A second live owner is reported, and the write goes on: its own outcome comes next.
+            if problem?.kind != .keyInUse { completion?(problem) }
         }
     }
 

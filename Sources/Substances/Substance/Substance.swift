@@ -199,7 +199,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Delivers every commit to `observer` from the next work item on, until ``unbind(_:)``.
     public func bind(_ observer: any SubstanceObserver) {
         let id = ObjectIdentifier(observer)
-        bus.performExclusive { [self] in
+        bus.performUpkeep { [self] in
             guard observerSlots.value[id] == nil else { return }
             observerSlots.value[id] = observers.count
             observers.append(BoundObserver(binding: ObserverBinding(observer)))
@@ -210,7 +210,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     public func setInterest(of observer: any SubstanceObserver, keys: [String]?) {
         let id = ObjectIdentifier(observer)
         let interest = keys.flatMap(plan.interest(in:))
-        bus.performExclusive { [self] in
+        bus.performUpkeep { [self] in
             guard let slot = observerSlots.value[id] else { return }
             observers[slot].filtersByKey = interest != nil
             observers[slot].interest = interest ?? PlanEntrySet()
@@ -220,7 +220,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Stops delivering commits to `observer` from the next work item on.
     public func unbind(_ observer: any SubstanceObserver) {
         let id = ObjectIdentifier(observer)
-        bus.performExclusive { [self] in
+        bus.performUpkeep { [self] in
             guard let slot = observerSlots.value.removeValue(forKey: id) else { return }
             observers[slot].binding = nil
             emptySlots.value += 1
@@ -241,7 +241,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// The number of bound observers, counted on the bus (for tests and diagnostics).
     public func observerCount() async -> Int {
         await withCheckedContinuation { continuation in
-            bus.performExclusive { [self] in continuation.resume(returning: observerSlots.value.count) }
+            bus.performUpkeep { [self] in continuation.resume(returning: observerSlots.value.count) }
         }
     }
 

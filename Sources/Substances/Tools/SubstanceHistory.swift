@@ -104,10 +104,14 @@ public final class SubstanceHistory: Sendable {
     /// Enqueues one step back or forward, as a mix named `undo` or `redo`.
     private func step(back: Bool, completion: (@Sendable (Bool) -> Void)?) {
         let log = self.log
-        bus.perform(mix: back ? "undo" : "redo") {
-            let done = log.step(back: back)
-            completion?(done)
-        }
+        bus.perform(
+            mix: back ? "undo" : "redo",
+            {
+                let done = log.step(back: back)
+                completion?(done)
+            },
+            // Purged before it ran: nothing was undone or redone.
+            whenDropped: { completion?(false) })
     }
 
     /// Whether there is a step to undo, as of the last bus item that ran (after `await undo()`,

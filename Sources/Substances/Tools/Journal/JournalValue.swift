@@ -21,32 +21,40 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     /// The journal form of a `Codable` value (a typed action): its JSON encoding, read back as
     /// plain values; a value that is not `Encodable`, or fails to encode, by its type's name.
     public init(encoding value: Any) {
+        // Read back with `JSONDecoder`, whose numbers are exact: `JSONSerialization` turned some
+        // doubles into decimals and back (0.1 + 0.2 became 0.3000000000000001).
         guard let encodable = value as? any Encodable,
             let data = try? JSONEncoder().encode(encodable),
-            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            let decoded = try? JSONDecoder().decode(JournalValue.self, from: data)
         else {
             self = .unrepresentable(type: "\(type(of: value))")
             return
         }
-        self.init(object)
+        self = decoded
     }
 
-    /// The plain JSON this value stands for, nil when it holds something unrepresentable.
+    /// The plain JSON this value stands for (numbers exact, no tags), nil when it holds something
+    /// unrepresentable: what a typed action is decoded from when a journal is replayed.
     var jsonData: Data? {
         guard isRepresentable else { return nil }
-        return try? JSONSerialization.data(withJSONObject: foundationObject, options: [.fragmentsAllowed])
+        return try? JSONEncoder().encode(PlainJSON(value: self))
     }
 
-    /// The value as `JSONSerialization` takes it.
-    private var foundationObject: Any {
-        switch self {
-        case .null, .unrepresentable: NSNull()
-        case .bool(let value): value
-        case .int(let value): value
-        case .double(let value): value
-        case .string(let value): value
-        case .array(let values): values.map(\.foundationObject)
-        case .object(let values): values.mapValues(\.foundationObject)
+    /// A journal value encoded as plain JSON, for a `Decodable` type to read.
+    private struct PlainJSON: Encodable {
+        let value: JournalValue
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch value {
+            case .null, .unrepresentable: try container.encodeNil()
+            case .bool(let value): try container.encode(value)
+            case .int(let value): try container.encode(value)
+            case .double(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            case .array(let values): try container.encode(values.map(PlainJSON.init(value:)))
+            case .object(let values): try container.encode(values.mapValues(PlainJSON.init(value:)))
+            }
         }
     }
 
