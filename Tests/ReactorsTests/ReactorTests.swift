@@ -63,6 +63,38 @@ struct ReactorTests {
         #expect(substance.state.counter == 2_000)
     }
 
+    struct RenamedState: State {
+        var title = ""
+        var count = 0
+        enum CodingKeys: String, CodingKey {
+            case title = "t"
+            case count
+        }
+    }
+
+    @Test("a state with coding keys: its keys are the coding keys, and a property's other name is reported")
+    func renamedKeys() async {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        let substance = Substance<RenamedState>(bus: bus)
+        let owner = TestOwner()
+        let fired = Recorder<String>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.handler = { _, reaction in
+            reaction.on("title") { _ in fired.append("title") }
+            reaction.on("t") { _ in fired.append("t") }
+            reaction.on("nosuch") { _ in fired.append("nosuch") }
+            reaction.on(\RenamedState.title) { _ in fired.append("key path") }
+        }
+        reactor.mix(substance) { $0.prop.title = "x" }.react()
+        await bus.flush()
+        #expect(fired.all == ["t", "key path"])
+        #expect(reports.all.map(\.code) == [.unknownKey, .unknownKey])
+        #expect(reports.all.map(\.message).joined().contains("no key \"title\""))
+        #expect(reports.all.map(\.message).joined().contains("no key \"nosuch\""))
+    }
+
     @Test("a key the state does not have is reported with the key and the state type, no crash")
     func unknownKey() async {
         let bus = Flux()

@@ -78,6 +78,10 @@ final class ReductionPlan: @unchecked Sendable {
     let openPrefixes: [String]
     /// True when the whole state goes through the Codable path.
     let usesCodablePath: Bool
+    /// On the Codable path, the top-level keys a key may start with: the coding keys the default
+    /// state encodes, and the names of its properties that are nil there (an optional's key is
+    /// not encoded while it is nil, and may only be guessed from its name). Empty on the fast path.
+    let codableTopKeys: Set<String>
 
     init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
         stateType = type
@@ -92,6 +96,7 @@ final class ReductionPlan: @unchecked Sendable {
         } else {
             usesCodablePath = true
         }
+        codableTopKeys = usesCodablePath ? ReductionPlan.topKeys(of: S(), tree: tree) : []
         entries = builder.entries
         leaves = builder.leaves
         runs = LeafRun.runs(builder.leaves)
@@ -163,7 +168,21 @@ final class ReductionPlan: @unchecked Sendable {
     /// Whether `key` names something in this state (a property, a nested property, or a sub-key
     /// of a dictionary-like property).
     func isValid(key: String) -> Bool {
-        usesCodablePath || entry(holding: key) != nil
+        guard usesCodablePath else { return entry(holding: key) != nil }
+        return DottedKey.components(of: key).first.map(codableTopKeys.contains) ?? false
+    }
+
+    /// The top-level keys of a state on the Codable path (see ``codableTopKeys``). A property
+    /// whose coding key is another string, and which is not nil, is not among them: a reaction on
+    /// its name is reported, since it could never fire.
+    private static func topKeys<S: State>(of state: S, tree: FlatValue) -> Set<String> {
+        var keys = Set<String>()
+        if case .keyed(let children) = tree { keys.formUnion(children.keys) }
+        for child in Mirror(reflecting: state).children {
+            guard let label = child.label else { continue }
+            if let optional = child.value as? any OptionalProtocol, optional.wrapped == nil { keys.insert(label) }
+        }
+        return keys
     }
 
     /// The entry of `key`, or of the dictionary-like property a sub-key is below; nil for a key the
