@@ -248,6 +248,32 @@ struct ConcurrencyTests {
     }
 }
 
+extension ConcurrencyTests {
+    @MainActor
+    @Test("a main-actor handler that detaches its reactor gets no reaction sent before it did")
+    func mainActorDetachStops() async {
+        @MainActor final class Screen {
+            var seen = 0
+        }
+        let bus = Flux()
+        let tally = Tally(bus: bus)
+        let screen = Screen()
+        let reactor = ReactorManager().reactor(attachedTo: screen, mixing: [tally])
+        let detacher = reactor
+        reactor.mainActorHandler = { screen, _ in
+            screen.seen += 1
+            if screen.seen == 5 { detacher.detach() }
+        }
+        await bus.flush()
+        // 50 reactions are sent to the main actor before it runs any of them.
+        for _ in 0..<50 { bus.dispatch(Flask.mixerName(TallyMixers.add)) }
+        await bus.flush()
+        await waitForMainQueue()
+        #expect(screen.seen == 5)
+        #expect(tally.state.count == 50)
+    }
+}
+
 /// Suspends until the main queue has run what was queued on it before.
 @MainActor
 func waitForMainQueue() async {

@@ -46,6 +46,12 @@ public struct FlaskReaction {
         onLock?.handOver()
     }
 
+    /// Releases the lock this reaction carries, unless it was released: for a reaction that will
+    /// not reach its handler.
+    func releaseLockIfOpen() {
+        if let onLock, !onLock.isReleased { onLock.release() }
+    }
+
     /// The changes of the commit, to keep or to hand to another thread.
     public var changes: SubstanceChanges {
         // Whoever asks may keep them beyond the handler: they are never refilled from now on.

@@ -273,7 +273,12 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // Sent to the main actor and used only there: the changes are marked escaped, and the
             // owner of a main-actor handler is a main-actor object (or `Sendable`).
             let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
-            MainActorMailbox.shared.send { mainActorHandler(hop.owner, hop.reaction) }
+            MainActorMailbox.shared.send { [self] in
+                // Detached since it was sent (by a handler on the main actor, say): not delivered,
+                // and a lock it carried is released, as it would not have been handed over.
+                guard !isDetached else { return hop.reaction.releaseLockIfOpen() }
+                mainActorHandler(hop.owner, hop.reaction)
+            }
         }
         side.actorDelivery?.deliver(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
         guard let handler = side.handler?.call else { return }
@@ -285,7 +290,10 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // are marked escaped, used only on the main queue.
             // In the main actor's mailbox, so in order with the main-actor reactions.
             let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
-            MainActorMailbox.shared.send { handler(hop.owner, hop.reaction) }
+            MainActorMailbox.shared.send { [self] in
+                guard !isDetached else { return hop.reaction.releaseLockIfOpen() }
+                handler(hop.owner, hop.reaction)
+            }
         }
     }
 }
