@@ -94,6 +94,23 @@ struct AsyncLockTests {
         withExtendedLifetime(reactor) {}
     }
 
+    @Test("a bus handler that does not read onLock leaves the lock to the bus", .timeLimit(.minutes(1)))
+    func unreadLockReleasedByBus() async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.keys = ["text"]
+        reactor.handler = { _, reaction in
+            reaction.on("text") { _ in reaction.onLock?.release() }
+        }
+        let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 5])
+        bus.dispatch(name(.increment))
+        await bus.flush()
+        #expect(lock.isReleased)
+        #expect(substance.state.asyncResult == 5 && substance.state.counter == 1)
+    }
+
     @Test("two exclusive mixes and a queued chain complete in order")
     func exclusiveThenChain() async {
         let bus = Flux()

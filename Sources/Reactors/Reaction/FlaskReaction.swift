@@ -28,28 +28,38 @@ public struct FlaskReaction {
     @usableFromInline let commit: SubstanceChanges
     /// The lock dispatched with an exclusive mix, handed to the handler to release when its work is
     /// done (async flux).
-    public let onLock: FluxLock?
+    ///
+    /// Reading it takes the lock over: from then on the handler (or whoever it gives the lock to)
+    /// must release it, and the bus waits. A handler that never reads it (a reaction to other
+    /// keys, a reactor's `keys` not matching) leaves the lock to the bus, which releases it once
+    /// the mix has run. A reaction sent off the bus (to the main actor, to another actor) takes
+    /// the lock over when it is sent.
+    public var onLock: FluxLock? {
+        if let carriedLock { carriedLock.handOver() }
+        return carriedLock
+    }
+    /// The lock the reaction carries (see ``onLock``).
+    @usableFromInline let carriedLock: FluxLock?
     /// For a reactor over several substances, the keys of all their states: a key this commit's
     /// state lacks may be another's, and only a key none has is reported. Nil for one substance.
     @usableFromInline let keyDomain: Unmanaged<StateKeyDomain>?
 
-    /// A reaction for a handler about to be called (on the bus, or sent to where it runs). A lock
-    /// it carries is handed over: the handler releases it, the bus no longer does. Only a reaction
-    /// made for a handler hands a lock over, so a commit whose only observers are tools (a
-    /// history, a probe, a stream, an observable view, a journal's record) or a reactor whose
-    /// owner is gone leaves the lock to be released by the bus, and the bus flows on.
+    /// A reaction for a handler about to be called (on the bus, or sent to where it runs). Only a
+    /// handler takes its lock over (by reading ``onLock``, or when the reaction is sent off the
+    /// bus), so a commit whose only observers are tools (a history, a probe, a stream, an
+    /// observable view, a journal's record), a reactor whose owner is gone, or a handler that does
+    /// not ask for the lock leaves it to the bus, which releases it.
     @usableFromInline
     init(changes: SubstanceChanges, onLock: FluxLock?, keyDomain: Unmanaged<StateKeyDomain>? = nil) {
         self.commit = changes
-        self.onLock = onLock
+        self.carriedLock = onLock
         self.keyDomain = keyDomain
-        onLock?.handOver()
     }
 
     /// Releases the lock this reaction carries, unless it was released: for a reaction that will
     /// not reach its handler.
     func releaseLockIfOpen() {
-        if let onLock, !onLock.isReleased { onLock.release() }
+        if let carriedLock, !carriedLock.isReleased { carriedLock.release() }
     }
 
     /// The changes of the commit, to keep or to hand to another thread.

@@ -269,6 +269,13 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // The reaction leaves the bus: its changes must never be refilled.
             changes.markEscaped()
         }
+        if let lock,
+            side.mainActorHandler != nil || side.actorDelivery != nil || (delivery == .mainQueue && side.handler != nil)
+        {
+            // A reaction sent off the bus takes its lock over when sent: the bus cannot wait to see
+            // whether its handler reads `onLock`.
+            lock.handOver()
+        }
         if let mainActorHandler = side.mainActorHandler {
             // Sent to the main actor and used only there: the changes are marked escaped, and the
             // owner of a main-actor handler is a main-actor object (or `Sendable`).
