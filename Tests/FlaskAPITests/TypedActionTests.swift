@@ -79,7 +79,7 @@ private final class Gauge: ReactiveSubstance<GaugeState, NoMixers>, @unchecked S
 struct TypedActionJournalTests {
     @Test("an action's doubles are exported and replayed exactly")
     func exactDoubles() async throws {
-        let values = [0.1 + 0.2, 123_456_789.123_456_78, 3.0, 1e300, Double.leastNonzeroMagnitude, -1.5]
+        let values = [0.1 + 0.2, 123_456_789.123_456_78, 3.0, 1e300, Double.leastNonzeroMagnitude, -1.5, -0.0]
         let bus = Flux()
         let journal = MixJournal()
         bus.use(journal)
@@ -91,8 +91,9 @@ struct TypedActionJournalTests {
         let fresh = Gauge(name: "gauge", bus: replayBus)
         let replay = await MixJournal.replay(entries, on: replayBus, domains: [Measure.self], substances: [fresh])
         #expect(replay.replayed == values.count)
-        #expect(gauge.state.readings == values)
-        #expect(fresh.state.readings == values)
+        // Bit for bit (`==` would take -0.0 for 0.0).
+        #expect(gauge.state.readings.map(\.bitPattern) == values.map(\.bitPattern))
+        #expect(fresh.state.readings.map(\.bitPattern) == values.map(\.bitPattern))
     }
 }
 

@@ -200,7 +200,12 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Int.self) {
-            self = .int(value)
+            // JSON writes -0.0 as `-0`, which reads as the integer 0: kept as the double it was.
+            if value == 0, let double = try? container.decode(Double.self), double.sign == .minus {
+                self = .double(double)
+            } else {
+                self = .int(value)
+            }
         } else if let value = try? container.decode(Double.self) {
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
