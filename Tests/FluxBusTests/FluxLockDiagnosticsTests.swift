@@ -30,6 +30,11 @@ struct FluxLockDiagnosticsTests {
         bus.removeLocks()
         await bus.flush()
         #expect(bus.lockReport().locks.isEmpty)
+        let one = bus.lock()
+        bus.dispatch("alone")
+        #expect(bus.lockReport().description.contains("1 lock open, 1 item queued behind"))
+        one.release()
+        await bus.flush()
     }
 
     @Test("a lock held longer than the threshold is reported once, through diagnostics and the handler")

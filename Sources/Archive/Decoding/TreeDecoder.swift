@@ -95,7 +95,10 @@ final class TreeDecoder: Decoder {
                     key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing"))
         }
         let restored = try child(key: key, value: fallback, defaults: nil).decode(T.self)
-        notes.add(codingPath + [key], leftOut: false, reason: failure.map(ArchiveErrorReason.describe) ?? "missing")
+        notes.add(
+            codingPath + [key], leftOut: false,
+            reason: failure.map(ArchiveErrorReason.describe)
+                ?? "missing at \(ArchiveErrorReason.dotted(codingPath + [key]))")
         return restored
     }
 

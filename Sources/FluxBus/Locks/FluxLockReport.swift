@@ -39,7 +39,8 @@ public struct FluxLockReport: Sendable, CustomStringConvertible {
 
     public var description: String {
         let plural = locks.count == 1 ? "lock" : "locks"
-        var lines = ["\(locks.count) \(plural) open, \(queuedCount) items queued behind"]
+        let items = queuedCount == 1 ? "item" : "items"
+        var lines = ["\(locks.count) \(plural) open, \(queuedCount) \(items) queued behind"]
         for lock in locks {
             let mixer = lock.mixer.map { " (mixer \($0))" } ?? ""
             lines.append("  lock #\(lock.serial)\(mixer) taken at \(lock.origin), held \(lock.heldFor)")
