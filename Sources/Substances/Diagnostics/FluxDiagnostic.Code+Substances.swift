@@ -14,6 +14,10 @@ extension FluxDiagnostic.Code {
     public static let stateInsideTransaction = FluxDiagnostic.Code("state-inside-transaction")
     /// An archive could not be read; the bytes were kept aside.
     public static let archiveUnreadable = FluxDiagnostic.Code("archive-unreadable")
+    /// An archive written by another shape of the state was restored value by value: the values
+    /// that did not fit took their defaults (or were left out), listed by coding path; the old
+    /// bytes were kept aside.
+    public static let archivePartiallyRestored = FluxDiagnostic.Code("archive-partially-restored")
     /// An archive could not be written.
     public static let archiveWriteFailed = FluxDiagnostic.Code("archive-write-failed")
     /// A second live substance archives under a key (a name) that another live one already uses.

@@ -88,7 +88,8 @@ extension Substance {
             switch problem.kind {
             case .storeFailed(let operation): operation == "read" ? .archiveUnreadable : .archiveWriteFailed
             case .encodingFailed: .archiveWriteFailed
-            case .unreadable, .partiallyRestored: .archiveUnreadable
+            case .unreadable: .archiveUnreadable
+            case .partiallyRestored: .archivePartiallyRestored
             case .keyInUse: .archiveKeyInUse
             }
         reference.bus.report(code, "\(reference.name): \(problem)")
