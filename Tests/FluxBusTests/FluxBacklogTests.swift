@@ -57,13 +57,7 @@ struct FluxBacklogTests {
         let diagnostics = Recorder<FluxDiagnostic>()
         bus.diagnostics = { diagnostics.append($0) }
         bus.backlogHighWaterMark = 50
-        let owner = Owner()
-        let running = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        bus.observe("first", owner: owner) { _, _ in
-            running.signal()
-            proceed.wait()
-        }
+        let gate = BusGate(on: bus, at: "first")
         // 45 items wait behind a lock, below the mark; once it is released the bus takes all of
         // them as one batch and stays on the first. 5 more make 50 waiting, though the queue
         // itself holds only 5.
@@ -71,13 +65,13 @@ struct FluxBacklogTests {
         bus.dispatch("first")
         for _ in 0..<44 { bus.dispatch("tick") }
         lock.release()
-        waitForBus(running)
+        gate.waitUntilHeld()
         for _ in 0..<4 { bus.dispatch("tick") }
         #expect(diagnostics.all.isEmpty)
         bus.dispatch("tick")
         #expect(diagnostics.all.map(\.code) == [.backlog])
         #expect(diagnostics.all.first?.message.contains("bus backlog.late: 50 work items are waiting") == true)
-        proceed.signal()
+        gate.open()
         await bus.flush()
         #expect(diagnostics.all.count == 1)
     }
@@ -88,13 +82,7 @@ struct FluxBacklogTests {
         let diagnostics = Recorder<FluxDiagnostic>()
         bus.diagnostics = { diagnostics.append($0) }
         bus.backlogHighWaterMark = 10
-        let owner = Owner()
-        let running = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        bus.observe("block", owner: owner) { _, _ in
-            running.signal()
-            proceed.wait()
-        }
+        let gate = BusGate(on: bus, at: "block")
         // 12 items behind a lock: the tenth is reported. Released, the bus takes all 12, runs 8
         // and stays on the ninth: 4 of its batch are waiting, and it does not look at the queue
         // until they ran.
@@ -104,20 +92,15 @@ struct FluxBacklogTests {
         for _ in 0..<3 { bus.dispatch("tick") }
         #expect(diagnostics.all.count == 1)
         lock.release()
-        waitForBus(running)
+        gate.waitUntilHeld()
         // 4 + 1 = 5 waiting, half the mark: armed again. 5 more make 10: a second crossing.
         for _ in 0..<5 { bus.dispatch("tick") }
         #expect(diagnostics.all.count == 1)
         bus.dispatch("tick")
         #expect(diagnostics.all.count == 2)
         #expect(diagnostics.all.last?.message.contains("bus backlog.rearm: 10 work items are waiting") == true)
-        proceed.signal()
+        gate.open()
         await bus.flush()
-    }
-
-    /// Waits, off the cooperative pool's bookkeeping, until the bus signals `semaphore`.
-    private nonisolated func waitForBus(_ semaphore: DispatchSemaphore) {
-        semaphore.wait()
     }
 
     @Test("nil turns the diagnostic off")
@@ -133,4 +116,24 @@ struct FluxBacklogTests {
         await bus.flush()
         #expect(diagnostics.all.isEmpty)
     }
+}
+
+/// Holds the bus inside the observer of a mixer: the mix waits there until the gate opens.
+private final class BusGate: Sendable {
+    private let owner = Owner()
+    private let held = DispatchSemaphore(value: 0)
+    private let opened = DispatchSemaphore(value: 0)
+
+    init(on bus: Flux, at mixer: FluxMixerName) {
+        bus.observe(mixer, owner: owner) { [held, opened] _, _ in
+            held.signal()
+            opened.wait()
+        }
+    }
+
+    /// Waits, off the cooperative pool's bookkeeping, until the bus is held at the gate.
+    nonisolated func waitUntilHeld() { held.wait() }
+
+    /// Lets the bus go on.
+    func open() { opened.signal() }
 }

@@ -74,8 +74,9 @@ extension Flux {
     func interrupt(_ batch: inout [FluxItem], at index: Int, lane: FluxQueue.Lane, epoch: UInt64) {
         let ran = itemsRun.load(ordering: .relaxed)
         let purged = queue.withLock { q in
-            // The rest of the batch is counted where it goes (suspended, or back in the lane).
-            q.startBatch(of: 0, itemsRun: ran)
+            // The rest of the batch is counted where it goes (suspended, or back in the lane), once
+            // it is there.
+            defer { q.startBatch(of: 0, itemsRun: ran) }
             guard q.purgeEpoch == epoch else {
                 // Purged: the exclusive lane's upkeep goes back in front of it, the rest is dropped.
                 if lane == .exclusive { q.exclusive.insert(contentsOf: batch[index...].filter(\.survivesPurge), at: 0) }

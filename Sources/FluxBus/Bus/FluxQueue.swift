@@ -122,16 +122,13 @@ struct FluxQueue {
         }
     }
 
-    /// The bus took `count` items to run, having run `itemsRun` so far.
+    /// The bus took `count` items to run (none when it stops draining, or puts a batch's rest back),
+    /// having run `itemsRun` so far. The next crossing is reported again if the bus finds the backlog
+    /// down to half the mark, the batch included.
     mutating func startBatch(of count: Int, itemsRun: UInt64) {
         batchStart = itemsRun
         batchEnd = itemsRun &+ UInt64(count)
-    }
-
-    /// Reports the next crossing again once the bus, about to run a batch or to stop draining,
-    /// finds the backlog down to half the mark (the batch included).
-    mutating func rearmBacklog(batchItems: Int) {
-        if !backlogArmed, batchItems + pendingMainCount + exclusive.count <= backlogRearmDepth { backlogArmed = true }
+        if !backlogArmed, count + pendingMainCount + exclusive.count <= backlogRearmDepth { backlogArmed = true }
     }
 
     /// Marks the queue as draining if there is runnable work and no drain is running.
@@ -154,20 +151,18 @@ struct FluxQueue {
             return (.exclusive, purgeEpoch, 0)
         }
         if locks.isEmpty && hasSuspended {
+            let start = suspendedIndex
             swap(&batch, &suspended)
-            defer { suspendedIndex = 0 }
-            startBatch(of: batch.count - suspendedIndex, itemsRun: itemsRun)
-            rearmBacklog(batchItems: batch.count - suspendedIndex)
-            return (.main, purgeEpoch, suspendedIndex)
+            suspendedIndex = 0
+            startBatch(of: batch.count - start, itemsRun: itemsRun)
+            return (.main, purgeEpoch, start)
         }
         if locks.isEmpty && !main.isEmpty {
             swap(&batch, &main)
             startBatch(of: batch.count, itemsRun: itemsRun)
-            rearmBacklog(batchItems: batch.count)
             return (.main, purgeEpoch, 0)
         }
         startBatch(of: 0, itemsRun: itemsRun)
-        rearmBacklog(batchItems: 0)
         draining = false
         return nil
     }

@@ -65,47 +65,50 @@ class ChainStep: FluxWork, @unchecked Sendable {
     func deliver(_ changes: consuming SubstanceChanges) { preconditionFailure("a chain step overrides deliver(_:)") }
 }
 
+/// A step on a substance of type `T`: everything but the call of its body, which the two kinds of
+/// step below make.
+@usableFromInline
+class SubstanceChainStep<S: State, T: Substance<S>>: ChainStep, @unchecked Sendable {
+    final let substance: T
+
+    init(_ substance: T) {
+        self.substance = substance
+        super.init(substanceID: ObjectIdentifier(substance), bus: substance.bus)
+    }
+
+    final override var anySubstance: any AnySubstance { substance }
+    final override func substanceName() -> String { substance.name() }
+    final override func begin() { substance.beginTransaction() }
+    final override func abort() { substance.abortTransaction() }
+    final override func commit() -> SubstanceChanges? { substance.commitTransaction() }
+    // Consumed, so that delivered changes nobody else holds can be recycled.
+    final override func deliver(_ changes: consuming SubstanceChanges) { substance.deliver(changes, lock: nil) }
+}
+
 /// A step mixing a substance of type `T` with its body.
 @usableFromInline
-final class TypedChainStep<S: State, T: Substance<S>>: ChainStep, @unchecked Sendable {
-    private let substance: T
+final class TypedChainStep<S: State, T: Substance<S>>: SubstanceChainStep<S, T>, @unchecked Sendable {
     private let body: @Sendable (T) -> Void
 
     @usableFromInline
     init(_ substance: T, _ body: @escaping @Sendable (T) -> Void) {
-        self.substance = substance
         self.body = body
-        super.init(substanceID: ObjectIdentifier(substance), bus: substance.bus)
+        super.init(substance)
     }
 
-    override var anySubstance: any AnySubstance { substance }
-    override func substanceName() -> String { substance.name() }
-    override func begin() { substance.beginTransaction() }
     override func mix(_ abort: borrowing ChainAbort) { body(substance) }
-    override func abort() { substance.abortTransaction() }
-    override func commit() -> SubstanceChanges? { substance.commitTransaction() }
-    // Consumed, so that delivered changes nobody else holds can be recycled.
-    override func deliver(_ changes: consuming SubstanceChanges) { substance.deliver(changes, lock: nil) }
 }
 
 /// A step whose body may abort its chain.
 @usableFromInline
-final class AbortableChainStep<S: State, T: Substance<S>>: ChainStep, @unchecked Sendable {
-    private let substance: T
+final class AbortableChainStep<S: State, T: Substance<S>>: SubstanceChainStep<S, T>, @unchecked Sendable {
     private let body: @Sendable (T, borrowing ChainAbort) -> Void
 
     @usableFromInline
     init(_ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void) {
-        self.substance = substance
         self.body = body
-        super.init(substanceID: ObjectIdentifier(substance), bus: substance.bus)
+        super.init(substance)
     }
 
-    override var anySubstance: any AnySubstance { substance }
-    override func substanceName() -> String { substance.name() }
-    override func begin() { substance.beginTransaction() }
     override func mix(_ abort: borrowing ChainAbort) { body(substance, abort) }
-    override func abort() { substance.abortTransaction() }
-    override func commit() -> SubstanceChanges? { substance.commitTransaction() }
-    override func deliver(_ changes: consuming SubstanceChanges) { substance.deliver(changes, lock: nil) }
 }

@@ -279,13 +279,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         if let mainActorHandler = side.mainActorHandler {
             // Sent to the main actor and used only there: the changes are marked escaped, and the
             // owner of a main-actor handler is a main-actor object (or `Sendable`).
-            let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
-            MainActorMailbox.shared.send { [self] in
-                // Detached since it was sent (by a handler on the main actor, say): not delivered,
-                // and a lock it carried is released, as it would not have been handed over.
-                guard !isDetached else { return hop.reaction.releaseLockIfOpen() }
-                mainActorHandler(hop.owner, hop.reaction)
-            }
+            sendToMainActor(
+                Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain)),
+                mainActorHandler)
         }
         side.actorDelivery?.deliver(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
         guard let handler = side.handler?.call else { return }
@@ -296,11 +292,19 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
             // are marked escaped, used only on the main queue.
             // In the main actor's mailbox, so in order with the main-actor reactions.
-            let hop = Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
-            MainActorMailbox.shared.send { [self] in
-                guard !isDetached else { return hop.reaction.releaseLockIfOpen() }
-                handler(hop.owner, hop.reaction)
-            }
+            sendToMainActor(
+                Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain)),
+                handler)
+        }
+    }
+
+    /// Sends a reaction to `handler` through the main actor's mailbox, in commit order. Detached
+    /// since it was sent (by a handler on the main actor, say), the reactor does not deliver it,
+    /// and a lock it carried is released, as nobody else will.
+    private func sendToMainActor(_ hop: Hop<Owner>, _ handler: @escaping MainActorHandler) {
+        MainActorMailbox.shared.send { [self] in
+            guard !isDetached else { return hop.reaction.releaseLockIfOpen() }
+            handler(hop.owner, hop.reaction)
         }
     }
 }

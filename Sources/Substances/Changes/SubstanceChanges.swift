@@ -57,7 +57,7 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     }
 
     /// The changed keys, parents included (`info` and `info.counter`).
-    public var keys: [String] { (0..<count).map(key(at:)) }
+    public var keys: [String] { keySnapshot.keys }
 
     /// Whether `key` changed.
     public func contains(_ key: String) -> Bool { slot(of: key) != nil }
