@@ -24,6 +24,23 @@ final class ScriptedMiddleware: FluxMiddleware {
     }
 }
 
+/// A middleware that only intercepts: its `didMix` is the default, which ignores reports.
+final class InterceptingMiddleware: FluxMiddleware {
+    let decisions: [String: FluxMiddlewareDecision]
+    let seen = Recorder<String>()
+    private let tag: String
+
+    init(_ tag: String, _ decisions: [String: FluxMiddlewareDecision] = [:]) {
+        self.tag = tag
+        self.decisions = decisions
+    }
+
+    func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+        seen.append("\(tag):\(event.mixer):\(event.payload?["v"] as? Int ?? 0):\(event.lock != nil)")
+        return decisions[event.mixer.name] ?? .pass
+    }
+}
+
 @Suite("Flux: middleware")
 struct FluxMiddlewareTests {
     @Test("middleware see every mixer before observers, in the order they were installed, and report after")
@@ -164,5 +181,49 @@ struct FluxMiddlewareTests {
         #expect(!all.joined().contains("hunter2"))
         #expect(all[1].hasPrefix("mix #2 secret stopped by ScriptedMiddleware: blocked"))
         #expect(verbose.all[0].contains("password: hunter2"))
+    }
+
+    @Test("without a middleware that reads reports, replacements chain and stops hold; a lock stays with its mix")
+    func interceptingOnly() async {
+        let bus = Flux()
+        let owner = Owner()
+        let log = Recorder<String>()
+        let first = InterceptingMiddleware("first", ["a": .replace("b", payload: ["v": 1])])
+        let second = InterceptingMiddleware(
+            "second", ["b": .replace("c", payload: ["v": 2]), "x": .stop(reason: "no")])
+        let third = InterceptingMiddleware("third")
+        bus.use(first)
+        bus.use(second)
+        bus.use(third)
+        for name in ["a", "b", "c", "x"] {
+            bus.observe(FluxMixerName(name), owner: owner) { _, event in
+                log.append("\(event.mixer):\(event.payload?["v"] as? Int ?? 0):\(event.lock != nil)")
+                event.lock?.handOver()
+            }
+        }
+        bus.dispatch("a")
+        bus.dispatch("x")
+        await bus.flush()
+        let lock = bus.lock(withMixer: "a", autorelease: false)
+        await bus.settleExclusive()
+        #expect(log.all == ["c:2:false", "c:2:true"], "observers see the last replacement, with the lock")
+        #expect(first.seen.all == ["first:a:0:false", "first:x:0:false", "first:a:0:true"])
+        #expect(second.seen.all == ["second:b:1:false", "second:x:0:false", "second:b:1:true"])
+        #expect(third.seen.all == ["third:c:2:false", "third:c:2:true"], "a stopped mixer reaches no later middleware")
+        #expect(!lock.isReleased, "the observer took the lock over")
+        lock.release()
+    }
+
+    @Test("a middleware that ignores reports beside one that reads them: the reader gets every report")
+    func ignoringBesideReading() async {
+        let bus = Flux()
+        let ignoring = InterceptingMiddleware("ignoring")
+        let reader = ScriptedMiddleware("reader")
+        bus.use(ignoring)
+        bus.use(reader)
+        for name in ["one", "two", "three"] { bus.dispatch(FluxMixerName(name)) }
+        await bus.flush()
+        #expect(reader.reports.all.map(\.mixer) == ["one", "two", "three"])
+        #expect(ignoring.seen.all.count == 3)
     }
 }

@@ -23,7 +23,9 @@ extension Flux {
             perform(
                 { [self] in
                     let called = withReceipt(receipt) {
-                        if let chain = confined.state.value.chain { return mix(item, through: chain) }
+                        if let chain = confined.state.value.chain.map(Unmanaged.passUnretained) {
+                            return mix(item, through: chain)
+                        }
                         let called = registry.deliver(item.event)
                         releaseIfUnclaimed(item.lock)
                         return called

@@ -49,11 +49,17 @@ extension Flux {
             // What stops this batch: any interrupt for the main lane, purges for the exclusive one.
             let watched: UInt64 = lane == .main ? .max : ~(Flux.purgeStep - 1)
             let seen = interrupts.load(ordering: .acquiring) & watched
-            // Items are run where they lie in the batch (borrowed, not copied out and destroyed).
-            let stoppedAt: Int? = batch.withUnsafeBufferPointer { items in
+            let stoppedAt: Int? = batch.withUnsafeMutableBufferPointer { items in
                 var index = start
                 while index < items.count {
-                    run(items[index])
+                    // Each item is moved out of the batch, run as this loop's own, and moved back
+                    // (the batch destroys it when emptied): lent from the batch's memory, it was
+                    // copied for each call it was lent to (retaining and releasing its name,
+                    // payload and reference). Nothing else touches the batch while an item runs.
+                    let slot = items.baseAddress.unsafelyUnwrapped + index
+                    let item = slot.move()
+                    run(item)
+                    slot.initialize(to: consume item)
                     index += 1
                     ran &+= 1
                     itemsRun.store(ran, ordering: .relaxed)
@@ -94,7 +100,7 @@ extension Flux {
     func run(_ item: borrowing FluxItem) {
         confined.state.value.itemSerial &+= 1
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
-        guard let chain = confined.state.value.chain else {
+        guard let chain = confined.state.value.chain.map(Unmanaged.passUnretained) else {
             if item.isTask {
                 // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
                 // none held for earlier deliveries; a mix (a chain's step) keeps them.
@@ -114,6 +120,23 @@ extension Flux {
         mix(item, through: chain)
     }
 
+    /// Runs a mix through `chain`, the bus's middleware now, borrowed (not retained: the chain is
+    /// replaced only between items, which a debug build checks), then settles what the mix
+    /// learned about the middleware. Returns the number of observers called.
+    @discardableResult
+    func mix(_ item: borrowing FluxItem, through chain: Unmanaged<FluxMiddlewareChain>) -> Int {
+        let called = chain._withUnsafeGuaranteedRef { chain in
+            let called = mix(item, through: chain)
+            assert(confined.state.value.chain === chain, "the bus's middleware changed while a mix ran")
+            return called
+        }
+        if !confined.state.value.newlyIgnoring.isEmpty {
+            confined.state.value.ignoringReports.formUnion(confined.state.value.newlyIgnoring)
+            confined.state.value.newlyIgnoring.removeAll()
+        }
+        return called
+    }
+
     /// An exclusive mix's lock, released when it ran and nobody took responsibility for it.
     func releaseIfUnclaimed(_ lock: FluxLock?) {
         if let lock, lock.autorelease, !lock.wasHandedOver {
@@ -123,43 +146,74 @@ extension Flux {
 
     /// Runs a mix through the middleware (on the bus): they may replace or stop a mixer, and see
     /// what it did. Returns the number of observers called.
-    @discardableResult
-    func mix(_ item: borrowing FluxItem, through chain: FluxMiddlewareChain) -> Int {
-        let middleware = chain.all
-        let readers = chain.readers
+    ///
+    /// The common case stays short: every middleware passes the item's own event (lent, not
+    /// copied) and none reads reports. A replacement or a stop continues in
+    /// ``mix(_:through:decided:by:)``.
+    private func mix(_ item: borrowing FluxItem, through chain: FluxMiddlewareChain) -> Int {
+        if !item.isTask {
+            // By index: an iterator would retain the array.
+            for index in chain.interceptors.indices {
+                let decision = Unmanaged.passUnretained(chain.interceptors[index])._withUnsafeGuaranteedRef {
+                    $0.middleware.willMix(item.event)
+                }
+                guard case .pass = decision else { return mix(item, through: chain, decided: decision, by: index) }
+            }
+        }
+        guard chain.hasReaders else { return mixUnreported(item, event: item.event, stopped: false) }
+        return mixReported(item, event: item.event, dispatched: nil, stop: nil, readers: chain.readers)
+    }
+
+    /// The rest of a mix whose middleware number `index` replaced or stopped it: the middleware
+    /// after it see the replacement, none after a stop.
+    @inline(never)
+    private func mix(
+        _ item: borrowing FluxItem, through chain: FluxMiddlewareChain, decided first: FluxMiddlewareDecision,
+        by firstIndex: Int
+    ) -> Int {
         var event = item.event
         var dispatched: FluxMixerName?
         var stop: FluxMixReport.Stop?
-        if !item.isTask {
-            for interceptor in middleware {
-                switch interceptor.willMix(event) {
-                case .pass:
-                    continue
-                case .replace(let mixer, let payload):
-                    if dispatched == nil { dispatched = event.mixer }
-                    event = event.replacing(mixer: mixer, payload: payload)
-                    continue
-                case .stop(let reason):
-                    stop = FluxMixReport.Stop(middleware: interceptor.middlewareName, reason: reason)
-                }
+        var decision = first
+        var index = firstIndex
+        while true {
+            if case .replace(let mixer, let payload) = decision {
+                if dispatched == nil { dispatched = event.mixer }
+                event = event.replacing(mixer: mixer, payload: payload)
+            } else if case .stop(let reason) = decision {
+                stop = FluxMixReport.Stop(middleware: chain.all[index].middlewareName, reason: reason)
                 break
             }
+            index += 1
+            guard index < chain.all.count else { break }
+            decision = chain.all[index].willMix(event)
         }
-        guard !readers.isEmpty else {
-            // No middleware reads reports: the mix runs as it would without middleware, in an
-            // awaited dispatch's receipt if there is one.
-            confined.state.value.mixSerial += 1
-            var called = 0
-            if stop == nil {
-                if item.isTask {
-                    item.runTask()
-                } else {
-                    called = registry.deliver(event)
-                }
+        guard chain.hasReaders else { return mixUnreported(item, event: event, stopped: stop != nil) }
+        return mixReported(item, event: event, dispatched: dispatched, stop: stop, readers: chain.readers)
+    }
+
+    /// The rest of a mix when no middleware reads reports: it runs as it would without middleware
+    /// (in an awaited dispatch's receipt if there is one), unless a middleware stopped it.
+    private func mixUnreported(_ item: borrowing FluxItem, event: FluxEvent, stopped: Bool) -> Int {
+        confined.state.value.mixSerial += 1
+        var called = 0
+        if !stopped {
+            if item.isTask {
+                item.runTask()
+            } else {
+                called = registry.deliver(event)
             }
-            releaseIfUnclaimed(item.lock)
-            return called
         }
+        releaseIfUnclaimed(item.lock)
+        return called
+    }
+
+    /// The rest of ``mix(_:through:)`` when a middleware reads reports: the mix runs in a receipt,
+    /// and its report goes to the readers.
+    private func mixReported(
+        _ item: borrowing FluxItem, event: FluxEvent, dispatched: FluxMixerName?, stop: FluxMixReport.Stop?,
+        readers: [any FluxMiddleware]
+    ) -> Int {
         let start = ContinuousClock.now
         // Outside an awaited mix, the bus's own receipt collects the records (emptied after each
         // mix): a receipt per mix would cost an allocation and a mutex.

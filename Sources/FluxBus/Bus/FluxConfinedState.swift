@@ -14,6 +14,10 @@ final class FluxConfinedState: @unchecked Sendable {
         var ignoringReports: Set<ObjectIdentifier> = [] {
             didSet { updateChain() }
         }
+        /// The middleware found to ignore reports while a mix ran (`FluxMixReport.ignored(by:)`),
+        /// added to `ignoringReports` once the mix is over: the mix borrows the chain that adding
+        /// them replaces.
+        var newlyIgnoring: [ObjectIdentifier] = []
         /// The middleware as a mix runs through them, nil when there is none.
         private(set) var chain: FluxMiddlewareChain?
         /// The number of mixes middleware have seen.
@@ -45,10 +49,25 @@ final class FluxConfinedState: @unchecked Sendable {
 /// Immutable, made anew when the middleware change: a mix reads it through one reference.
 final class FluxMiddlewareChain: Sendable {
     let all: [any FluxMiddleware]
+    /// `all`, each in a box the bus borrows without retaining (a mix called each middleware
+    /// retained and released: its existential is loaded from the array as a copy).
+    let interceptors: [Interceptor]
     let readers: [any FluxMiddleware]
+
+    final class Interceptor: Sendable {
+        let middleware: any FluxMiddleware
+
+        init(_ middleware: any FluxMiddleware) {
+            self.middleware = middleware
+        }
+    }
+    /// Whether `readers` has any (read on each mix without retaining the array).
+    let hasReaders: Bool
 
     init(all: [any FluxMiddleware], readers: [any FluxMiddleware]) {
         self.all = all
+        self.interceptors = all.map(Interceptor.init)
         self.readers = readers
+        self.hasReaders = !readers.isEmpty
     }
 }

@@ -8,43 +8,26 @@
 /// reference, so an item is 41 bytes: a pending dispatch takes one 48-byte slot of the queue's
 /// buffer and allocates nothing (a dispatch with a value allocates its carrier).
 struct FluxItem: Sendable {
-    /// The mixer to deliver to its observers, or the label of a mix task.
-    let mixer: FluxMixerName
-    let payload: FluxPayload?
-    /// The lock (a `FluxLock`), the value (a `FluxValueCarrier`) or the task (a `FluxWork`), told
-    /// apart by `kind`.
-    private let work: (any AnyObject & Sendable)?
-    private let kind: Kind
+    /// What observers and middleware receive, held as it was made at the dispatch so that the bus
+    /// lends it to them rather than building a copy (a copy retains the mixer's name, the payload
+    /// and the lock or value, and releases them after). A task is an event of a kind no observer
+    /// sees: its `work` is the task.
+    let event: FluxEvent
 
-    private enum Kind: UInt8 {
-        case mixer, exclusiveMixer, valueMixer, task, mixTask, resume, upkeep
-    }
+    typealias Kind = FluxEventKind
 
     private init(mixer: FluxMixerName, payload: FluxPayload?, work: (any AnyObject & Sendable)?, kind: Kind) {
-        self.mixer = mixer
-        self.payload = payload
-        self.work = work
-        self.kind = kind
+        event = FluxEvent(mixer: mixer, payload: payload, work: work, kind: kind)
     }
+
+    private var kind: Kind { event.kind }
+    private var work: (any AnyObject & Sendable)? { event.work }
+    private var carrier: FluxValueCarrier? { event.carrier }
+    /// The mixer to deliver to its observers, or the label of a mix task.
+    var mixer: FluxMixerName { event.mixer }
 
     /// The lock of an exclusive mix.
-    var lock: FluxLock? {
-        switch kind {
-        case .exclusiveMixer: unsafeDowncast(work.unsafelyUnwrapped, to: FluxLock.self)
-        case .valueMixer: carrier.unsafelyUnwrapped.lock
-        default: nil
-        }
-    }
-
-    /// The value dispatched with the mixer, if any.
-    var carrier: FluxValueCarrier? {
-        kind == .valueMixer ? unsafeDowncast(work.unsafelyUnwrapped, to: FluxValueCarrier.self) : nil
-    }
-
-    /// What its observers receive.
-    var event: FluxEvent {
-        FluxEvent(mixer: mixer, payload: payload, lock: lock, carrier: carrier)
-    }
+    @inline(__always) var lock: FluxLock? { event.lock }
 
     /// Whether the item is a task rather than a mixer to deliver.
     var isTask: Bool { kind.rawValue > Kind.valueMixer.rawValue }

@@ -93,7 +93,7 @@ public struct FluxMixReport {
     /// Tells the bus that `middleware` ignores reports (its `didMix` is the default one): the bus
     /// stops building reports for it.
     func ignored(by middleware: any FluxMiddleware) {
-        confined?.state.value.ignoringReports.insert(ObjectIdentifier(middleware))
+        confined?.state.value.newlyIgnoring.append(ObjectIdentifier(middleware))
     }
 
     /// A `Sendable` copy of the report, with each record's description in place of the record.
