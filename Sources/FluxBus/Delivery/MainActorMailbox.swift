@@ -20,19 +20,25 @@ package final class MainActorMailbox: Sendable {
     package typealias Job = @Sendable @MainActor () -> Void
 
     private struct Pending {
-        var jobs: [Job] = []
+        var jobs: [Sent] = []
         /// Whether a main-queue block is on its way to run the jobs (so no other is needed).
         var scheduled = false
     }
 
     private let pending = LockedValue(Pending())
 
+    /// A job as the mailbox keeps it: in a struct, so that the closure is stored as it is (kept in
+    /// an array of closures, each was wrapped in a thunk allocated at `send`).
+    private struct Sent {
+        let run: Job
+    }
+
     package init() {}
 
     /// Sends `job` to the main actor; it runs after every job sent before it.
     package func send(_ job: @escaping Job) {
         let schedule = pending.withLock { pending in
-            pending.jobs.append(job)
+            pending.jobs.append(Sent(run: job))
             if pending.scheduled { return false }
             pending.scheduled = true
             return true
@@ -48,9 +54,9 @@ package final class MainActorMailbox: Sendable {
 
     /// Runs the jobs sent so far; schedules another batch if more came meanwhile.
     @MainActor private func runBatch() {
-        var batch: [Job] = []
+        var batch: [Sent] = []
         pending.withLock { swap(&$0.jobs, &batch) }
-        for job in batch { job() }
+        for job in batch { job.run() }
         batch.removeAll(keepingCapacity: true)
         let more = pending.withLock { pending in
             guard pending.jobs.isEmpty else { return true }

@@ -243,14 +243,19 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
             // bus-confined copies belong to the first bus; read them as set, under their lock.
             guard let owner else { return detach() }
-            let current = settings.withLock { BusSide(settings: $0) }
-            return deliverElsewhere(owner, changes, lock, current)
+            let (handler, mainActorHandler, actorDelivery) = settings.withLock {
+                ($0.handler.map(HandlerBox.init), $0.mainActorHandler, $0.actorDelivery)
+            }
+            return deliverElsewhere(owner, changes, lock, handler, mainActorHandler, actorDelivery)
         }
         guard delivery == .bus, !onBus.value.deliversElsewhere else {
             // Reactions off the bus: the owner is not held by the bus, so that its last release
             // stays where it was (for a UI owner, usually the main thread).
             guard let owner else { return detach() }
-            return deliverElsewhere(owner, changes, lock, onBus.value)
+            // The handlers one by one: a `BusSide<Owner>` copied whole went through its runtime
+            // metadata, looked up on every reaction.
+            return deliverElsewhere(
+                owner, changes, lock, onBus.value.handler, onBus.value.mainActorHandler, onBus.value.actorDelivery)
         }
         // On the bus, the owner not held yet for this batch: loaded from its weak reference, once
         // per hold, not per delivery (see `FluxOwnerHolds`).
@@ -263,28 +268,29 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// small.
     @inline(never)
     private func deliverElsewhere(
-        _ owner: Owner, _ changes: SubstanceChanges, _ lock: FluxLock?, _ side: BusSide<Owner>
+        _ owner: Owner, _ changes: SubstanceChanges, _ lock: FluxLock?, _ busHandler: HandlerBox<Owner>?,
+        _ mainActorHandler: MainActorHandler?, _ actorDelivery: ActorDelivery<Owner>?
     ) {
-        if side.deliversElsewhere || delivery == .mainQueue {
+        if mainActorHandler != nil || actorDelivery != nil || delivery == .mainQueue {
             // The reaction leaves the bus: its changes must never be refilled.
             changes.markEscaped()
         }
         if let lock,
-            side.mainActorHandler != nil || side.actorDelivery != nil || (delivery == .mainQueue && side.handler != nil)
+            mainActorHandler != nil || actorDelivery != nil || (delivery == .mainQueue && busHandler != nil)
         {
             // A reaction sent off the bus takes its lock over when sent: the bus cannot wait to see
             // whether its handler reads `onLock`.
             lock.handOver()
         }
-        if let mainActorHandler = side.mainActorHandler {
+        if let mainActorHandler {
             // Sent to the main actor and used only there: the changes are marked escaped, and the
             // owner of a main-actor handler is a main-actor object (or `Sendable`).
             sendToMainActor(
                 Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain)),
                 mainActorHandler)
         }
-        side.actorDelivery?.deliver(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
-        guard let handler = side.handler?.call else { return }
+        actorDelivery?.deliver(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
+        guard let handler = busHandler?.call else { return }
         switch delivery {
         case .bus:
             handler(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
@@ -377,16 +383,6 @@ private struct BusSide<Owner: AnyObject> {
     private(set) var deliversElsewhere = false
     /// The owner as the bus holds it (see `FluxOwnerHolds`).
     var heldOwner = FluxHeldOwner()
-
-    init() {}
-
-    /// The handlers as set, for substances on several buses.
-    init(settings: ReactorSettings<Owner>) {
-        self.init()
-        handler = settings.handler.map(HandlerBox.init)
-        mainActorHandler = settings.mainActorHandler
-        actorDelivery = settings.actorDelivery
-    }
 }
 
 /// A reactor's handler in a box, so the bus can call it without retaining it.
