@@ -146,7 +146,10 @@ struct StressTests {
         #expect(reads.load(ordering: .relaxed) > 0)
         #expect(churned.load(ordering: .relaxed) >= 100)
         #expect(bus.openLocks.isEmpty)
-        #expect(diagnostics.all.isEmpty, "\(diagnostics.all.prefix(3))")
+        // The producers flood the bus on purpose: a backlog report is what it should say then (at
+        // full size, 800,000 mixes queue faster than the bus runs them); anything else is a fault.
+        let faults = diagnostics.all.filter { $0.code != .backlog }
+        #expect(faults.isEmpty, "\(faults.prefix(3))")
         for ledger in ledgers { #expect(await ledger.observerCount() == 1, "churned reactors are all gone") }
         withExtendedLifetime(owner) {}
     }
