@@ -229,14 +229,24 @@ public final class Flux: Sendable {
     /// started yet.
     public func use(_ middleware: any FluxMiddleware) {
         let confined = self.confined
-        performUpkeep { confined.state.value.middleware.append(middleware) }
+        performUpkeep {
+            // Middleware are known to ignore reports by identity: one installed anew is asked again
+            // (an address once another's, removed and freed, must not inherit what that one said).
+            if !confined.state.value.middleware.contains(where: { $0 === middleware }) {
+                confined.state.value.ignoringReports.remove(ObjectIdentifier(middleware))
+            }
+            confined.state.value.middleware.append(middleware)
+        }
     }
 
     /// Removes a middleware installed with ``use(_:)``; mixes that have not started no longer
     /// reach it.
     public func remove(_ middleware: any FluxMiddleware) {
         let confined = self.confined
-        performUpkeep { confined.state.value.middleware.removeAll { $0 === middleware } }
+        performUpkeep {
+            confined.state.value.middleware.removeAll { $0 === middleware }
+            confined.state.value.ignoringReports.remove(ObjectIdentifier(middleware))
+        }
     }
 
     // MARK: Locks
