@@ -362,6 +362,39 @@ struct ReactorTests {
         #expect(freedInBatch.withLock { $0 } == true)
     }
 
+    @Test(
+        "reactions queued for the main actor do not keep a released owner: it is freed, gets none of them, and its reactor detaches",
+        arguments: [false, true])
+    @MainActor
+    func queuedReactionsDoNotHoldTheOwner(mainActor: Bool) async {
+        // Found from outside: each queued reaction held the owner, so an owner its app released
+        // stayed alive and received every reaction already sent.
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let freed = LockedValue(false)
+        var owner: WatchedOwner? = WatchedOwner { freed.withLock { $0 = true } }
+        let delivered = Recorder<Int>()
+        let reactor = ReactorManager().reactor(
+            attachedTo: owner!, mixing: [substance], delivery: mainActor ? .bus : .mainQueue)
+        if mainActor {
+            reactor.mainActorHandler = { _, _ in delivered.append(1) }
+        } else {
+            reactor.handler = { _, _ in delivered.append(1) }
+        }
+        // The main actor is this test's until it awaits: the reactions wait in the mailbox.
+        for _ in 0..<100 { bus.dispatch(name(.increment)) }
+        let ran = DispatchSemaphore(value: 0)
+        bus.perform { ran.signal() }
+        ran.wait()
+        owner = nil
+        #expect(freed.withLock { $0 }, "100 reactions are queued, and none holds the owner")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            MainActorMailbox.shared.send { done.resume() }
+        }
+        #expect(delivered.all.isEmpty)
+        #expect(reactor.isDetached)
+    }
+
     @Test("a replaced handler takes over at the next commit, a removed one stops, and the old one is freed")
     func handlerReplaced() async {
         let bus = Flux()

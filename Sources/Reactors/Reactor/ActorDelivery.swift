@@ -11,13 +11,15 @@ final class ActorDelivery<Owner: AnyObject>: Sendable {
         self.continuation = continuation
         Task {
             _ = isolation  // the task runs on the actor `react` belongs to
-            for await hop in stream { react(hop.owner, hop.reaction) }
+            for await hop in stream {
+                if let owner = hop.arrived() { react(owner, hop.reaction) }
+            }
         }
     }
 
     /// Hands a reaction to the actor (from the bus). The changes are marked escaped.
-    func deliver(_ owner: Owner, _ reaction: FlaskReaction) {
-        continuation.yield(Hop(owner: owner, reaction: reaction))
+    func deliver(_ hop: Hop<Owner>) {
+        continuation.yield(hop)
     }
 
     /// Ends the task once it has run what it was given.

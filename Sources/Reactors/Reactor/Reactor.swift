@@ -39,7 +39,8 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// `flush()`). An owner whose last other reference goes meanwhile can receive reactions until
 /// then, and is freed on the bus, then. (Loading a weak reference for every reaction cost more than
 /// the rest of a reaction; see docs/performance.md.) The owner of a reactor whose reactions run on
-/// an actor is not held: a UI owner is released where it was before.
+/// an actor is not held, neither by the bus nor by the reactions on their way: a UI owner is
+/// released where it was before, and an owner gone before its reactions arrive gets none of them.
 ///
 /// `@unchecked Sendable`: the handlers are behind a lock for callers, with copies for delivery in
 /// `BusConfined` state (updated by exclusive-lane tasks, between work items); everything else is
@@ -242,20 +243,16 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         guard holdsEpoch != nil else {
             // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
             // bus-confined copies belong to the first bus; read them as set, under their lock.
-            guard let owner else { return detach() }
             let (handler, mainActorHandler, actorDelivery) = settings.withLock {
                 ($0.handler.map(HandlerBox.init), $0.mainActorHandler, $0.actorDelivery)
             }
-            return deliverElsewhere(owner, changes, lock, handler, mainActorHandler, actorDelivery)
+            return deliverElsewhere(changes, lock, handler, mainActorHandler, actorDelivery)
         }
         guard delivery == .bus, !onBus.value.deliversElsewhere else {
-            // Reactions off the bus: the owner is not held by the bus, so that its last release
-            // stays where it was (for a UI owner, usually the main thread).
-            guard let owner else { return detach() }
             // The handlers one by one: a `BusSide<Owner>` copied whole went through its runtime
             // metadata, looked up on every reaction.
             return deliverElsewhere(
-                owner, changes, lock, onBus.value.handler, onBus.value.mainActorHandler, onBus.value.actorDelivery)
+                changes, lock, onBus.value.handler, onBus.value.mainActorHandler, onBus.value.actorDelivery)
         }
         // On the bus, the owner not held yet for this batch: loaded from its weak reference, once
         // per hold, not per delivery (see `FluxOwnerHolds`).
@@ -266,51 +263,50 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
 
     /// The cases other than one handler called on the bus. Out of line: the common case stays
     /// small.
+    ///
+    /// A reaction that runs elsewhere than the bus carries the reactor, not the owner: the owner is
+    /// loaded where the handler runs, so the bus never holds it (its last release stays where it
+    /// was, for a UI owner the main thread), and an owner gone by then gets nothing more.
     @inline(never)
     private func deliverElsewhere(
-        _ owner: Owner, _ changes: SubstanceChanges, _ lock: FluxLock?, _ busHandler: HandlerBox<Owner>?,
+        _ changes: SubstanceChanges, _ lock: FluxLock?, _ busHandler: HandlerBox<Owner>?,
         _ mainActorHandler: MainActorHandler?, _ actorDelivery: ActorDelivery<Owner>?
     ) {
         if mainActorHandler != nil || actorDelivery != nil || delivery == .mainQueue {
             // The reaction leaves the bus: its changes must never be refilled.
             changes.markEscaped()
         }
-        if let lock,
-            mainActorHandler != nil || actorDelivery != nil || (delivery == .mainQueue && busHandler != nil)
-        {
-            // A reaction sent off the bus takes its lock over when sent: the bus cannot wait to see
-            // whether its handler reads `onLock`.
-            lock.handOver()
+        if mainActorHandler != nil {
+            // Used only on the main actor: the changes are marked escaped, and the owner of a
+            // main-actor handler is a main-actor object (or `Sendable`).
+            sendToMainActor(sending(changes, lock), mainActorHandler.unsafelyUnwrapped)
         }
-        if let mainActorHandler {
-            // Sent to the main actor and used only there: the changes are marked escaped, and the
-            // owner of a main-actor handler is a main-actor object (or `Sendable`).
-            sendToMainActor(
-                Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain)),
-                mainActorHandler)
-        }
-        actorDelivery?.deliver(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
+        if let actorDelivery { actorDelivery.deliver(sending(changes, lock)) }
         guard let handler = busHandler?.call else { return }
         switch delivery {
         case .bus:
+            guard let owner else { return detach() }
             handler(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
         case .mainQueue:
             // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
-            // are marked escaped, used only on the main queue.
-            // In the main actor's mailbox, so in order with the main-actor reactions.
-            sendToMainActor(
-                Hop(owner: owner, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain)),
-                handler)
+            // are marked escaped, used only on the main queue. In the main actor's mailbox, so in
+            // order with the main-actor reactions.
+            sendToMainActor(sending(changes, lock), handler)
         }
     }
 
-    /// Sends a reaction to `handler` through the main actor's mailbox, in commit order. Detached
-    /// since it was sent (by a handler on the main actor, say), the reactor does not deliver it,
-    /// and a lock it carried is released, as nobody else will.
+    /// A reaction about to be sent off the bus. It takes its lock over now: the bus cannot wait to
+    /// see whether its handler reads `onLock`.
+    private func sending(_ changes: SubstanceChanges, _ lock: FluxLock?) -> Hop<Owner> {
+        lock?.handOver()
+        return Hop(reactor: self, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
+    }
+
+    /// Sends a reaction to `handler` through the main actor's mailbox, in commit order.
     private func sendToMainActor(_ hop: Hop<Owner>, _ handler: @escaping MainActorHandler) {
-        MainActorMailbox.shared.send { [self] in
-            guard !isDetached else { return hop.reaction.releaseLockIfOpen() }
-            handler(hop.owner, hop.reaction)
+        MainActorMailbox.shared.send {
+            guard let owner = hop.arrived() else { return }
+            handler(owner, hop.reaction)
         }
     }
 }
