@@ -1,3 +1,4 @@
+import Dispatch
 import FlaskTestSupport
 import FluxBus
 import Reactors
@@ -109,6 +110,79 @@ struct AsyncLockTests {
         await bus.flush()
         #expect(lock.isReleased)
         #expect(substance.state.asyncResult == 5 && substance.state.counter == 1)
+    }
+
+    @Test(
+        "several reactors take one exclusive mix's lock over: it is released by the last of them, each releasing once",
+        .timeLimit(.minutes(1)))
+    func severalTakers() async throws {
+        // Found from outside: the first release resumed the bus while the other reactor's work
+        // was still running, and the second was reported as a release twice.
+        let bus = Flux()
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        let substance = AppSubstance(bus: bus)
+        let owners = [TestOwner(), TestOwner()]
+        let taken = Recorder<FluxLock>()
+        let manager = ReactorManager()
+        let reactors = owners.map { manager.reactor(attachedTo: $0, mixing: [substance]) }
+        for reactor in reactors {
+            reactor.handler = { _, reaction in
+                // Read twice by one reactor: still one claim.
+                if let lock = reaction.onLock, reaction.onLock === lock { taken.append(lock) }
+            }
+        }
+        let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 3])
+        bus.dispatch(name(.increment))
+        await bus.settleExclusive()
+        #expect(taken.count == 2)
+        taken.all[0].release()
+        await bus.settleExclusive()
+        #expect(!lock.isReleased, "the other reactor's work is not done")
+        #expect(substance.state.counter == 0)
+        taken.all[1].release()
+        await bus.flush()
+        #expect(lock.isReleased)
+        #expect(substance.state.counter == 1)
+        #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
+        lock.release()
+        await bus.flush()
+        #expect(diagnostics.all.map(\.code) == [.lockReleasedTwice], "a release beyond the claims is reported")
+    }
+
+    @Test(
+        "a reaction that never reaches its main-actor handler gives up its claim only: a bus handler's claim holds",
+        .timeLimit(.minutes(1)))
+    @MainActor
+    func detachedTakerKeepsOthersClaim() async throws {
+        // Found from outside: a main-actor reactor detached while its reaction was queued released
+        // the lock a bus handler still held, and the bus resumed in the middle of its work.
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let busOwner = TestOwner()
+        let uiOwner = TestOwner()
+        let held = Recorder<FluxLock>()
+        let manager = ReactorManager()
+        let busReactor = manager.reactor(attachedTo: busOwner, mixing: [substance])
+        busReactor.handler = { _, reaction in
+            if let lock = reaction.onLock { held.append(lock) }
+        }
+        let uiReactor = manager.reactor(attachedTo: uiOwner, mixing: [substance])
+        uiReactor.mainActorHandler = { _, reaction in reaction.onLock?.release() }
+        let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 4])
+        // The main actor is this test's until it awaits: the UI reaction waits in the mailbox.
+        let ran = DispatchSemaphore(value: 0)
+        bus.performExclusive { ran.signal() }
+        ran.wait()
+        uiReactor.detach()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            MainActorMailbox.shared.send { done.resume() }
+        }
+        #expect(held.count == 1)
+        #expect(!lock.isReleased, "the bus handler has not released its claim")
+        held.all[0].release()
+        await bus.flush()
+        #expect(lock.isReleased)
     }
 
     @Test("two exclusive mixes and a queued chain complete in order")

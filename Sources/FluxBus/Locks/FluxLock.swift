@@ -76,6 +76,12 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     private struct LockState {
         var release: Release?
         var onRelease: (@Sendable (Release) -> Void)?
+        /// How many explicit releases release the lock: one, or one per taker when several took it
+        /// over (see ``handOver(to:)``).
+        var claims = 1
+        /// Who took the lock over: the first inline (the usual one), any others after it.
+        var firstTaker: ObjectIdentifier?
+        var otherTakers: [ObjectIdentifier] = []
     }
 
     init(bus: Flux, serial: UInt64, mixer: FluxMixerName?, autorelease: Bool, origin: Origin) {
@@ -104,7 +110,9 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// Whether the lock has been released.
     public var isReleased: Bool { stateLock.withLock { state.release != nil } }
 
-    /// Releases the lock. Releasing it again has no effect (and is reported when both were explicit).
+    /// Releases the lock, or, when several took it over (reactors that each received its exclusive
+    /// mix), one of their claims: the lock is released by the last. Releasing it again has no
+    /// effect (and is reported when both were explicit).
     public func release() {
         release(.explicit)
     }
@@ -112,12 +120,18 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// Releases with a reason; returns whether this call did release it.
     @discardableResult
     package func release(_ reason: Release) -> Bool {
-        let (callback, previous): ((@Sendable (Release) -> Void)?, Release?) = stateLock.withLock {
-            if let previous = state.release { return (nil, previous) }
+        let (callback, previous, stillClaimed): ((@Sendable (Release) -> Void)?, Release?, Bool) = stateLock.withLock {
+            if let previous = state.release { return (nil, previous, false) }
+            if reason == .explicit && state.claims > 1 {
+                // One taker of several is done: the others still are not.
+                state.claims -= 1
+                return (nil, nil, true)
+            }
             state.release = reason
             defer { state.onRelease = nil }
-            return (state.onRelease, nil)
+            return (state.onRelease, nil, false)
         }
+        if stillClaimed { return false }
         if let previous {
             if previous == .explicit && reason == .explicit {
                 bus.report(
@@ -131,10 +145,29 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         return true
     }
 
-    /// Marks that the lock was handed to someone who is now responsible for releasing it
-    /// (a reaction's `onLock`), so `autorelease` does not release it.
-    package func handOver() {
+    /// Marks that the lock was handed to `taker`, who is now responsible for releasing it (a
+    /// reactor whose handler read `reaction.onLock`, or whose reaction was sent off the bus), so
+    /// `autorelease` does not release it. Each distinct taker holds a claim (the first takes over
+    /// the one the lock has from the start): the lock is released by as many explicit releases,
+    /// so that two reactors doing async work for one exclusive mix both finish before the bus
+    /// resumes. The same taker again changes nothing.
+    package func handOver(to taker: ObjectIdentifier) {
+        stateLock.withLock {
+            guard state.release == nil else { return }
+            if let first = state.firstTaker {
+                guard first != taker, !state.otherTakers.contains(taker) else { return }
+                state.otherTakers.append(taker)
+                state.claims += 1
+            } else {
+                state.firstTaker = taker
+            }
+        }
         handedOver.store(true, ordering: .relaxed)
+    }
+
+    /// Hands the lock over to one anonymous taker (the observer of a bus event, say).
+    package func handOver() {
+        handOver(to: ObjectIdentifier(self))
     }
 
     package var wasHandedOver: Bool { handedOver.load(ordering: .relaxed) }

@@ -12,7 +12,7 @@ final class ActorDelivery<Owner: AnyObject>: Sendable {
         Task {
             _ = isolation  // the task runs on the actor `react` belongs to
             for await hop in stream {
-                if let owner = hop.arrived() { react(owner, hop.reaction) }
+                if let owner = hop.reactor.arrived(hop.reaction.reaction) { react(owner, hop.reaction.reaction) }
             }
         }
     }

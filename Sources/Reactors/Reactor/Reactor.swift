@@ -232,7 +232,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
         owner._withUnsafeGuaranteedRef { owner in
             onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { handler in
-                handler.call(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
+                handler.call(
+                    owner,
+                    FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, taker: ObjectIdentifier(self)))
             }
         }
     }
@@ -281,12 +283,14 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // main-actor handler is a main-actor object (or `Sendable`).
             sendToMainActor(sending(changes, lock), mainActorHandler.unsafelyUnwrapped)
         }
-        if let actorDelivery { actorDelivery.deliver(sending(changes, lock)) }
+        if let actorDelivery { actorDelivery.deliver(Hop(reactor: self, reaction: sending(changes, lock))) }
         guard let handler = busHandler?.call else { return }
         switch delivery {
         case .bus:
             guard let owner else { return detach() }
-            handler(owner, FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
+            handler(
+                owner,
+                FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, taker: ObjectIdentifier(self)))
         case .mainQueue:
             // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
             // are marked escaped, used only on the main queue. In the main actor's mailbox, so in
@@ -297,17 +301,34 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
 
     /// A reaction about to be sent off the bus. It takes its lock over now: the bus cannot wait to
     /// see whether its handler reads `onLock`.
-    private func sending(_ changes: SubstanceChanges, _ lock: FluxLock?) -> Hop<Owner> {
-        lock?.handOver()
-        return Hop(reactor: self, reaction: FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain))
+    private func sending(_ changes: SubstanceChanges, _ lock: FluxLock?) -> SentReaction {
+        lock?.handOver(to: ObjectIdentifier(self))
+        return SentReaction(
+            FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, taker: ObjectIdentifier(self)))
     }
 
-    /// Sends a reaction to `handler` through the main actor's mailbox, in commit order.
-    private func sendToMainActor(_ hop: Hop<Owner>, _ handler: @escaping MainActorHandler) {
-        MainActorMailbox.shared.send {
-            guard let owner = hop.arrived() else { return }
-            handler(owner, hop.reaction)
+    /// Sends a reaction to `handler` through the main actor's mailbox, in commit order. (The
+    /// reactor and the reaction are captured apart: a generic `Hop<Owner>` made here looked up its
+    /// run-time metadata for every reaction.)
+    private func sendToMainActor(_ sent: SentReaction, _ handler: @escaping MainActorHandler) {
+        MainActorMailbox.shared.send { [self] in
+            guard let owner = arrived(sent.reaction) else { return }
+            handler(owner, sent.reaction)
         }
+    }
+
+    /// The owner, now that a reaction sent off the bus arrived; nil when it must not be delivered:
+    /// the reactor was detached since it was sent, or its owner is gone (the reactor then
+    /// detaches). A reaction not delivered gives up the lock claim it took.
+    ///
+    /// The owner is not held while the reaction waits (the bus never holds it, so a UI owner is
+    /// released where it was); found from outside: queued reactions kept an owner its app had
+    /// released alive, and delivered every one of them.
+    func arrived(_ reaction: FlaskReaction) -> Owner? {
+        if !isDetached, let owner { return owner }
+        reaction.releaseLockIfOpen()
+        detach()
+        return nil
     }
 }
 
