@@ -395,6 +395,22 @@ struct ReactorTests {
         #expect(reactor.isDetached)
     }
 
+    @Test("flushToMainActor() returns once the main-actor reactions to what was dispatched before were delivered")
+    @MainActor
+    func mainActorReactionsInATest() async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        let delivered = Recorder<Int>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.mainActorHandler = { _, reaction in
+            reaction.on("counter") { change in delivered.append(change.newValue() ?? -1) }
+        }
+        for _ in 0..<500 { bus.dispatch(name(.increment)) }
+        await bus.flushToMainActor()
+        #expect(delivered.all == Array(1...500))
+    }
+
     @Test("a replaced handler takes over at the next commit, a removed one stops, and the old one is freed")
     func handlerReplaced() async {
         let bus = Flux()

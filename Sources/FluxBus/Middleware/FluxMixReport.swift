@@ -44,7 +44,8 @@ public struct FluxMixReport {
     public let dispatchedMixer: FluxMixerName?
     /// Set when a middleware stopped the mix: then no observer saw it.
     public let stop: Stop?
-    /// How many observers of the mixer were called (substances that define it).
+    /// How many observers of the mixer were called: the substances that define it, and the
+    /// observers added with ``Flux/observe(_:owner:_:)``.
     public let observersCalled: Int
     /// What the receivers recorded, kept as given.
     private let receiverRecords: [any Sendable]

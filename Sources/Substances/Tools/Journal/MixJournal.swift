@@ -43,7 +43,8 @@ public final class MixJournal: FluxMiddleware {
         public let stop: Stop?
         /// What each substance did, in the order they ran.
         public let changes: [Change]
-        /// How many observers of the mixer were called (substances that define it).
+        /// How many observers of the mixer were called (the substances that define it, and observers
+        /// added with `Flux.observe`).
         public let observersCalled: Int
         /// How many reactors the commits were delivered to.
         public let reactorsNotified: Int
