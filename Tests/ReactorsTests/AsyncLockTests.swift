@@ -151,6 +151,39 @@ struct AsyncLockTests {
     }
 
     @Test(
+        "a taker that releases at once, before the next reactor took the lock over, does not resume the bus",
+        .timeLimit(.minutes(1)))
+    func takerReleasingAtOnce() async throws {
+        // Found from outside (the second trial of the claims): claims were counted as reactors
+        // were delivered, so the first one's release, made in its handler, released the lock
+        // before the second took it over; the second's work ran with the bus resumed.
+        let bus = Flux()
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        let substance = AppSubstance(bus: bus)
+        let owners = [TestOwner(), TestOwner()]
+        let manager = ReactorManager()
+        let quick = manager.reactor(attachedTo: owners[0], mixing: [substance])
+        quick.handler = { _, reaction in reaction.onLock?.release() }
+        let slow = manager.reactor(attachedTo: owners[1], mixing: [substance])
+        let held = Recorder<FluxLock>()
+        slow.handler = { _, reaction in
+            if let lock = reaction.onLock { held.append(lock) }
+        }
+        let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 6])
+        bus.dispatch(name(.increment))
+        await bus.settleExclusive()
+        #expect(held.count == 1)
+        #expect(!lock.isReleased, "the slow reactor's work is not done")
+        #expect(substance.state.counter == 0)
+        held.all[0].release()
+        await bus.flush()
+        #expect(lock.isReleased)
+        #expect(substance.state.counter == 1)
+        #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
+    }
+
+    @Test(
         "a reaction that never reaches its main-actor handler gives up its claim only: a bus handler's claim holds",
         .timeLimit(.minutes(1)))
     @MainActor

@@ -137,11 +137,10 @@ extension Flux {
         return called
     }
 
-    /// An exclusive mix's lock, released when it ran and nobody took responsibility for it.
+    /// Tells an exclusive mix's lock that its mix ran: released now if nobody took it over (with
+    /// `autorelease`), or if its takers already released it (see `FluxLock.mixRan()`).
     func releaseIfUnclaimed(_ lock: FluxLock?) {
-        if let lock, lock.autorelease, !lock.wasHandedOver {
-            lock.release(.autorelease)
-        }
+        lock?.mixRan()
     }
 
     /// Runs a mix through the middleware (on the bus): they may replace or stop a mixer, and see

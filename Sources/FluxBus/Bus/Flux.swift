@@ -159,7 +159,9 @@ public final class Flux: Sendable {
     /// and of `.mainQueue` delivery, observable views' updates. For tests of UI code: after it,
     /// every reaction to what was dispatched before has been delivered.
     ///
-    /// Do not call it from a work item of this bus, nor where the main actor waits for this bus.
+    /// It flushes first, so it also waits for the locks that pause the main lane. Reactions
+    /// delivered to other actors are not waited for. Do not call it from a work item of this bus,
+    /// nor where the main actor waits for this bus.
     public func flushToMainActor() async {
         await flush()
         // The main actor's mailbox runs jobs in the order they were sent, from every bus: once this

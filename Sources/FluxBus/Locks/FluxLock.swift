@@ -82,6 +82,10 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         /// Who took the lock over: the first inline (the usual one), any others after it.
         var firstTaker: ObjectIdentifier?
         var otherTakers: [ObjectIdentifier] = []
+        /// Whether the lock's exclusive mix has yet to run (and deliver): until it has, the lock
+        /// stays held with no claim left, since takers are still being found (a taker that
+        /// released at once would otherwise release the lock before the next one took it over).
+        var mixPending = false
     }
 
     init(bus: Flux, serial: UInt64, mixer: FluxMixerName?, autorelease: Bool, origin: Origin) {
@@ -91,6 +95,7 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         self.mixer = mixer
         self.autorelease = autorelease
         self.takenAt = .now
+        state.mixPending = mixer != nil
     }
 
     /// Called once when the lock is released, on the releasing thread, with the reason.
@@ -122,10 +127,15 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     package func release(_ reason: Release) -> Bool {
         let (callback, previous, stillClaimed): ((@Sendable (Release) -> Void)?, Release?, Bool) = stateLock.withLock {
             if let previous = state.release { return (nil, previous, false) }
-            if reason == .explicit && state.claims > 1 {
-                // One taker of several is done: the others still are not.
-                state.claims -= 1
-                return (nil, nil, true)
+            if reason == .explicit {
+                // Every claim released while the mix still runs: a release too many.
+                if state.claims == 0 { return (nil, .explicit, false) }
+                if state.claims > 1 || state.mixPending {
+                    // One taker of several is done, or the mix is still finding its takers: the
+                    // lock is released by the last claim, or once the mix has run.
+                    state.claims -= 1
+                    return (nil, nil, true)
+                }
             }
             state.release = reason
             defer { state.onRelease = nil }
@@ -159,7 +169,10 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
                 state.otherTakers.append(taker)
                 state.claims += 1
             } else {
+                // The first taker takes over the claim the lock has from the start (or claims anew
+                // if that one was released while the mix ran).
                 state.firstTaker = taker
+                state.claims = max(state.claims, 1)
             }
         }
         handedOver.store(true, ordering: .relaxed)
@@ -171,6 +184,25 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     }
 
     package var wasHandedOver: Bool { handedOver.load(ordering: .relaxed) }
+
+    /// Called by the bus once the lock's exclusive mix has run (delivered, or stopped by a
+    /// middleware): every taker has taken it over by now. Releases it if its takers already
+    /// released it during the mix, or, with `autorelease`, if nobody took it over.
+    package func mixRan() {
+        let (reason, callback): (Release?, (@Sendable (Release) -> Void)?) = stateLock.withLock {
+            state.mixPending = false
+            guard state.release == nil else { return (nil, nil) }
+            let reason: Release? =
+                state.claims == 0 ? .explicit : autorelease && !wasHandedOver ? .autorelease : nil
+            guard let reason else { return (nil, nil) }
+            state.release = reason
+            defer { state.onRelease = nil }
+            return (reason, state.onRelease)
+        }
+        guard let reason else { return }
+        bus.lockReleased(self)
+        callback?(reason)
+    }
 
     private var mixerSuffix: String { mixer.map { " (mixer \($0))" } ?? "" }
 
