@@ -1,3 +1,5 @@
+import Dispatch
+import FlaskLocking
 import FlaskTestSupport
 import FluxBus
 import Reactors
@@ -51,6 +53,30 @@ struct ReactionIsolationTests {
         await bus.flush()
         let seen = await screen.counters(count: 50)
         #expect(seen == Array(1...50))
+    }
+
+    @Test("attached from an actor: reactions waiting for the actor do not keep a released owner, nor reach it")
+    func actorOwnerReleasedWhileQueued() async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let freed = LockedValue(false)
+        let delivered = Recorder<Int>()
+        let reactor = await attachHeldScreen(mixing: substance, freed: freed, delivered: delivered)
+        // The actor is kept busy while the bus sends it 100 reactions, then the owner is released
+        // (on the actor, where it lives) before any of them ran.
+        let gate = DispatchSemaphore(value: 0)
+        let busy = Task { @TestActor in
+            gate.wait()
+            heldScreen = nil
+        }
+        for _ in 0..<100 { bus.dispatch(name(.increment)) }
+        await bus.flush()
+        gate.signal()
+        await busy.value
+        await Task { @TestActor in }.value
+        #expect(freed.withLock { $0 }, "the waiting reactions do not hold the owner")
+        #expect(delivered.all.isEmpty)
+        #expect(reactor.isDetached)
     }
 
     @MainActor
@@ -133,5 +159,38 @@ final class ActorScreen: @TestActor FlaskReactor {
     func counters(count: Int) async -> [Int] {
         if counters.count >= count { return counters }
         return await withCheckedContinuation { waiter = (count, $0) }
+    }
+}
+
+/// The screen `attachHeldScreen` attached, held here so that a test can release it on its actor.
+@TestActor var heldScreen: WatchedActorScreen?
+
+/// Attaches a screen from `TestActor` and keeps it in `heldScreen`.
+@TestActor
+func attachHeldScreen(
+    mixing substance: AppSubstance, freed: LockedValue<Bool>, delivered: Recorder<Int>
+) -> Reactor<WatchedActorScreen> {
+    let screen = WatchedActorScreen(freed: freed, delivered: delivered)
+    heldScreen = screen
+    return ReactorManager().attachReactor(to: screen, mixing: [substance])
+}
+
+/// An owner isolated to `TestActor` that says when it is freed and counts its reactions.
+@TestActor
+final class WatchedActorScreen: @TestActor FlaskReactor {
+    private let freed: LockedValue<Bool>
+    private let delivered: Recorder<Int>
+
+    init(freed: LockedValue<Bool>, delivered: Recorder<Int>) {
+        self.freed = freed
+        self.delivered = delivered
+    }
+
+    isolated deinit {
+        freed.withLock { $0 = true }
+    }
+
+    func flaskReactions(reaction: FlaskReaction) {
+        delivered.append(1)
     }
 }
