@@ -218,6 +218,94 @@ struct AsyncLockTests {
         #expect(lock.isReleased)
     }
 
+    @Test(
+        "a reactor whose several reactions to one exclusive mix never arrive gives up one claim, its own",
+        .timeLimit(.minutes(1)), arguments: ["two substances", "two handlers"])
+    @MainActor
+    func undeliveredReactionsGiveUpOneClaim(shape: String) async {
+        // Found by review: each undelivered reaction gave up a claim, though a reactor holds one.
+        let bus = Flux()
+        let first = AppSubstance(bus: bus)
+        let second = AppSubstance(bus: bus)
+        let held = Recorder<FluxLock>()
+        let manager = ReactorManager()
+        let busOwner = TestOwner()
+        let uiOwner = TestOwner()
+        let busReactor = manager.reactor(attachedTo: busOwner, mixing: [first])
+        busReactor.handler = { _, reaction in
+            if let lock = reaction.onLock { held.append(lock) }
+        }
+        let uiReactor: Reactor<TestOwner>
+        if shape == "two substances" {
+            uiReactor = manager.reactor(attachedTo: uiOwner, mixing: [first, second])
+        } else {
+            uiReactor = manager.reactor(attachedTo: uiOwner, mixing: [first], delivery: .mainQueue)
+            uiReactor.handler = { _, reaction in reaction.onLock?.release() }
+        }
+        uiReactor.mainActorHandler = { _, reaction in reaction.onLock?.release() }
+        let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 4])
+        let ran = DispatchSemaphore(value: 0)
+        bus.performExclusive { ran.signal() }
+        ran.wait()
+        uiReactor.detach()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            MainActorMailbox.shared.send { done.resume() }
+        }
+        #expect(held.count == 1)
+        #expect(!lock.isReleased, "the bus handler has not released its claim")
+        held.all.first?.release()
+        await bus.flush()
+        #expect(lock.isReleased)
+    }
+
+    @Test(
+        "a main-actor handler that does not ask for the lock gives its claim up: a bus handler's release releases it",
+        .timeLimit(.minutes(1)))
+    @MainActor
+    func renderOnlyMainActorReactor() async {
+        // Found by review: a reaction sent off the bus took a claim its handler never released,
+        // so a lock one worker released stayed held forever (it used to be released).
+        let bus = Flux()
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        let substance = AppSubstance(bus: bus)
+        let manager = ReactorManager()
+        let workerOwner = TestOwner()
+        let uiOwner = TestOwner()
+        let worker = manager.reactor(attachedTo: workerOwner, mixing: [substance])
+        worker.handler = { _, reaction in
+            let lock = reaction.onLock
+            DispatchQueue.global().async { lock?.release() }
+        }
+        let rendered = Recorder<Int>()
+        let ui = manager.reactor(attachedTo: uiOwner, mixing: [substance])
+        ui.mainActorHandler = { _, reaction in
+            reaction.on(AppState.prop.asyncResult) { rendered.append($0.newValue() ?? -1) }
+        }
+        let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 7])
+        bus.dispatch(name(.increment))
+        await bus.flushToMainActor()
+        #expect(lock.isReleased)
+        #expect(rendered.all == [7])
+        #expect(substance.state.counter == 1)
+        #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
+    }
+
+    @Test("a main-actor handler alone that does not ask for the lock leaves it to be released", .timeLimit(.minutes(1)))
+    @MainActor
+    func renderOnlyAlone() async {
+        let bus = Flux()
+        let substance = AppSubstance(bus: bus)
+        let uiOwner = TestOwner()
+        let ui = ReactorManager().reactor(attachedTo: uiOwner, mixing: [substance])
+        ui.mainActorHandler = { _, _ in }
+        let lock = bus.lock(withMixer: name(.asyncAction), payload: ["value": 8])
+        bus.dispatch(name(.increment))
+        await bus.flushToMainActor()
+        #expect(lock.isReleased)
+        #expect(substance.state.counter == 1)
+    }
+
     @Test("two exclusive mixes and a queued chain complete in order")
     func exclusiveThenChain() async {
         let bus = Flux()

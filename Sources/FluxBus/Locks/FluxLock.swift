@@ -79,13 +79,42 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         /// How many explicit releases release the lock: one, or one per taker when several took it
         /// over (see ``handOver(to:)``).
         var claims = 1
-        /// Who took the lock over: the first inline (the usual one), any others after it.
-        var firstTaker: ObjectIdentifier?
-        var otherTakers: [ObjectIdentifier] = []
+        /// Who took the lock over.
+        var takers = Takers()
         /// Whether the lock's exclusive mix has yet to run (and deliver): until it has, the lock
         /// stays held with no claim left, since takers are still being found (a taker that
         /// released at once would otherwise release the lock before the next one took it over).
         var mixPending = false
+    }
+
+    /// A taker of the lock: a reactor.
+    private struct Taker {
+        let id: ObjectIdentifier
+        /// Whether its handler asked for the lock (read `onLock`); a reaction sent off the bus
+        /// takes the lock provisionally, until its handler has run.
+        var confirmed: Bool
+        /// Whether it holds a claim now (a provisional one given up does not).
+        var holds: Bool
+    }
+
+    /// The takers: the first inline (a lock usually has one, and an array allocated per locked
+    /// dispatch cost S7 about 650 instructions), any others after it.
+    private struct Takers {
+        private var first: Taker?
+        private var others: [Taker] = []
+
+        var isEmpty: Bool { first == nil }
+
+        mutating func append(_ taker: Taker) {
+            if first == nil { first = taker } else { others.append(taker) }
+        }
+
+        /// Calls `body` with the taker `id`, if it is one; nil if not.
+        mutating func update<R>(_ id: ObjectIdentifier, _ body: (inout Taker) -> R) -> R? {
+            if first?.id == id { return body(&first!) }
+            guard let index = others.firstIndex(where: { $0.id == id }) else { return nil }
+            return body(&others[index])
+        }
     }
 
     init(bus: Flux, serial: UInt64, mixer: FluxMixerName?, autorelease: Bool, origin: Origin) {
@@ -156,26 +185,64 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Marks that the lock was handed to `taker`, who is now responsible for releasing it (a
-    /// reactor whose handler read `reaction.onLock`, or whose reaction was sent off the bus), so
-    /// `autorelease` does not release it. Each distinct taker holds a claim (the first takes over
-    /// the one the lock has from the start): the lock is released by as many explicit releases,
-    /// so that two reactors doing async work for one exclusive mix both finish before the bus
-    /// resumes. The same taker again changes nothing.
-    package func handOver(to taker: ObjectIdentifier) {
+    /// reactor whose handler read `reaction.onLock`), so `autorelease` does not release it. Each
+    /// distinct taker holds a claim (the first takes over the one the lock has from the start):
+    /// the lock is released by as many explicit releases, so that two reactors doing async work
+    /// for one exclusive mix both finish before the bus resumes. The same taker again changes
+    /// nothing, but confirms a provisional claim.
+    ///
+    /// `provisionally`: for a reaction sent off the bus, which must hold the lock until its handler
+    /// has run (the bus cannot wait to see); ``settle(taker:)`` gives the claim up afterwards
+    /// unless the handler read `onLock`.
+    package func handOver(to taker: ObjectIdentifier, provisionally: Bool = false) {
         stateLock.withLock {
             guard state.release == nil else { return }
-            if let first = state.firstTaker {
-                guard first != taker, !state.otherTakers.contains(taker) else { return }
-                state.otherTakers.append(taker)
-                state.claims += 1
-            } else {
+            let known: Bool? = state.takers.update(taker) { known in
+                if !provisionally { known.confirmed = true }
+                guard !known.holds else { return true }
+                // A claim given up, taken again.
+                known.holds = true
+                return false
+            }
+            if let known {
+                if !known { state.claims += 1 }
+                return
+            }
+            if state.takers.isEmpty {
                 // The first taker takes over the claim the lock has from the start (or claims anew
                 // if that one was released while the mix ran).
-                state.firstTaker = taker
                 state.claims = max(state.claims, 1)
+            } else {
+                state.claims += 1
             }
+            state.takers.append(Taker(id: taker, confirmed: !provisionally, holds: true))
         }
         handedOver.store(true, ordering: .relaxed)
+    }
+
+    /// After a reaction sent off the bus ran its handler, or will not (its reactor detached, its
+    /// owner gone): gives up `taker`'s provisional claim unless its handler read `onLock`, once
+    /// however many of its reactions carried the lock. The lock is released if that was the last
+    /// claim and its mix has run.
+    package func settle(taker: ObjectIdentifier) {
+        let (releases, callback): (Bool, (@Sendable (Release) -> Void)?) = stateLock.withLock {
+            guard state.release == nil else { return (false, nil) }
+            let givesUp =
+                state.takers.update(taker) { known in
+                    guard !known.confirmed, known.holds else { return false }
+                    known.holds = false
+                    return true
+                } ?? false
+            guard givesUp else { return (false, nil) }
+            state.claims -= 1
+            guard state.claims == 0, !state.mixPending else { return (false, nil) }
+            state.release = .explicit
+            defer { state.onRelease = nil }
+            return (true, state.onRelease)
+        }
+        guard releases else { return }
+        bus.lockReleased(self)
+        callback?(.explicit)
     }
 
     /// Hands the lock over to one anonymous taker (the observer of a bus event, say).

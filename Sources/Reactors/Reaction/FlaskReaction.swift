@@ -32,8 +32,9 @@ public struct FlaskReaction {
     /// Reading it takes the lock over: from then on the handler (or whoever it gives the lock to)
     /// must release it, and the bus waits. A handler that never reads it (a reaction to other
     /// keys, a reactor's `keys` not matching) leaves the lock to the bus, which releases it once
-    /// the mix has run. A reaction sent off the bus (to the main actor, to another actor) takes
-    /// the lock over when it is sent.
+    /// the mix has run. A reaction sent off the bus (to the main actor, to another actor) holds
+    /// the lock from when it is sent until its handler has run, then lets it go unless the handler
+    /// read this property.
     public var onLock: FluxLock? {
         if let carriedLock { carriedLock.handOver(to: taker) }
         return carriedLock
@@ -65,10 +66,10 @@ public struct FlaskReaction {
         self.taker = taker
     }
 
-    /// Gives up the claim this reaction took on its lock (it was sent off the bus, and will not
-    /// reach its handler): the lock is released unless another taker still holds a claim.
-    func releaseLockIfOpen() {
-        if let carriedLock, !carriedLock.isReleased { carriedLock.release() }
+    /// Settles the provisional claim a reaction sent off the bus took on its lock, once its handler
+    /// ran or will not: given up unless the handler read ``onLock`` (then the handler releases it).
+    func settleLock() {
+        carriedLock?.settle(taker: taker)
     }
 
     /// The changes of the commit, to keep or to hand to another thread.

@@ -4,6 +4,7 @@ public enum ReactionDelivery: Sendable, Equatable {
     /// in the handler holds back the next mix.
     case bus
     /// On the main queue, in commit order, for owners that are UI. The bus does not wait for the
-    /// handler; an exclusive mix's lock stays held until the handler releases it.
+    /// handler; an exclusive mix's lock stays held until the handler has run, and until it
+    /// releases the lock if it read `reaction.onLock`.
     case mainQueue
 }

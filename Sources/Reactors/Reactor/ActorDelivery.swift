@@ -13,6 +13,7 @@ final class ActorDelivery<Owner: AnyObject>: Sendable {
             _ = isolation  // the task runs on the actor `react` belongs to
             for await hop in stream {
                 if let owner = hop.reactor.arrived(hop.reaction.reaction) { react(owner, hop.reaction.reaction) }
+                hop.reaction.reaction.settleLock()
             }
         }
     }

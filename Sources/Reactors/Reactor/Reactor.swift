@@ -299,10 +299,11 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         }
     }
 
-    /// A reaction about to be sent off the bus. It takes its lock over now: the bus cannot wait to
-    /// see whether its handler reads `onLock`.
+    /// A reaction about to be sent off the bus. It takes its lock over now, provisionally: the bus
+    /// cannot wait to see whether its handler reads `onLock` (the claim is settled once the
+    /// handler has run, or when the reaction is not delivered).
     private func sending(_ changes: SubstanceChanges, _ lock: FluxLock?) -> SentReaction {
-        lock?.handOver(to: ObjectIdentifier(self))
+        lock?.handOver(to: ObjectIdentifier(self), provisionally: true)
         return SentReaction(
             FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, taker: ObjectIdentifier(self)))
     }
@@ -312,6 +313,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// run-time metadata for every reaction.)
     private func sendToMainActor(_ sent: SentReaction, _ handler: @escaping MainActorHandler) {
         MainActorMailbox.shared.send { [self] in
+            defer { sent.reaction.settleLock() }
             guard let owner = arrived(sent.reaction) else { return }
             handler(owner, sent.reaction)
         }
@@ -319,14 +321,13 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
 
     /// The owner, now that a reaction sent off the bus arrived; nil when it must not be delivered:
     /// the reactor was detached since it was sent, or its owner is gone (the reactor then
-    /// detaches). A reaction not delivered gives up the lock claim it took.
+    /// detaches). Delivered or not, the caller then settles the reaction's lock claim.
     ///
     /// The owner is not held while the reaction waits (the bus never holds it, so a UI owner is
     /// released where it was); found from outside: queued reactions kept an owner its app had
     /// released alive, and delivered every one of them.
     func arrived(_ reaction: FlaskReaction) -> Owner? {
         if !isDetached, let owner { return owner }
-        reaction.releaseLockIfOpen()
         detach()
         return nil
     }
@@ -355,7 +356,8 @@ extension Reactor where Owner: Sendable {
     /// knows is main-actor isolated: the handler of UI owners.
     ///
     /// The bus does not wait for it. A lock that comes with an exclusive mix stays held until the
-    /// handler releases it (`reaction.onLock?.release()`), so async flux works across the hop.
+    /// handler has run, and, if the handler read `reaction.onLock`, until it releases it
+    /// (`reaction.onLock?.release()`), so async flux works across the hop.
     public var mainActorHandler: MainActorHandler? {
         get { settings.withLock { $0.mainActorHandler } }
         set { setMainActorHandler(newValue) }
