@@ -117,23 +117,3 @@ struct FluxBacklogTests {
         #expect(diagnostics.all.isEmpty)
     }
 }
-
-/// Holds the bus inside the observer of a mixer: the mix waits there until the gate opens.
-private final class BusGate: Sendable {
-    private let owner = Owner()
-    private let held = DispatchSemaphore(value: 0)
-    private let opened = DispatchSemaphore(value: 0)
-
-    init(on bus: Flux, at mixer: FluxMixerName) {
-        bus.observe(mixer, owner: owner) { [held, opened] _, _ in
-            held.signal()
-            opened.wait()
-        }
-    }
-
-    /// Waits, off the cooperative pool's bookkeeping, until the bus is held at the gate.
-    nonisolated func waitUntilHeld() { held.wait() }
-
-    /// Lets the bus go on.
-    func open() { opened.signal() }
-}

@@ -196,20 +196,15 @@ struct FluxLockTests {
     func purge() async {
         let bus = Flux()
         let ran = Recorder<Int>()
-        let started = DispatchSemaphore(value: 0)
-        let gate = DispatchSemaphore(value: 0)
         // Hold the bus inside a running item so that everything below is queued, not started.
-        bus.perform {
-            started.signal()
-            gate.wait()
-        }
-        started.wait()
+        let gate = BusGate(holding: bus)
+        gate.waitUntilHeld()
         for n in 0..<10 { bus.perform { ran.append(n) } }
         let exclusiveLock = bus.lock(withMixer: "m", autorelease: false)
         let reasons = Recorder<FluxLock.Release>()
         exclusiveLock.onRelease = { reasons.append($0) }
         #expect(bus.purge() == 11)
-        gate.signal()
+        gate.open()
         bus.perform { ran.append(99) }
         await bus.flush()
         #expect(ran.all == [99])
@@ -233,18 +228,13 @@ struct FluxLockTests {
     @Test("purge keeps the bus's upkeep: a middleware added before it is installed")
     func purgeKeepsUpkeep() async {
         let bus = Flux()
-        let started = DispatchSemaphore(value: 0)
-        let gate = DispatchSemaphore(value: 0)
-        bus.perform {
-            started.signal()
-            gate.wait()
-        }
-        started.wait()
+        let gate = BusGate(holding: bus)
+        gate.waitUntilHeld()
         let seen = CountingMiddleware()
         bus.use(seen)
         bus.dispatch("dropped")
         #expect(bus.purge() == 1)
-        gate.signal()
+        gate.open()
         bus.dispatch("kept")
         await bus.flush()
         #expect(seen.names.all == ["kept"])

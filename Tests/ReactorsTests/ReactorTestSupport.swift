@@ -1,3 +1,4 @@
+import Dispatch
 import FluxBus
 import Reactors
 import Substances
@@ -72,4 +73,30 @@ struct NinesState: State {
 
     /// The leaves and the nine parents.
     static var allKeys: [String] { leaves.keys.sorted() + (0..<9).map { "s\($0)" } }
+}
+
+extension Flux {
+    /// Blocks the calling thread until the bus has run what its main lane holds now: a test that
+    /// keeps the main actor busy this way lets reactions for it wait in the mailbox.
+    func waitForMainLane() {
+        let ran = DispatchSemaphore(value: 0)
+        perform { ran.signal() }
+        ran.wait()
+    }
+
+    /// Blocks the calling thread until the bus has run what its exclusive lane holds now (it runs
+    /// while locks pause the main lane).
+    func waitForExclusiveLane() {
+        let ran = DispatchSemaphore(value: 0)
+        performExclusive { ran.signal() }
+        ran.wait()
+    }
+}
+
+/// Suspends until the main actor has run every job sent to it before this call (reactions
+/// included), without waiting for any bus (unlike `flushToMainActor()`, which waits for locks).
+func mainActorRanWhatWasSent() async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        MainActorMailbox.shared.send { done.resume() }
+    }
 }

@@ -383,14 +383,10 @@ struct ReactorTests {
         }
         // The main actor is this test's until it awaits: the reactions wait in the mailbox.
         for _ in 0..<100 { bus.dispatch(name(.increment)) }
-        let ran = DispatchSemaphore(value: 0)
-        bus.perform { ran.signal() }
-        ran.wait()
+        bus.waitForMainLane()
         owner = nil
         #expect(freed.withLock { $0 }, "100 reactions are queued, and none holds the owner")
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            MainActorMailbox.shared.send { done.resume() }
-        }
+        await mainActorRanWhatWasSent()
         #expect(delivered.all.isEmpty)
         #expect(reactor.isDetached)
     }

@@ -27,7 +27,7 @@ extension Flux {
                             return mix(item, through: chain)
                         }
                         let called = registry.deliver(item.event)
-                        releaseIfUnclaimed(item.lock)
+                        item.lock?.mixRan()
                         return called
                     }
                     receipt.observersCalled = called

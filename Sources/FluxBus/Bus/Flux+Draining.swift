@@ -109,7 +109,7 @@ extension Flux {
                 return
             }
             registry.deliver(item.event)
-            releaseIfUnclaimed(item.lock)
+            item.lock?.mixRan()
             return
         }
         guard item.mixKind != nil else {
@@ -135,12 +135,6 @@ extension Flux {
             confined.state.value.newlyIgnoring.removeAll()
         }
         return called
-    }
-
-    /// Tells an exclusive mix's lock that its mix ran: released now if nobody took it over (with
-    /// `autorelease`), or if its takers already released it (see `FluxLock.mixRan()`).
-    func releaseIfUnclaimed(_ lock: FluxLock?) {
-        lock?.mixRan()
     }
 
     /// Runs a mix through the middleware (on the bus): they may replace or stop a mixer, and see
@@ -180,12 +174,13 @@ extension Flux {
                 if dispatched == nil { dispatched = event.mixer }
                 event = event.replacing(mixer: mixer, payload: payload)
             } else if case .stop(let reason) = decision {
-                stop = FluxMixReport.Stop(middleware: chain.all[index].middlewareName, reason: reason)
+                stop = FluxMixReport.Stop(
+                    middleware: chain.interceptors[index].middleware.middlewareName, reason: reason)
                 break
             }
             index += 1
-            guard index < chain.all.count else { break }
-            decision = chain.all[index].willMix(event)
+            guard index < chain.interceptors.count else { break }
+            decision = chain.interceptors[index].middleware.willMix(event)
         }
         guard chain.hasReaders else { return mixUnreported(item, event: event, stopped: stop != nil) }
         return mixReported(item, event: event, dispatched: dispatched, stop: stop, readers: chain.readers)
@@ -203,7 +198,7 @@ extension Flux {
                 called = registry.deliver(event)
             }
         }
-        releaseIfUnclaimed(item.lock)
+        item.lock?.mixRan()
         return called
     }
 
@@ -228,7 +223,7 @@ extension Flux {
                 }
             }
         }
-        releaseIfUnclaimed(item.lock)
+        item.lock?.mixRan()
         confined.state.value.mixSerial += 1
         do {
             // The report (and its copy of the records) goes before the receipt is emptied, so that

@@ -407,8 +407,9 @@ public final class Flux: Sendable {
     /// ``FluxDiagnostic/Code/backlog`` diagnostic, naming the bus and the depth; nil: never.
     ///
     /// It is reported once per crossing: again only after the backlog has come down to half the
-    /// mark. Waiting items are those queued and those the bus has taken to run and not run yet. A backlog means the code that dispatches is faster than the bus runs the
-    /// mixes (and their reactions), so the queue, and the memory it holds, grows without bound: see
+    /// mark. Waiting items are those queued and those the bus has taken to run and not run yet. A
+    /// backlog means the code that dispatches is faster than the bus runs the mixes (and their
+    /// reactions), so the queue, and the memory it holds, grows without bound: see
     /// docs/performance.md, "Backlog", for what each waiting item costs and what to do.
     public var backlogHighWaterMark: Int? {
         get { queue.withLock { $0.backlogMark == .max ? nil : $0.backlogMark } }

@@ -48,11 +48,12 @@ final class FluxConfinedState: @unchecked Sendable {
 /// they are called, see ``FluxMixReport/ignored(by:)``; with none, the bus builds no report).
 /// Immutable, made anew when the middleware change: a mix reads it through one reference.
 final class FluxMiddlewareChain: Sendable {
-    let all: [any FluxMiddleware]
-    /// `all`, each in a box the bus borrows without retaining (a mix called each middleware
-    /// retained and released: its existential is loaded from the array as a copy).
+    /// Every middleware, in order, each in a box the bus borrows without retaining (a mix called
+    /// each middleware retained and released: its existential is loaded from an array as a copy).
     let interceptors: [Interceptor]
     let readers: [any FluxMiddleware]
+    /// Whether `readers` has any (read on each mix without retaining the array).
+    let hasReaders: Bool
 
     final class Interceptor: Sendable {
         let middleware: any FluxMiddleware
@@ -61,11 +62,8 @@ final class FluxMiddlewareChain: Sendable {
             self.middleware = middleware
         }
     }
-    /// Whether `readers` has any (read on each mix without retaining the array).
-    let hasReaders: Bool
 
     init(all: [any FluxMiddleware], readers: [any FluxMiddleware]) {
-        self.all = all
         self.interceptors = all.map(Interceptor.init)
         self.readers = readers
         self.hasReaders = !readers.isEmpty

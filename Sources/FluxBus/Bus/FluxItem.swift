@@ -16,13 +16,17 @@ struct FluxItem: Sendable {
 
     typealias Kind = FluxEventKind
 
-    private init(mixer: FluxMixerName, payload: FluxPayload?, work: (any AnyObject & Sendable)?, kind: Kind) {
-        event = FluxEvent(mixer: mixer, payload: payload, work: work, kind: kind)
+    private init(_ event: FluxEvent) {
+        self.event = event
+    }
+
+    private init(task: FluxWork, kind: Kind, label: FluxMixerName = FluxItem.taskName) {
+        event = FluxEvent(mixer: label, payload: nil, work: task, kind: kind)
     }
 
     private var kind: Kind { event.kind }
-    private var work: (any AnyObject & Sendable)? { event.work }
-    private var carrier: FluxValueCarrier? { event.carrier }
+    /// The work of a task (the item must be one).
+    private var task: FluxWork { unsafeDowncast(event.work.unsafelyUnwrapped, to: FluxWork.self) }
     /// The mixer to deliver to its observers, or the label of a mix task.
     var mixer: FluxMixerName { event.mixer }
 
@@ -35,8 +39,7 @@ struct FluxItem: Sendable {
     /// Runs the item's task (it must be one).
     func runTask() {
         // Unretained: the item holds the work while it runs.
-        Unmanaged.passUnretained(unsafeDowncast(work.unsafelyUnwrapped, to: FluxWork.self))
-            ._withUnsafeGuaranteedRef { $0.run() }
+        Unmanaged.passUnretained(task)._withUnsafeGuaranteedRef { $0.run() }
     }
 
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).
@@ -51,7 +54,7 @@ struct FluxItem: Sendable {
     func settleDropped() {
         switch kind {
         case .resume: runTask()
-        case .task, .mixTask: unsafeDowncast(work.unsafelyUnwrapped, to: FluxWork.self).dropped()
+        case .task, .mixTask: task.dropped()
         case .mixer, .exclusiveMixer, .valueMixer, .upkeep: break
         }
     }
@@ -59,36 +62,34 @@ struct FluxItem: Sendable {
     /// What middleware see this item as: a mix of some kind, or nothing (a bookkeeping task).
     var mixKind: FluxMixReport.Kind? {
         switch kind {
-        case .mixer: .mixer
-        case .exclusiveMixer: .exclusiveMixer
-        case .valueMixer: carrier.unsafelyUnwrapped.lock == nil ? .mixer : .exclusiveMixer
+        case .mixer, .exclusiveMixer, .valueMixer: lock == nil ? .mixer : .exclusiveMixer
         case .mixTask: .task
         case .task, .resume, .upkeep: nil
         }
     }
 
     static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, _ lock: FluxLock?) -> FluxItem {
-        FluxItem(mixer: mixer, payload: payload, work: lock, kind: lock == nil ? .mixer : .exclusiveMixer)
+        FluxItem(FluxEvent(mixer: mixer, payload: payload, lock: lock))
     }
 
     static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, carrying carrier: FluxValueCarrier) -> FluxItem {
-        FluxItem(mixer: mixer, payload: payload, work: carrier, kind: .valueMixer)
+        FluxItem(FluxEvent(mixer: mixer, payload: payload, carrying: carrier))
     }
 
     static func task(_ work: FluxWork) -> FluxItem {
-        FluxItem(mixer: FluxItem.taskName, payload: nil, work: work, kind: .task)
+        FluxItem(task: work, kind: .task)
     }
 
     static func upkeep(_ work: FluxWork) -> FluxItem {
-        FluxItem(mixer: FluxItem.taskName, payload: nil, work: work, kind: .upkeep)
+        FluxItem(task: work, kind: .upkeep)
     }
 
     static func mixTask(_ label: FluxMixerName, _ work: FluxWork) -> FluxItem {
-        FluxItem(mixer: label, payload: nil, work: work, kind: .mixTask)
+        FluxItem(task: work, kind: .mixTask, label: label)
     }
 
     static func resume(_ continuation: CheckedContinuation<Void, Never>) -> FluxItem {
-        FluxItem(mixer: FluxItem.taskName, payload: nil, work: FluxTask { continuation.resume() }, kind: .resume)
+        FluxItem(task: FluxTask { continuation.resume() }, kind: .resume)
     }
 
     /// How diagnostics name the item: its mixer, or `task`.

@@ -1,5 +1,4 @@
 import FlaskLocking
-import Synchronization
 
 /// A pause of a ``Flux`` bus's main lane.
 ///
@@ -70,7 +69,6 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     private let stateLock = InPlaceLock()
     // Touched only with `stateLock` held.
     @exclusivity(unchecked) private var state = LockState()
-    private let handedOver = Atomic<Bool>(false)
     private let bus: Flux
 
     private struct LockState {
@@ -85,7 +83,27 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         /// stays held with no claim left, since takers are still being found (a taker that
         /// released at once would otherwise release the lock before the next one took it over).
         var mixPending = false
+
+        /// Gives up one claim; returns whether that releases the lock now: it was the last, and
+        /// the mix has run (until then, a lock with no claim left stays held).
+        mutating func giveUpClaim() -> Bool {
+            if claims > 1 || mixPending {
+                claims -= 1
+                return false
+            }
+            claims = 0
+            return true
+        }
+
+        /// Marks the lock released; returns who to tell.
+        mutating func markReleased(_ reason: Release) -> ReleaseCallback? {
+            release = reason
+            defer { onRelease = nil }
+            return onRelease
+        }
     }
+
+    private typealias ReleaseCallback = @Sendable (Release) -> Void
 
     /// A taker of the lock: a reactor.
     private struct Taker {
@@ -95,6 +113,20 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         var confirmed: Bool
         /// Whether it holds a claim now (a provisional one given up does not).
         var holds: Bool
+
+        /// Takes the lock (again): returns whether it already held a claim.
+        mutating func take(confirming: Bool) -> Bool {
+            if confirming { confirmed = true }
+            defer { holds = true }
+            return holds
+        }
+
+        /// Gives up a provisional claim it holds; returns whether it did.
+        mutating func giveUpProvisional() -> Bool {
+            guard !confirmed, holds else { return false }
+            holds = false
+            return true
+        }
     }
 
     /// The takers: the first inline (a lock usually has one, and an array allocated per locked
@@ -154,34 +186,31 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// Releases with a reason; returns whether this call did release it.
     @discardableResult
     package func release(_ reason: Release) -> Bool {
-        let (callback, previous, stillClaimed): ((@Sendable (Release) -> Void)?, Release?, Bool) = stateLock.withLock {
-            if let previous = state.release { return (nil, previous, false) }
+        let (callback, previous): (ReleaseCallback??, Release?) = stateLock.withLock {
+            if let previous = state.release { return (nil, previous) }
             if reason == .explicit {
                 // Every claim released while the mix still runs: a release too many.
-                if state.claims == 0 { return (nil, .explicit, false) }
-                if state.claims > 1 || state.mixPending {
-                    // One taker of several is done, or the mix is still finding its takers: the
-                    // lock is released by the last claim, or once the mix has run.
-                    state.claims -= 1
-                    return (nil, nil, true)
-                }
+                if state.claims == 0 { return (nil, .explicit) }
+                // One taker of several is done, or the mix is still finding its takers.
+                guard state.giveUpClaim() else { return (nil, nil) }
             }
-            state.release = reason
-            defer { state.onRelease = nil }
-            return (state.onRelease, nil, false)
+            return (.some(state.markReleased(reason)), nil)
         }
-        if stillClaimed { return false }
-        if let previous {
-            if previous == .explicit && reason == .explicit {
-                bus.report(
-                    .lockReleasedTwice,
-                    "lock #\(serial)\(mixerSuffix) was released twice; the second release was ignored")
-            }
-            return false
+        if let callback {
+            announce(reason, callback)
+            return true
         }
+        if previous == .explicit && reason == .explicit {
+            bus.report(
+                .lockReleasedTwice, "lock #\(serial)\(mixerSuffix) was released twice; the second release was ignored")
+        }
+        return false
+    }
+
+    /// Tells the bus and the `onRelease` callback that the lock was released (outside the lock).
+    private func announce(_ reason: Release, _ callback: ReleaseCallback?) {
         bus.lockReleased(self)
         callback?(reason)
-        return true
     }
 
     /// Marks that the lock was handed to `taker`, who is now responsible for releasing it (a
@@ -197,52 +226,16 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     package func handOver(to taker: ObjectIdentifier, provisionally: Bool = false) {
         stateLock.withLock {
             guard state.release == nil else { return }
-            let known: Bool? = state.takers.update(taker) { known in
-                if !provisionally { known.confirmed = true }
-                guard !known.holds else { return true }
+            if let held = state.takers.update(taker, { $0.take(confirming: !provisionally) }) {
                 // A claim given up, taken again.
-                known.holds = true
-                return false
-            }
-            if let known {
-                if !known { state.claims += 1 }
+                if !held { state.claims += 1 }
                 return
             }
-            if state.takers.isEmpty {
-                // The first taker takes over the claim the lock has from the start (or claims anew
-                // if that one was released while the mix ran).
-                state.claims = max(state.claims, 1)
-            } else {
-                state.claims += 1
-            }
+            // The first taker takes over the claim the lock has from the start (or claims anew if
+            // that one was released while the mix ran).
+            state.claims = state.takers.isEmpty ? max(state.claims, 1) : state.claims + 1
             state.takers.append(Taker(id: taker, confirmed: !provisionally, holds: true))
         }
-        handedOver.store(true, ordering: .relaxed)
-    }
-
-    /// After a reaction sent off the bus ran its handler, or will not (its reactor detached, its
-    /// owner gone): gives up `taker`'s provisional claim unless its handler read `onLock`, once
-    /// however many of its reactions carried the lock. The lock is released if that was the last
-    /// claim and its mix has run.
-    package func settle(taker: ObjectIdentifier) {
-        let (releases, callback): (Bool, (@Sendable (Release) -> Void)?) = stateLock.withLock {
-            guard state.release == nil else { return (false, nil) }
-            let givesUp =
-                state.takers.update(taker) { known in
-                    guard !known.confirmed, known.holds else { return false }
-                    known.holds = false
-                    return true
-                } ?? false
-            guard givesUp else { return (false, nil) }
-            state.claims -= 1
-            guard state.claims == 0, !state.mixPending else { return (false, nil) }
-            state.release = .explicit
-            defer { state.onRelease = nil }
-            return (true, state.onRelease)
-        }
-        guard releases else { return }
-        bus.lockReleased(self)
-        callback?(.explicit)
     }
 
     /// Hands the lock over to one anonymous taker (the observer of a bus event, say).
@@ -250,25 +243,33 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         handOver(to: ObjectIdentifier(self))
     }
 
-    package var wasHandedOver: Bool { handedOver.load(ordering: .relaxed) }
+    /// After a reaction sent off the bus ran its handler, or will not (its reactor detached, its
+    /// owner gone): gives up `taker`'s provisional claim unless its handler read `onLock`, once
+    /// however many of its reactions carried the lock. The lock is released if that was the last
+    /// claim and its mix has run.
+    package func settle(taker: ObjectIdentifier) {
+        let callback: ReleaseCallback?? = stateLock.withLock {
+            guard state.release == nil, state.takers.update(taker, { $0.giveUpProvisional() }) == true,
+                state.giveUpClaim()
+            else { return nil }
+            return .some(state.markReleased(.explicit))
+        }
+        if let callback { announce(.explicit, callback) }
+    }
 
     /// Called by the bus once the lock's exclusive mix has run (delivered, or stopped by a
     /// middleware): every taker has taken it over by now. Releases it if its takers already
     /// released it during the mix, or, with `autorelease`, if nobody took it over.
     package func mixRan() {
-        let (reason, callback): (Release?, (@Sendable (Release) -> Void)?) = stateLock.withLock {
+        let (reason, callback): (Release?, ReleaseCallback?) = stateLock.withLock {
             state.mixPending = false
             guard state.release == nil else { return (nil, nil) }
             let reason: Release? =
-                state.claims == 0 ? .explicit : autorelease && !wasHandedOver ? .autorelease : nil
+                state.claims == 0 ? .explicit : autorelease && state.takers.isEmpty ? .autorelease : nil
             guard let reason else { return (nil, nil) }
-            state.release = reason
-            defer { state.onRelease = nil }
-            return (reason, state.onRelease)
+            return (reason, state.markReleased(reason))
         }
-        guard let reason else { return }
-        bus.lockReleased(self)
-        callback?(reason)
+        if let reason { announce(reason, callback) }
     }
 
     private var mixerSuffix: String { mixer.map { " (mixer \($0))" } ?? "" }

@@ -11,7 +11,7 @@ struct SentReaction: @unchecked Sendable {
 }
 
 /// A reaction on its way to another actor, with its reactor, whose owner is loaded there (see
-/// `Reactor.arrived(_:)`).
+/// `Reactor.receive(_:_:)`).
 struct Hop<Owner: AnyObject>: Sendable {
     let reactor: Reactor<Owner>
     let reaction: SentReaction

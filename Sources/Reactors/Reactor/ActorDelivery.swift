@@ -11,10 +11,7 @@ final class ActorDelivery<Owner: AnyObject>: Sendable {
         self.continuation = continuation
         Task {
             _ = isolation  // the task runs on the actor `react` belongs to
-            for await hop in stream {
-                if let owner = hop.reactor.arrived(hop.reaction.reaction) { react(owner, hop.reaction.reaction) }
-                hop.reaction.reaction.settleLock()
-            }
+            for await hop in stream { hop.reactor.receive(hop.reaction, react) }
         }
     }
 

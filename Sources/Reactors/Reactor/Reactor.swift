@@ -232,9 +232,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
         owner._withUnsafeGuaranteedRef { owner in
             onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { handler in
-                handler.call(
-                    owner,
-                    FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, taker: ObjectIdentifier(self)))
+                handler.call(owner, reaction(changes, lock))
             }
         }
     }
@@ -288,9 +286,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         switch delivery {
         case .bus:
             guard let owner else { return detach() }
-            handler(
-                owner,
-                FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, taker: ObjectIdentifier(self)))
+            handler(owner, reaction(changes, lock))
         case .mainQueue:
             // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
             // are marked escaped, used only on the main queue. In the main actor's mailbox, so in
@@ -304,32 +300,33 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// handler has run, or when the reaction is not delivered).
     private func sending(_ changes: SubstanceChanges, _ lock: FluxLock?) -> SentReaction {
         lock?.handOver(to: ObjectIdentifier(self), provisionally: true)
-        return SentReaction(
-            FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, taker: ObjectIdentifier(self)))
+        return SentReaction(reaction(changes, lock))
+    }
+
+    /// The reaction its handlers receive: this reactor takes the lock over if they read `onLock`.
+    @inline(__always)
+    private func reaction(_ changes: SubstanceChanges, _ lock: FluxLock?) -> FlaskReaction {
+        FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, taker: ObjectIdentifier(self))
     }
 
     /// Sends a reaction to `handler` through the main actor's mailbox, in commit order. (The
     /// reactor and the reaction are captured apart: a generic `Hop<Owner>` made here looked up its
     /// run-time metadata for every reaction.)
     private func sendToMainActor(_ sent: SentReaction, _ handler: @escaping MainActorHandler) {
-        MainActorMailbox.shared.send { [self] in
-            defer { sent.reaction.settleLock() }
-            guard let owner = arrived(sent.reaction) else { return }
-            handler(owner, sent.reaction)
-        }
+        MainActorMailbox.shared.send { [self] in receive(sent) { handler($0, $1) } }
     }
 
-    /// The owner, now that a reaction sent off the bus arrived; nil when it must not be delivered:
-    /// the reactor was detached since it was sent, or its owner is gone (the reactor then
-    /// detaches). Delivered or not, the caller then settles the reaction's lock claim.
+    /// Delivers a reaction sent off the bus, where it arrived, to `handle` with the owner loaded
+    /// now; not when the reactor was detached since it was sent, or its owner is gone (the reactor
+    /// then detaches). Delivered or not, the reaction's provisional lock claim is settled after.
     ///
     /// The owner is not held while the reaction waits (the bus never holds it, so a UI owner is
     /// released where it was); found from outside: queued reactions kept an owner its app had
     /// released alive, and delivered every one of them.
-    func arrived(_ reaction: FlaskReaction) -> Owner? {
-        if !isDetached, let owner { return owner }
-        detach()
-        return nil
+    func receive(_ sent: SentReaction, _ handle: (Owner, FlaskReaction) -> Void) {
+        defer { sent.reaction.settleLock() }
+        guard !isDetached, let owner else { return detach() }
+        handle(owner, sent.reaction)
     }
 }
 
