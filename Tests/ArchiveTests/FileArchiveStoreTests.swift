@@ -3,6 +3,12 @@ import FlaskTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 @Suite("File store: atomic, private, crash-safe")
 struct FileArchiveStoreTests {
     @Test("files are written whole, readable by the owner only, in a private directory")
@@ -63,6 +69,7 @@ struct FileArchiveStoreTests {
             try store.set(Data(key.utf8), forKey: key)
             #expect(try store.data(forKey: key) == Data(key.utf8))
             #expect(store.fileURL(forKey: key).deletingLastPathComponent().path == directory.path)
+            #expect(FileArchiveStore.fileName(forKey: key) == store.fileURL(forKey: key).lastPathComponent)
         }
     }
 
@@ -106,5 +113,129 @@ struct FileArchiveStoreTests {
             lastCounter = payload.counter
         }
         #expect(lastCounter > 0)
+        // The last kill most likely cut a write short; the next store to open removes what it left.
+        _ = try FileArchiveStore(directory: directory)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(left.filter { $0.hasSuffix(".tmp") } == [])
+    }
+
+    @Test("a temporary file of a killed write is removed when a store opens; one being written is left alone")
+    func staleTemporaryFiles() throws {
+        let directory = temporaryDirectory()
+        let store = try FileArchiveStore(directory: directory)
+        try store.set(Data("1".utf8), forKey: "k")
+        let stale = directory.appendingPathComponent(".\(UUID().uuidString).tmp")
+        let live = directory.appendingPathComponent(".\(UUID().uuidString).tmp")
+        #expect(FileManager.default.createFile(atPath: stale.path, contents: Data("torn".utf8)))
+        #expect(FileManager.default.createFile(atPath: live.path, contents: Data("half".utf8)))
+        // A writer at work holds its file locked (here, this process on another descriptor).
+        let writer = open(live.path, O_RDONLY)
+        defer { close(writer) }
+        #expect(flock(writer, LOCK_EX) == 0)
+        _ = try FileArchiveStore(directory: directory)
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+        #expect(FileManager.default.fileExists(atPath: live.path))
+        #expect(try store.data(forKey: "k") == Data("1".utf8))
+    }
+
+    /// Keys that an escape of variable width, a case-blind file system or an unnormalized spelling
+    /// could send to one file.
+    static let trickyKeys: [String] = [
+        "€", " AC", "%20AC", "😀", "\u{1F}600", "%1F600", "%", "%25", "%2525", ".", "%2E", "..", ".a", "%2Ea", "a.",
+        "a", "A", "%41", "%61", "é", "%C3%A9", "%E9", "E9", "~", "%7E", "a~b", "/", "\\", ":", "\u{0}", "",
+        "\u{7F}", "\u{80}", "\u{FFFF}", "\u{10FFFF}", "%%", "a%", "\u{FB01}", "fi", "\u{C5}", "\u{212B}", "A\u{30A}", "\u{212A}", "K", "k",
+    ]
+
+    @Test("no two keys share a file: every pair of tricky keys is stored apart, in a case-blind directory too")
+    func injectiveNames() throws {
+        let keys = FileArchiveStoreTests.trickyKeys
+        // The keys Swift calls equal (`Å` as one scalar or as `A` and a ring) are one key.
+        var distinct: [String] = []
+        for key in keys where !distinct.contains(key) { distinct.append(key) }
+        var names: [String: String] = [:]
+        for key in distinct {
+            let name = FileArchiveStore.fileName(forKey: key)
+            // Compared case-blind, as macOS's file system compares names.
+            if let other = names[name.lowercased()] {
+                Issue.record("\(key.debugDescription) and \(other.debugDescription) share \(name)")
+            }
+            names[name.lowercased()] = key
+            #expect(name.utf8.count <= 255)
+            #expect(!name.contains("/"))
+            #expect(!name.hasPrefix("."))
+        }
+        // And on disk: each key reads back its own bytes.
+        let store = try FileArchiveStore(directory: temporaryDirectory())
+        for key in distinct { try store.set(Data(key.utf8), forKey: key) }
+        for key in distinct { #expect(try store.data(forKey: key) == Data(key.utf8), "\(key.debugDescription)") }
+        #expect(try store.data(forKey: "A\u{30A}") == Data("Å".utf8))
+        // Every pair of one- and two-scalar keys from the tricky scalars.
+        let scalars: [Unicode.Scalar] = ["%", "2", "0", "A", "a", "C", "c", "€", " ", ".", "~", "\u{1F}", "😀"]
+        var pairs: [String: String] = [:]
+        for first in scalars {
+            for second in [nil] + scalars {
+                var key = String(first)
+                if let second { key.unicodeScalars.append(second) }
+                let name = FileArchiveStore.fileName(forKey: key).lowercased()
+                #expect(pairs[name] == nil, "\(key.debugDescription) and \(pairs[name]?.debugDescription ?? "")")
+                pairs[name] = key
+            }
+        }
+    }
+
+    @Test("a key too long for a file name is stored under its digest, recording the key")
+    func longKeys() throws {
+        let directory = temporaryDirectory()
+        let store = try FileArchiveStore(directory: directory)
+        let keys = [
+            String(repeating: "😀", count: 85), String(repeating: "漢", count: 85), String(repeating: "k", count: 10_000),
+            String(repeating: "k", count: 9_999) + "l", "Fx.1." + String(repeating: "a", count: 300),
+        ]
+        for key in keys {
+            try store.set(Data(key.suffix(3).utf8), forKey: key)
+            let name = store.fileURL(forKey: key).lastPathComponent
+            #expect(name.utf8.count < 200)
+            #expect(name.contains("~"))
+        }
+        for key in keys { #expect(try store.data(forKey: key) == Data(key.suffix(3).utf8)) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == keys.count)
+        // The file records its key: a file under the name that records another key is not this key's.
+        let key = keys[2]
+        let url = store.fileURL(forKey: key)
+        let other = try Data(contentsOf: store.fileURL(forKey: keys[3]))
+        try other.write(to: url)
+        #expect(try store.data(forKey: key) == nil)
+        // Written again, the key takes the next candidate and leaves the other key's file alone.
+        try store.set(Data("new".utf8), forKey: key)
+        #expect(try store.data(forKey: key) == Data("new".utf8))
+        #expect(try Data(contentsOf: url) == other)
+        try store.removeData(forKey: key)
+        #expect(try store.data(forKey: key) == nil)
+        #expect(try Data(contentsOf: url) == other)
+    }
+
+    @Test("an archive written under an earlier version's name is found, and removed with the key")
+    func legacyNames() throws {
+        let directory = temporaryDirectory()
+        let store = try FileArchiveStore(directory: directory)
+        // Earlier versions kept letters as they were and escaped other scalars as %X..., however wide.
+        let legacy: [(key: String, file: String)] = [
+            ("Fx.1.settings", "Fx.1.settings.json"), ("Fx.1.é", "Fx.1.é.json"), ("Fx.1.€", "Fx.1.%20AC.json"),
+            (".hidden", "%2Ehidden.json"),
+        ]
+        for (index, entry) in legacy.enumerated() {
+            try Data("\(index)".utf8).write(to: directory.appendingPathComponent(entry.file))
+        }
+        for (index, entry) in legacy.enumerated() {
+            #expect(try store.data(forKey: entry.key) == Data("\(index)".utf8), "\(entry.key)")
+        }
+        // A write goes to the key's own name, which is read from then on.
+        try store.set(Data("new".utf8), forKey: "Fx.1.settings")
+        #expect(try store.data(forKey: "Fx.1.settings") == Data("new".utf8))
+        try store.removeData(forKey: "Fx.1.settings")
+        #expect(try store.data(forKey: "Fx.1.settings") == nil)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("Fx.1.settings.json").path))
+        // An earlier version's name too long for the file system names no file.
+        #expect(try store.data(forKey: String(repeating: "😀", count: 85)) == nil)
     }
 }

@@ -32,7 +32,7 @@ struct SubstanceArchiveProcessTests {
         let writer = try ChildProcess("ArchiveAppProbe", ["write", "77"], environment: home.environment)
         _ = writer.finish()
         #expect(writer.process.terminationStatus == 0)
-        #expect(FileManager.default.fileExists(atPath: home.archives.appendingPathComponent("Fx.1.probe.json").path))
+        #expect(FileManager.default.fileExists(atPath: home.archives.appendingPathComponent("%46x.1.probe.json").path))
         let reader = try ChildProcess("ArchiveAppProbe", ["read"], environment: home.environment)
         #expect(reader.finish() == "77\n")
     }

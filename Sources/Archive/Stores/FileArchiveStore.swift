@@ -14,7 +14,16 @@ import Foundation
 /// Writes are atomic: the bytes go to a temporary file in the same directory, which is flushed to
 /// disk (`fsync`) and then renamed over the old file, so a crash leaves either the previous archive
 /// or the new one, never a torn file. Files are created readable and writable by the owner only
-/// (mode 0600), in a directory with mode 0700.
+/// (mode 0600), in a directory with mode 0700. The temporary file of a write cut short (the
+/// process killed) is removed the next time a store opens the directory.
+///
+/// Each key has a file of its own, and no two keys share one, even on a file system that ignores
+/// case: the name spells the key out, with every byte other than a lowercase ASCII letter, a digit,
+/// `-`, `_` or `.` escaped as `%XX` (`Fx.1.settings` is `%46x.1.settings.json`, `Fx.1.€` is
+/// `%46x.1.%E2%82%AC.json`). A key whose spelling would be
+/// longer than 200 bytes is named by its SHA-256 digest instead, after the first part of its
+/// spelling, and its file starts with a line recording the whole key, checked when it is read.
+/// A file named the way earlier versions named the key is read when the key has no file yet.
 public struct FileArchiveStore: ArchiveStore {
     /// The directory holding the archives.
     public let directory: URL
@@ -23,6 +32,7 @@ public struct FileArchiveStore: ArchiveStore {
     public init(directory: URL) throws {
         self.directory = directory
         try createDirectory()
+        removeStaleTemporaryFiles()
     }
 
     /// A store in the app's data directory, ``applicationDirectory(applicationName:environment:)``,
@@ -32,6 +42,7 @@ public struct FileArchiveStore: ArchiveStore {
     ///   before the first substance restores: `Archiver.shared.store = FileArchiveStore(applicationName: "my-tool")`.
     public init(applicationName: String? = nil) {
         self.directory = FileArchiveStore.applicationDirectory(applicationName: applicationName)
+        removeStaleTemporaryFiles()
     }
 
     /// Where an app's archives live by default, following the XDG base directory specification:
@@ -73,30 +84,77 @@ public struct FileArchiveStore: ArchiveStore {
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
-    /// The file that holds `key`. Keys are escaped so that any string is a safe file name.
+    /// The file that holds `key` (see the naming rules in the type's documentation). For a key
+    /// named by digest this is the first candidate; a second key with the same digest, which
+    /// SHA-256 makes as good as impossible, would be stored beside it.
     public func fileURL(forKey key: String) -> URL {
-        var name = ""
-        for scalar in key.unicodeScalars {
-            if CharacterSet.alphanumerics.contains(scalar) || scalar == "." || scalar == "-" || scalar == "_" {
-                name.unicodeScalars.append(scalar)
-            } else {
-                name += String(format: "%%%02X", scalar.value)
-            }
-        }
-        if name.hasPrefix(".") { name = "%2E" + name.dropFirst() }
-        return directory.appendingPathComponent(name + ".json")
+        directory.appendingPathComponent(FileArchiveStore.fileName(forKey: key))
+    }
+
+    /// The name of the file that holds `key`, in any directory: see ``fileURL(forKey:)``.
+    public static func fileName(forKey key: String) -> String {
+        ArchiveFileName(key).name()
     }
 
     /// The contents of the key's file, nil when there is none.
+    ///
+    /// A key with no file under its name is looked up under the name earlier versions gave it, so
+    /// that an archive written before the upgrade is found; the next write stores it under its own
+    /// name, and ``removeData(forKey:)`` removes both.
     public func data(forKey key: String) throws -> Data? {
-        let url = fileURL(forKey: key)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let name = ArchiveFileName(key)
+        if let (_, data) = try locate(name) { return data }
+        let legacy = directory.appendingPathComponent(ArchiveFileName.legacyName(key))
+        guard legacy.lastPathComponent != name.name() else { return nil }
+        return try contents(of: legacy)
+    }
+
+    /// The file of `name` and the archive it holds, or nil when it has none. For a name by digest,
+    /// the candidates are read in turn until one records the key or one is missing.
+    private func locate(_ name: ArchiveFileName) throws -> (URL, Data)? {
+        guard name.isDigest else {
+            let url = directory.appendingPathComponent(name.name())
+            return try contents(of: url).map { (url, $0) }
+        }
+        for attempt in 1... {
+            let url = directory.appendingPathComponent(name.name(attempt: attempt))
+            guard let contents = try contents(of: url) else { return nil }
+            if let archive = name.archive(in: contents) { return (url, archive) }
+        }
+        return nil
+    }
+
+    /// Where `name`'s archive is written: its file, or for a name by digest the first candidate
+    /// that records the key or is free.
+    private func destination(of name: ArchiveFileName) throws -> URL {
+        guard name.isDigest else { return directory.appendingPathComponent(name.name()) }
+        for attempt in 1... {
+            let url = directory.appendingPathComponent(name.name(attempt: attempt))
+            guard let contents = try contents(of: url) else { return url }
+            if name.archive(in: contents) != nil { return url }
+        }
+        fatalError("unreachable: the candidates never end")
+    }
+
+    /// The bytes of the file at `url`, nil when there is none.
+    private func contents(of url: URL) throws -> Data? {
+        let fd = open(url.path, O_RDONLY)
+        if fd < 0 {
+            // A name the file system cannot hold names no file (an earlier version's long name).
+            if errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG { return nil }
+            throw POSIXError(errno: errno)
+        }
+        close(fd)
         return try Data(contentsOf: url)
     }
 
     /// Replaces the key's file atomically: the old contents or the new, never a torn file.
+    ///
+    /// - Throws: the `POSIXError` of the call that failed (`ENOSPC` on a full disk, `EACCES` or
+    ///   `EROFS` where the directory cannot be written, ...); the file then holds what it held.
     public func set(_ data: Data, forKey key: String) throws {
-        let url = fileURL(forKey: key)
+        let name = ArchiveFileName(key)
+        let url = try destination(of: name)
         let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp")
         var fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         if fd < 0 && errno == ENOENT {
@@ -105,23 +163,17 @@ public struct FileArchiveStore: ArchiveStore {
             fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         }
         guard fd >= 0 else { throw POSIXError(errno: errno) }
+        // Held until the file is closed, or the process dies: a store that opens meanwhile leaves
+        // the file alone, and removes it once nobody holds it (see `removeStaleTemporaryFiles()`).
+        _ = flock(fd, LOCK_EX)
         var ok = false
         defer {
             if !ok { unlink(temporary.path) }
         }
         do {
             defer { close(fd) }
-            try data.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw POSIXError(errno: errno)
-                    }
-                    offset += written
-                }
-            }
+            if name.isDigest { try FileArchiveStore.writeAll(name.keyLine, to: fd) }
+            try FileArchiveStore.writeAll(data, to: fd)
             guard fsync(fd) == 0 else { throw POSIXError(errno: errno) }
         }
         guard rename(temporary.path, url.path) == 0 else { throw POSIXError(errno: errno) }
@@ -134,10 +186,46 @@ public struct FileArchiveStore: ArchiveStore {
         }
     }
 
-    /// Deletes the key's file, if any.
+    /// Writes all of `data` to `fd`.
+    private static func writeAll(_ data: Data, to fd: Int32) throws {
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw POSIXError(errno: errno)
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Deletes the key's file, if any, and the file an earlier version named for it.
     public func removeData(forKey key: String) throws {
-        let url = fileURL(forKey: key)
-        if unlink(url.path) != 0 && errno != ENOENT { throw POSIXError(errno: errno) }
+        let name = ArchiveFileName(key)
+        if let (url, _) = try locate(name) {
+            if unlink(url.path) != 0 && errno != ENOENT { throw POSIXError(errno: errno) }
+        }
+        let legacy = directory.appendingPathComponent(ArchiveFileName.legacyName(key))
+        if legacy.lastPathComponent != name.name(), unlink(legacy.path) != 0,
+            errno != ENOENT && errno != ENAMETOOLONG
+        {
+            throw POSIXError(errno: errno)
+        }
+    }
+
+    /// Removes the temporary files of writes that were cut short (the process was killed between
+    /// creating one and renaming it). A file whose writer is still at work is locked and left alone.
+    private func removeStaleTemporaryFiles() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            let path = directory.appendingPathComponent(name).path
+            let fd = open(path, O_RDONLY)
+            guard fd >= 0 else { continue }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
+            close(fd)
+        }
     }
 }
 
