@@ -5,6 +5,9 @@
 // - `read`: prints the counter it restored.
 // - `stream <delay> <maxDelay> <interval ms> <log file>`: sets the counter to 1, 2, 3, ... every
 //   interval, appending "<n> <uptime ns>" to the log as each is set, until it is killed.
+// - `full-disk`: archives 1, then sets 2 while files may hold no more than 8 bytes (the write
+//   fails as on a full disk; prints "failed" and "pending" when it did and the key stayed pending),
+//   lifts the limit and exits normally: the exit flush must write 2.
 // - `terminate flush|noflush`: (with `flush`, asks for `Archiver.flushOnTermination()`), sets the
 //   counter to 42 with a write an hour away, prints "ready" and waits for a signal.
 import FlaskAPI
@@ -78,6 +81,26 @@ case "terminate" where arguments.count == 2:
     await substance.bus.flush()
     say("ready")
     while true { sleep(60) }
+case "full-disk":
+    signal(SIGXFSZ, SIG_IGN)
+    let substance = ProbeSubstance(name: "probe", archive: true)
+    Flask.applyMixer(ProbeMixers.set, payload: ["counter": 1])
+    try await substance.archiveNowAndWait()
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+    let lifted = limit
+    limit.rlim_cur = 8
+    setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+    Flask.applyMixer(ProbeMixers.set, payload: ["counter": 2])
+    do {
+        try await substance.archiveNowAndWait()
+    } catch {
+        say("failed")
+    }
+    if Archiver.shared.pendingKeys.contains(substance.archiveKey()) { say("pending") }
+    limit = lifted
+    setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+    exit(0)
 default:
     FileHandle.standardError.write(Data("usage: ArchiveAppProbe write <n> | read | stream ... | terminate ...\n".utf8))
     exit(2)

@@ -121,9 +121,46 @@ struct ArchiveEncoderTests {
     }
 
     @Test(
-        "non-finite numbers are refused, as JSONEncoder refuses them", arguments: [Double.nan, .infinity, -.infinity])
-    func nonFinite(number: Double) {
-        #expect(throws: EncodingError.self) { try ArchiveEncoder().encode(["n": number]) }
+        "non-finite numbers are written as JSONEncoder's convertToString writes them, and restored exactly",
+        arguments: [Double.nan, .infinity, -.infinity])
+    func nonFinite(number: Double) throws {
+        struct Numbers: Codable, Equatable {
+            var double: Double
+            var float: Float
+            var doubles: [Double]
+            var optional: Double?
+            var other = 1.5
+        }
+        let value = Numbers(double: number, float: Float(number), doubles: [1, number], optional: number)
+        let data = try ArchiveEncoder().encode(value)
+        let names = ArchiveEncoder.nonFiniteNames
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: names.positiveInfinity, negativeInfinity: names.negativeInfinity, nan: names.nan)
+        #expect(try JSONSerialization.jsonObject(with: data) as? NSDictionary
+            == JSONSerialization.jsonObject(with: try encoder.encode(value)) as? NSDictionary)
+        // Read back by the archiver, strictly and value by value, as the same numbers.
+        func same(_ restored: Numbers) {
+            #expect(restored.double.bitPattern == number.bitPattern || (restored.double.isNaN && number.isNaN))
+            #expect(restored.float.isNaN == number.isNaN && (number.isNaN || restored.float == Float(number)))
+            #expect(restored.doubles[1].isNaN == number.isNaN && (number.isNaN || restored.doubles[1] == number))
+            #expect(restored.optional.map { $0.isNaN || $0 == number } == true)
+            #expect(restored.other == 1.5)
+        }
+        let archiver = Archiver(store: MemoryArchiveStore())
+        try archiver.write(data, key: "n")
+        let fallback = Numbers(double: 0, float: 0, doubles: [], optional: nil)
+        let restored = archiver.restore(Numbers.self, key: "n", defaultValue: fallback)
+        #expect(restored.problems.isEmpty)
+        same(restored.value)
+        // Value by value (an archive of another shape, here with an extra field of the wrong type).
+        var object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        object["other"] = "not a number"
+        try archiver.write(try JSONSerialization.data(withJSONObject: object), key: "n")
+        let tolerant = archiver.restore(Numbers.self, key: "n", defaultValue: fallback)
+        #expect(tolerant.problems.count == 1)
+        same(Numbers(double: tolerant.value.double, float: tolerant.value.float, doubles: tolerant.value.doubles,
+            optional: tolerant.value.optional, other: 1.5))
     }
 
     @Test("512 nested arrays are written and read back; 513 are refused")

@@ -140,3 +140,136 @@ struct ArchiverTimingTests {
         #expect(rig.value("b") == 2)
     }
 }
+
+/// A write that fails is never dropped: it stays pending, is retried with back-off, and is
+/// reported once when the failures start and once when they end.
+@Suite("Archiver failures: retried, reported once, recovered")
+struct ArchiverFailureTests {
+    typealias Rig = ArchiverTimingTests.Rig
+
+    /// The problems and recoveries reported for the rig's writes.
+    final class Reports: Sendable {
+        let problems = Recorder<ArchiveProblem>()
+        let recoveries = Recorder<ArchiveRecovery>()
+    }
+
+    func schedule(_ rig: Rig, _ value: Int, _ reports: Reports, after delay: Double = 2) {
+        rig.archiver.scheduleWrite(
+            key: "k", after: delay, maxDelay: 3_600, encode: { Data("\(value)".utf8) },
+            onFailure: { reports.problems.append($0) }, onRecovery: { reports.recoveries.append($0) })
+    }
+
+    @Test("a failed write stays pending, is retried after 1, 2, 4... seconds, and is written once the fault is gone")
+    func retriedWithBackOff() {
+        let rig = Rig()
+        let reports = Reports()
+        rig.store.failWrites = true
+        schedule(rig, 1, reports)
+        rig.advance(2)
+        #expect(rig.store.attempts.count == 1)
+        #expect(reports.problems.count == 1)
+        #expect(rig.archiver.pendingKeys == ["k"])
+        #expect(rig.archiver.failingKeys == ["k"])
+        // The first retry comes a second later, not sooner, even when a commit schedules again.
+        schedule(rig, 2, reports, after: 0)
+        rig.advance(0.999)
+        #expect(rig.store.attempts.count == 1)
+        rig.advance(0.001)
+        #expect(rig.store.attempts.count == 2)
+        rig.advance(1.999)
+        #expect(rig.store.attempts.count == 2)
+        rig.advance(0.001)
+        #expect(rig.store.attempts.count == 3)
+        // Reported once for the whole episode.
+        #expect(reports.problems.count == 1)
+        rig.store.failWrites = false
+        rig.advance(4)
+        #expect(rig.store.attempts.count == 4)
+        #expect(rig.value() == 2, "the latest state is the one written")
+        #expect(reports.recoveries.all == [ArchiveRecovery(key: "k", failedAttempts: 3)])
+        #expect(rig.archiver.pendingKeys == [])
+        #expect(rig.archiver.failingKeys == [])
+        // The debounce holds again.
+        schedule(rig, 3, reports)
+        rig.advance(2)
+        #expect(rig.value() == 3)
+        #expect(reports.problems.count == 1)
+    }
+
+    @Test("the wait between attempts grows to 30 seconds and stays there")
+    func backOffIsBounded() {
+        let rig = Rig()
+        let reports = Reports()
+        rig.store.failWrites = true
+        schedule(rig, 1, reports, after: 0)
+        rig.advance(0)
+        var times: [Double] = []
+        var elapsed = 0.0
+        while times.count < 8 {
+            let before = rig.store.attempts.count
+            rig.advance(0.5)
+            elapsed += 0.5
+            if rig.store.attempts.count > before { times.append(elapsed) }
+        }
+        let gaps = zip(times, [0] + times).map { $0 - $1 }
+        #expect(gaps == [1, 2, 4, 8, 16, 30, 30, 30])
+        #expect(Archiver.retryDelays == [1, 2, 4, 8, 16, 30])
+        #expect(reports.problems.count == 1)
+    }
+
+    @Test("flush writes a failing key without waiting for the back-off; failing again, it stays pending")
+    func flushWritesFailingKeys() {
+        let rig = Rig()
+        let reports = Reports()
+        rig.store.failWrites = true
+        schedule(rig, 1, reports, after: 0)
+        rig.advance(0)
+        rig.archiver.flush()
+        #expect(rig.store.attempts.count == 2)
+        #expect(rig.archiver.pendingKeys == ["k"])
+        rig.store.failWrites = false
+        rig.archiver.flush()
+        #expect(rig.value() == 1)
+        #expect(rig.archiver.pendingKeys == [])
+        #expect(reports.problems.count == 1)
+        #expect(reports.recoveries.count == 1)
+    }
+
+    @Test("a write asked for now that fails tells its caller, stays pending and is retried")
+    func writeNowFailureIsRetried() async {
+        let rig = Rig()
+        let reports = Reports()
+        rig.store.failWrites = true
+        let outcome: ArchiveProblem? = await withCheckedContinuation { continuation in
+            rig.archiver.writeNow(
+                key: "k", onFailure: { reports.problems.append($0) }, onRecovery: { reports.recoveries.append($0) },
+                encode: { Data("7".utf8) }
+            ) { continuation.resume(returning: $0) }
+        }
+        #expect(outcome?.kind == .storeFailed(operation: "write"))
+        #expect(reports.problems.count == 1)
+        #expect(rig.archiver.pendingKeys == ["k"])
+        rig.store.failWrites = false
+        rig.advance(1)
+        #expect(rig.value() == 7)
+        #expect(reports.recoveries.count == 1)
+    }
+
+    @Test("a value that cannot be encoded is reported once per episode, and not retried")
+    func encodingFailureReportedOnce() {
+        let rig = Rig()
+        let reports = Reports()
+        struct Refused: Error {}
+        for _ in 0..<3 {
+            rig.archiver.scheduleWrite(
+                key: "k", after: 1, encode: { throw Refused() }, onFailure: { reports.problems.append($0) })
+            rig.advance(1)
+        }
+        #expect(reports.problems.count == 1)
+        #expect(rig.archiver.pendingKeys == [])
+        schedule(rig, 5, reports, after: 1)
+        rig.advance(1)
+        #expect(rig.value() == 5)
+        #expect(reports.recoveries.count == 1)
+    }
+}

@@ -9,7 +9,10 @@ public final class MemoryArchiveStore: ArchiveStore, @unchecked Sendable {
 
     private var storage: [String: Data] = [:]
     private let lock = NSLock()
+    /// The keys written, in order.
     public let writes = Recorder<String>()
+    /// The keys whose writes were attempted, failed ones included, in order.
+    public let attempts = Recorder<String>()
     private var failingWrites = false
     private var failingReads = false
 
@@ -45,6 +48,7 @@ public final class MemoryArchiveStore: ArchiveStore, @unchecked Sendable {
         if !fail { storage[key] = data }
         let callback = onWrite
         lock.unlock()
+        attempts.append(key)
         if fail { throw CocoaError(.fileWriteNoPermission) }
         writes.append(key)
         callback?()

@@ -5,11 +5,11 @@ import Foundation
 /// Persists `Codable` values under keys, through an ``ArchiveStore``.
 ///
 /// - Writes are debounced and bounded: a burst of
-///   ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:)`` calls writes once, `delay`
+///   ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)`` calls writes once, `delay`
 ///   seconds after the last call, or `maxDelay` seconds (5 by default) after the first, whichever
 ///   comes first; so an archive is never more than about `maxDelay` seconds behind, even while
 ///   changes keep coming. Time is read from the archiver's ``ArchiveClock``.
-/// - ``writeNow(key:store:owner:encode:completion:)`` writes at once, replacing what is
+/// - ``writeNow(key:store:owner:onFailure:onRecovery:encode:completion:)`` writes at once, replacing what is
 ///   pending; ``flush()`` writes everything pending and waits. Pending writes are flushed on a
 ///   normal process exit, on Apple platforms when the app moves to the background or terminates,
 ///   and, if the app asks for it with ``flushOnTermination(signals:)``, on SIGTERM and SIGINT.
@@ -41,6 +41,9 @@ public final class Archiver: Sendable {
         /// Keys whose unreadable content could not be kept aside: writing them would destroy it, so
         /// writes are refused (and reported) until the key is removed or written explicitly.
         var protected: Set<String> = []
+        /// Keys whose last write failed, and how many attempts in a row have: a failure is
+        /// reported when it starts such an episode, and the first write that succeeds ends it.
+        var failing: [String: Int] = [:]
     }
 
     private let storage: LockedValue<any ArchiveStore>
@@ -72,8 +75,11 @@ public final class Archiver: Sendable {
         guard !all.isEmpty else { return }
         let protected = state.withLock { $0.protected }
         worker.sync {
+            // The last chance: a write that fails now is reported, with nothing left to retry it.
             for (key, write) in all.sorted(by: { $0.key < $1.key }) {
-                Archiver.perform(write, key: key, protected: protected.contains(key))
+                if let problem = Archiver.store(write, key: key, protected: protected.contains(key)) {
+                    write.onFailure?(problem)
+                }
             }
         }
     }
@@ -118,10 +124,9 @@ public final class Archiver: Sendable {
             problems.append(Archiver.keyInUse(key))
         }
         let pendingWrite = state.withLock { $0.pending.remove(key) }
-        let protectedNow = state.withLock { $0.protected.contains(key) }
         let fallback = defaultValue()
         let (restoration, protect) = worker.sync { () -> (ArchiveRestoration<T>, Bool) in
-            if let pendingWrite { Archiver.perform(pendingWrite, key: key, protected: protectedNow) }
+            if let pendingWrite { perform(pendingWrite, key: key) }
             return Archiver.read(T.self, key: key, fallback: fallback, store: store)
         }
         // A key is protected while what it holds could not be read or kept aside, no longer.
@@ -156,7 +161,7 @@ public final class Archiver: Sendable {
         let strictError: any Error
         do {
             return (
-                ArchiveRestoration(value: try JSONDecoder().decode(T.self, from: data), found: true, problems: []),
+                ArchiveRestoration(value: try ArchiveEncoder.decoder().decode(T.self, from: data), found: true, problems: []),
                 false
             )
         } catch {
@@ -226,20 +231,24 @@ public final class Archiver: Sendable {
     ///     (``ArchiveProblem/Kind/keyInUse``). Both go on writing; the last write wins.
     ///   - encode: called on the archive thread when the write happens; the latest one wins. Encode
     ///     with ``ArchiveEncoder``: it refuses a value too deep to be read back instead of crashing.
-    ///   - onFailure: called, on the archive thread, if encoding or the store fails.
+    ///   - onFailure: called, on the archive thread, if encoding or the store fails: once when the
+    ///     key's writes start failing, not again for each retry (see ``retryDelays``).
+    ///   - onRecovery: called, on the archive thread, when a write of the key succeeds after
+    ///     failing.
     public func scheduleWrite(
         key: String, after delay: Double, maxDelay: Double = Archiver.defaultMaxDelay,
         store: (any ArchiveStore)? = nil, owner: AnyObject? = nil,
         encode: @escaping @Sendable () throws -> Data,
-        onFailure: (@Sendable (ArchiveProblem) -> Void)? = nil
+        onFailure: (@Sendable (ArchiveProblem) -> Void)? = nil,
+        onRecovery: (@Sendable (ArchiveRecovery) -> Void)? = nil
     ) {
         let now = self.now
         let store = store ?? self.store
         let ownerID = owner.map(ObjectIdentifier.init)
         let (action, conflict) = state.withLock { state -> (PendingWrites.Action, Bool) in
             let (action, ownerChanged) = state.pending.schedule(
-                key, encode: encode, onFailure: onFailure, store: store, owner: ownerID, now: now,
-                delay: Archiver.duration(delay), maxDelay: Archiver.duration(maxDelay))
+                key, encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, owner: ownerID,
+                now: now, delay: Archiver.duration(delay), maxDelay: Archiver.duration(maxDelay))
             guard ownerChanged, let owner else { return (action, false) }
             return (action, state.claims.claim(key, by: owner))
         }
@@ -260,12 +269,18 @@ public final class Archiver: Sendable {
     ///   - key: the key to write under.
     ///   - store: the store to write to, the default one when nil.
     ///   - encode: called on the archive thread; encode with ``ArchiveEncoder``.
-    ///   - owner: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:)``; a
+    ///   - owner: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``; a
     ///     second live owner is reported through `completion` before the write's own outcome.
+    ///   - onFailure: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``:
+    ///     called when this write starts a failure episode of the key. A write that fails stays
+    ///     pending and is retried.
+    ///   - onRecovery: called when a later attempt succeeds after failing.
     ///   - completion: called on the archive thread once the bytes are stored (with nil), or with
-    ///     the problem.
+    ///     the problem, after this attempt (retries do not call it again).
     public func writeNow(
         key: String, store: (any ArchiveStore)? = nil, owner: AnyObject? = nil,
+        onFailure: (@Sendable (ArchiveProblem) -> Void)? = nil,
+        onRecovery: (@Sendable (ArchiveRecovery) -> Void)? = nil,
         encode: @escaping @Sendable () throws -> Data,
         completion: (@Sendable (ArchiveProblem?) -> Void)? = nil
     ) {
@@ -277,15 +292,16 @@ public final class Archiver: Sendable {
         }
         let now = self.now
         let write = PendingWrites.Write(
-            encode: encode, onFailure: nil, store: store, since: now, deadline: now, wakeUp: 0, owner: nil)
+            encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, since: now, deadline: now,
+            wakeUp: 0, owner: ownerID(owner))
         worker.async { [self] in
             if conflict { completion?(Archiver.keyInUse(key)) }
-            completion?(Archiver.perform(write, key: key, protected: isProtected(key)))
+            completion?(perform(write, key: key))
         }
     }
 
-    private func isProtected(_ key: String) -> Bool {
-        state.withLock { $0.protected.contains(key) }
+    private func ownerID(_ owner: AnyObject?) -> ObjectIdentifier? {
+        owner.map(ObjectIdentifier.init)
     }
 
     /// Does what a transition of the pending writes asks.
@@ -296,7 +312,7 @@ public final class Archiver: Sendable {
         case .arm(let number, let deadline):
             clock.wake(at: .nanoseconds(deadline)) { [weak self] in self?.wake(key, number: number) }
         case .perform(let write):
-            worker.async { [self] in Archiver.perform(write, key: key, protected: isProtected(key)) }
+            worker.async { [self] in perform(write, key: key) }
         }
     }
 
@@ -316,6 +332,7 @@ public final class Archiver: Sendable {
             state.protected.remove(key)
         }
         try worker.sync { Result { try store.set(data, forKey: key) } }.get()
+        state.withLock { _ = $0.failing.removeValue(forKey: key) }
     }
 
     /// Deletes what is stored under `key` and drops a pending write of it.
@@ -324,35 +341,71 @@ public final class Archiver: Sendable {
         state.withLock { state in
             state.pending.remove(key)
             state.protected.remove(key)
+            state.failing.removeValue(forKey: key)
         }
         try worker.sync { Result { try store.removeData(forKey: key) } }.get()
     }
 
-    /// Writes every pending value now and returns when they, and every write already under way, are
-    /// stored.
+    /// Writes every pending value now, including those waiting to be retried after a failure, and
+    /// returns when they, and every write already under way, are stored or have failed again (then
+    /// they stay pending, see ``retryDelays``).
     public func flush() {
-        let (all, protected) = state.withLock { ($0.pending.removeAll(), $0.protected) }
+        let all = state.withLock { $0.pending.removeAll() }
         worker.sync {
-            for (key, write) in all.sorted(by: { $0.key < $1.key }) {
-                Archiver.perform(write, key: key, protected: protected.contains(key))
-            }
+            for (key, write) in all.sorted(by: { $0.key < $1.key }) { perform(write, key: key) }
         }
     }
 
     /// Returns once the writes under way (their delay over, or asked for with
-    /// ``writeNow(key:store:owner:encode:completion:)`` or ``flush()``) are stored; writes still waiting for their delay stay pending. With a
+    /// ``writeNow(key:store:owner:onFailure:onRecovery:encode:completion:)`` or ``flush()``) are stored; writes still waiting for their delay stay pending. With a
     /// ``ManualArchiveClock``, call it after ``ManualArchiveClock/advance(by:)`` to see what the
     /// wake-ups wrote.
     public func waitForWritesInProgress() {
         worker.sync {}
     }
 
-    /// The keys with a write pending.
+    /// The keys with a write pending: waiting for its delay, or to be retried after a failure.
     public var pendingKeys: [String] { state.withLock { $0.pending.keys.sorted() } }
 
-    /// Encodes and stores `write` (on the worker); reports and returns what went wrong.
+    /// The keys whose last write failed (each stays pending until a write succeeds).
+    public var failingKeys: [String] { state.withLock { $0.failing.keys.sorted() } }
+
+    /// How long a key whose write failed waits before the next attempt, in seconds: after the
+    /// first failure 1, then 2, 4, 8, 16, and 30 from then on, until a write succeeds. Commits
+    /// meanwhile do not bring the next attempt forward (a failing disk is not hammered), but
+    /// ``flush()``, the exit flush and an explicit write do not wait for it.
+    public static let retryDelays: [Double] = [1, 2, 4, 8, 16, 30]
+
+    /// Encodes and stores `write` (on the worker). A store that fails leaves the write pending,
+    /// retried after ``retryDelays``; the failure is reported when it starts an episode of the key,
+    /// and the first success after it is reported as a recovery. Returns what went wrong.
     @discardableResult
-    private static func perform(_ write: PendingWrites.Write, key: String, protected: Bool) -> ArchiveProblem? {
+    private func perform(_ write: PendingWrites.Write, key: String) -> ArchiveProblem? {
+        let protected = state.withLock { $0.protected.contains(key) }
+        guard let problem = Archiver.store(write, key: key, protected: protected) else {
+            if let attempts = state.withLock({ $0.failing.removeValue(forKey: key) }) {
+                write.onRecovery?(ArchiveRecovery(key: key, failedAttempts: attempts))
+            }
+            return nil
+        }
+        let now = self.now
+        let (attempts, action) = state.withLock { state -> (Int, PendingWrites.Action) in
+            let attempts = state.failing[key, default: 0] + 1
+            state.failing[key] = attempts
+            // An encoding fails the same way every time, and a protected key is refused until
+            // it is removed or written: only a store's failure is worth another attempt.
+            guard case .storeFailed = problem.kind, !protected else { return (attempts, .none) }
+            let delays = Archiver.retryDelays
+            let delay = Archiver.duration(delays[min(attempts, delays.count) - 1])
+            return (attempts, state.pending.retry(key, write, notBefore: now &+ delay))
+        }
+        if attempts == 1 { write.onFailure?(problem) }
+        run(action, key: key)
+        return problem
+    }
+
+    /// Encodes and stores `write`; returns what went wrong.
+    private static func store(_ write: PendingWrites.Write, key: String, protected: Bool) -> ArchiveProblem? {
         let problem: ArchiveProblem
         if protected {
             problem = ArchiveProblem(
@@ -372,7 +425,6 @@ public final class Archiver: Sendable {
                 problem = ArchiveProblem(key: key, kind: .encodingFailed, reason: ArchiveErrorReason.describe(error))
             }
         }
-        write.onFailure?(problem)
         return problem
     }
 

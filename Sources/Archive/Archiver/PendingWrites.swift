@@ -29,6 +29,7 @@ struct PendingWrites {
         // already excludes overlapping access: the runtime check was a measurable part of every commit.
         @exclusivity(unchecked) var encode: @Sendable () throws -> Data
         @exclusivity(unchecked) var onFailure: (@Sendable (ArchiveProblem) -> Void)?
+        @exclusivity(unchecked) var onRecovery: (@Sendable (ArchiveRecovery) -> Void)?
         @exclusivity(unchecked) var store: any ArchiveStore
         /// When it became pending.
         let since: Nanoseconds
@@ -41,13 +42,18 @@ struct PendingWrites {
         @exclusivity(unchecked) var wakeUpAt: Nanoseconds
         /// Who schedules it, if the caller said (see `ArchiveClaims`).
         @exclusivity(unchecked) var owner: ObjectIdentifier?
+        /// The earliest it may be performed: after a failed attempt, the back-off's end, which a
+        /// later schedule does not bring forward (`Int64.min` otherwise).
+        @exclusivity(unchecked) var notBefore: Nanoseconds = .min
 
         init(
             encode: @escaping @Sendable () throws -> Data, onFailure: (@Sendable (ArchiveProblem) -> Void)?,
+            onRecovery: (@Sendable (ArchiveRecovery) -> Void)? = nil,
             store: any ArchiveStore, since: Nanoseconds, deadline: Nanoseconds, wakeUp: UInt64, owner: ObjectIdentifier?
         ) {
             self.encode = encode
             self.onFailure = onFailure
+            self.onRecovery = onRecovery
             self.store = store
             self.since = since
             self.deadline = deadline
@@ -76,16 +82,17 @@ struct PendingWrites {
     ///   when the new deadline is earlier than the wake-up already armed (a shorter delay).
     mutating func schedule(
         _ key: String, encode: @escaping @Sendable () throws -> Data,
-        onFailure: (@Sendable (ArchiveProblem) -> Void)?, store: any ArchiveStore, owner: ObjectIdentifier?,
-        now: Nanoseconds, delay: Nanoseconds, maxDelay: Nanoseconds
+        onFailure: (@Sendable (ArchiveProblem) -> Void)?, onRecovery: (@Sendable (ArchiveRecovery) -> Void)?,
+        store: any ArchiveStore, owner: ObjectIdentifier?, now: Nanoseconds, delay: Nanoseconds, maxDelay: Nanoseconds
     ) -> (action: Action, ownerChanged: Bool) {
         if let write = last?.key == key ? last?.write : byKey[key] {
             write.encode = encode
             write.onFailure = onFailure
+            write.onRecovery = onRecovery
             write.store = store
             let ownerChanged = write.owner != owner
             write.owner = owner
-            write.deadline = min(now &+ delay, write.since &+ maxDelay)
+            write.deadline = max(min(now &+ delay, write.since &+ maxDelay), write.notBefore)
             last = (key, write)
             guard write.deadline < write.wakeUpAt else { return (.none, ownerChanged) }
             wakeUps &+= 1
@@ -96,8 +103,8 @@ struct PendingWrites {
         wakeUps &+= 1
         let deadline = now &+ min(delay, maxDelay)
         let write = Write(
-            encode: encode, onFailure: onFailure, store: store, since: now, deadline: deadline, wakeUp: wakeUps,
-            owner: owner)
+            encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, since: now, deadline: deadline,
+            wakeUp: wakeUps, owner: owner)
         byKey[key] = write
         last = (key, write)
         return (.arm(number: wakeUps, at: deadline), true)
@@ -115,6 +122,25 @@ struct PendingWrites {
         }
         remove(key)
         return .perform(write)
+    }
+
+    /// `write` of `key` failed: it is pending again, due at `notBefore` (the back-off's end). If
+    /// the key was scheduled again while it was being performed, the newer write (the later state)
+    /// is kept instead, and waits for the back-off too.
+    mutating func retry(_ key: String, _ write: Write, notBefore: Nanoseconds) -> Action {
+        if let newer = byKey[key] {
+            newer.notBefore = notBefore
+            newer.deadline = max(newer.deadline, notBefore)
+            // Its armed wake-up, if earlier, finds the later deadline and arms again.
+            return .none
+        }
+        wakeUps &+= 1
+        write.notBefore = notBefore
+        write.deadline = notBefore
+        write.wakeUp = wakeUps
+        write.wakeUpAt = notBefore
+        byKey[key] = write
+        return .arm(number: wakeUps, at: notBefore)
     }
 
     subscript(key: String) -> Write? { byKey[key] }

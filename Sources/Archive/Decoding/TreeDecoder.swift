@@ -244,6 +244,16 @@ extension TreeDecoder {
     }
 
     func floatingPoint<F: BinaryFloatingPoint & LosslessStringConvertible>(_ type: F.Type) throws -> F {
+        if case .string(let text) = value {
+            // The names the archive encoder writes for numbers JSON cannot hold.
+            let names = ArchiveEncoder.nonFiniteNames
+            switch text {
+            case names.nan: return .nan
+            case names.positiveInfinity: return .infinity
+            case names.negativeInfinity: return -.infinity
+            default: throw mismatch(type, value)
+            }
+        }
         guard case .number(let text) = value else { throw mismatch(type, value) }
         guard let number = F(text), number.isFinite else { throw corrupted("a number that does not fit in \(type)") }
         return number

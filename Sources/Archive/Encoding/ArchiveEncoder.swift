@@ -1,8 +1,12 @@
 import Foundation
 
 /// Encodes a value as JSON for an archive, as `JSONEncoder` does with its default strategies
-/// (`Data` as Base64, `Date` as seconds since 2001, `URL` as its string, non-finite numbers
-/// refused), with a bound on nesting.
+/// (`Data` as Base64, `Date` as seconds since 2001, `URL` as its string), with a bound on nesting.
+///
+/// Non-finite `Double` and `Float` values, which JSON has no number for, are written as the
+/// strings `"NaN"`, `"Infinity"` and `"-Infinity"` (``nonFiniteNames``, `JSONEncoder`'s
+/// `.convertToString` strategy with those names), and the archiver reads them back as the same
+/// values: a state holding NaN is archived whole, never refused for one field.
 ///
 /// A value nested deeper than ``maximumNesting`` arrays and objects is refused with an
 /// `EncodingError`: Foundation's JSON readers reject deeper input, so such an archive could never
@@ -23,6 +27,21 @@ public struct ArchiveEncoder: Sendable {
     /// thread's.
     static let maximumRecursion = 2_048
 
+    /// The strings that stand for non-finite numbers: what `JSONEncoder` and `JSONDecoder` need to be
+    /// told to write and read archives the same way
+    /// (`.convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")`).
+    public static let nonFiniteNames = (positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+
+    /// A `JSONDecoder` that reads archives as the archiver does: non-finite numbers from
+    /// ``nonFiniteNames``.
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        let names = nonFiniteNames
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: names.positiveInfinity, negativeInfinity: names.negativeInfinity, nan: names.nan)
+        return decoder
+    }
+
     /// The underlying error of the `EncodingError` thrown for a value nested too deep.
     struct NestingLimit: Error {}
 
@@ -32,7 +51,7 @@ public struct ArchiveEncoder: Sendable {
     /// The JSON bytes of `value`.
     ///
     /// - Throws: `EncodingError.invalidValue` for a value nested deeper than ``maximumNesting``,
-    ///   a non-finite number, or a value that encodes nothing; what `value`'s own `encode(to:)`
+    ///   a non-finite `Decimal`, or a value that encodes nothing; what `value`'s own `encode(to:)`
     ///   throws.
     /// - Complexity: O(*n*) in the size of the output.
     public func encode<T: Encodable>(_ value: T) throws -> Data {

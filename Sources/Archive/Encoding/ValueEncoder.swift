@@ -133,10 +133,15 @@ extension EncodedValue {
         return nil
     }
 
+    /// A floating-point number: finite ones as JSON numbers, the others as the strings
+    /// `JSONEncoder`'s `.convertToString` strategy writes (see ``ArchiveEncoder/nonFiniteNames``).
     static func finite<F: BinaryFloatingPoint & LosslessStringConvertible>(_ number: F, at encoder: ValueEncoder)
         throws -> EncodedValue
     {
-        guard number.isFinite else { throw invalid(number, at: encoder) }
+        guard number.isFinite else {
+            let names = ArchiveEncoder.nonFiniteNames
+            return .string(number.isNaN ? names.nan : number < 0 ? names.negativeInfinity : names.positiveInfinity)
+        }
         return .number(number.description)
     }
 

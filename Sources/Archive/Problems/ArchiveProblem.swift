@@ -16,7 +16,7 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
         /// deeper than a reader accepts); nothing was written and the previous archive is intact.
         case encodingFailed
         /// Another live object already archives under this key (see
-        /// ``Archiver/scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:)``).
+        /// ``Archiver/scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``).
         case keyInUse
     }
 

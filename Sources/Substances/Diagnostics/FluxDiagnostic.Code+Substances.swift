@@ -18,8 +18,11 @@ extension FluxDiagnostic.Code {
     /// that did not fit took their defaults (or were left out), listed by coding path; the old
     /// bytes were kept aside.
     public static let archivePartiallyRestored = FluxDiagnostic.Code("archive-partially-restored")
-    /// An archive could not be written.
+    /// An archive could not be written: reported once when a key's writes start failing; the key
+    /// stays pending and is retried (see `Archiver.retryDelays`) until a write succeeds.
     public static let archiveWriteFailed = FluxDiagnostic.Code("archive-write-failed")
+    /// A key's archive is written again after ``archiveWriteFailed``: the failure episode is over.
+    public static let archiveWriteRecovered = FluxDiagnostic.Code("archive-write-recovered")
     /// A second live substance archives under a key (a name) that another live one already uses.
     public static let archiveKeyInUse = FluxDiagnostic.Code("archive-key-in-use")
     /// A substance used in a way that cannot work: a mixer or action defined outside

@@ -34,10 +34,17 @@ extension Substance {
     private func write(_ value: S, completion: (@Sendable (ArchiveProblem?) -> Void)?) {
         let report = reportArchiveProblem
         let encode: @Sendable () throws -> Data = { try ArchiveEncoder().encode(value) }
-        archiver().writeNow(key: archiveKey(), owner: self, encode: encode) { problem in
-            if let problem { report(problem) }
+        // A failure is reported by the archiver when it starts an episode; the write stays pending
+        // and is retried.
+        archiver().writeNow(
+            key: archiveKey(), owner: self, onFailure: report, onRecovery: reportArchiveRecovery, encode: encode
+        ) { problem in
             // A second live owner is reported, and the write goes on: its own outcome comes next.
-            if problem?.kind != .keyInUse { completion?(problem) }
+            if problem?.kind == .keyInUse {
+                report(problem!)
+            } else {
+                completion?(problem)
+            }
         }
     }
 
@@ -80,7 +87,12 @@ extension Substance {
     func scheduleArchiveWrite(of value: S) {
         archiver().scheduleWrite(
             key: archiveKey(), after: archiveDelay(), maxDelay: archiveMaxDelay(), owner: self,
-            encode: { try ArchiveEncoder().encode(value) }, onFailure: reportArchiveProblem)
+            encode: { try ArchiveEncoder().encode(value) }, onFailure: reportArchiveProblem,
+            onRecovery: reportArchiveRecovery)
+    }
+
+    static func report(_ recovery: ArchiveRecovery, of reference: SubstanceReference) {
+        reference.bus.report(.archiveWriteRecovered, "\(reference.name): \(recovery)")
     }
 
     static func report(_ problem: ArchiveProblem, of reference: SubstanceReference) {

@@ -30,6 +30,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Reports an archive problem; made once, and holding the substance only weakly, so that a
     /// pending write neither allocates a closure per commit nor keeps the substance alive.
     let reportArchiveProblem: @Sendable (ArchiveProblem) -> Void
+    /// Reports that the archive is written again after failing; made once, as `reportArchiveProblem`.
+    let reportArchiveRecovery: @Sendable (ArchiveRecovery) -> Void
     /// The name given at creation, or `<State>#<n>`: made once, since tools (a journal, a logger)
     /// ask for it at every mix.
     private let defaultName: String
@@ -102,6 +104,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let reference = SubstanceReference(bus: bus, stateType: S.self)
         self.reference = reference
         self.reportArchiveProblem = { problem in Substance.report(problem, of: reference) }
+        self.reportArchiveRecovery = { recovery in Substance.report(recovery, of: reference) }
         reference.attach(self)
         if archive { restoreArchive() }
     }
