@@ -72,32 +72,58 @@ public enum Flask {
         reactorManager.attachReactor(to: owner, mixing: substances, delivery: delivery)
     }
 
-    /// Detaches every reactor of `owner`. Detaching an owner that has none is reported.
-    public static func detachReactor(from owner: AnyObject) {
+    /// Detaches every reactor of `owner`. Detaching an owner that has none is reported, on `bus`,
+    /// with the caller's file and line.
+    ///
+    /// - Parameters:
+    ///   - owner: the object the reactors are attached to.
+    ///   - bus: where a misuse is reported when the owner has no reactor (and so no bus of its own).
+    ///   - fileID: where it is called, for the report; leave the default.
+    ///   - line: where it is called; leave the default.
+    public static func detachReactor(
+        from owner: AnyObject, on bus: Flux = .shared, fileID: StaticString = #fileID, line: UInt = #line
+    ) {
         if reactorManager.detach(from: owner) == 0 {
-            bus.report(.reactorMisuse, "detachReactor(from: \(type(of: owner))): this owner has no reactor attached")
+            bus.report(
+                .reactorMisuse,
+                "detachReactor(from: \(type(of: owner))) at \(fileID):\(line): this owner has no reactor attached")
         }
     }
 
     /// The reactor attached to `owner`.
     ///
-    /// With none, this is reported and an unbound reactor is returned (its chains still mix); with
-    /// several, this is reported and the oldest is returned.
-    public static func getReactor<Owner: AnyObject>(attachedTo owner: Owner) -> Reactor<Owner> {
+    /// With none, this is reported (on `bus`) and an unbound reactor is returned (its chains still
+    /// mix); with several, this is reported on their bus and the oldest is returned. Reports name
+    /// the caller's file and line.
+    ///
+    /// - Parameters:
+    ///   - owner: the object the reactor is attached to.
+    ///   - bus: where a misuse is reported when the owner has no reactor (and so no bus of its own).
+    ///   - fileID: where it is called, for reports; leave the default.
+    ///   - line: where it is called; leave the default.
+    public static func getReactor<Owner: AnyObject>(
+        attachedTo owner: Owner, on bus: Flux = .shared, fileID: StaticString = #fileID, line: UInt = #line
+    ) -> Reactor<Owner> {
         let mine = reactorManager.reactors(of: owner).compactMap { $0 as? Reactor<Owner> }
-        if mine.count > 1 {
-            bus.report(
-                .reactorMisuse, "getReactor(attachedTo: \(Owner.self)): \(mine.count) reactors are attached; using one")
+        let place = "\(fileID):\(line)"
+        let oldest = mine.min(by: { $0.serial < $1.serial })
+        if let oldest, mine.count > 1 {
+            oldest.bus.report(
+                .reactorMisuse,
+                "getReactor(attachedTo: \(Owner.self)) at \(place): \(mine.count) reactors are attached; using one")
         }
-        if let reactor = mine.min(by: { $0.serial < $1.serial }) { return reactor }
+        if let oldest { return oldest }
         bus.report(
-            .reactorMisuse, "getReactor(attachedTo: \(Owner.self)): no reactor is attached; returning an unbound one")
+            .reactorMisuse,
+            "getReactor(attachedTo: \(Owner.self)) at \(place): no reactor is attached; returning an unbound one")
         return Reactor(owner: owner, substances: [], delivery: .bus, manager: nil)
     }
 
     /// Alias of `getReactor(attachedTo:)` (the seed lists both spellings).
-    public static func getReactor<Owner: AnyObject>(at owner: Owner) -> Reactor<Owner> {
-        getReactor(attachedTo: owner)
+    public static func getReactor<Owner: AnyObject>(
+        at owner: Owner, on bus: Flux = .shared, fileID: StaticString = #fileID, line: UInt = #line
+    ) -> Reactor<Owner> {
+        getReactor(attachedTo: owner, on: bus, fileID: fileID, line: line)
     }
 
     // MARK: Mixing

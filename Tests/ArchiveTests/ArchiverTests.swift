@@ -127,3 +127,27 @@ struct ArchiverTests {
         #expect(problems.all.map(\.kind) == [.storeFailed(operation: "write")])
     }
 }
+
+@Suite("Restore reports hold no user data")
+struct RestoreRedactionTests {
+    struct Tokens: Codable, Equatable {
+        var tokens: [String: Int] = [:]
+        var count = 0
+    }
+
+    @Test("a dictionary's keys are never written in a restore path: tokens[…], with a count")
+    func dictionaryKeysRedacted() throws {
+        let archiver = Archiver(store: MemoryArchiveStore())
+        let json = #"{"tokens": {"tok-SECRET-abc": "x", "tok-SECRET-def": "y", "fine": 1}, "count": 2}"#
+        try archiver.write(Data(json.utf8), key: "k")
+        let restored = archiver.restore(Tokens.self, key: "k", defaultValue: Tokens())
+        #expect(restored.value == Tokens(tokens: ["fine": 1], count: 2))
+        let problem = try #require(restored.problems.first)
+        guard case .partiallyRestored(let defaulted, _) = problem.kind else {
+            Issue.record("expected a partial restore, got \(problem)")
+            return
+        }
+        #expect(defaulted == ["tokens[…] (left out) ×2"])
+        #expect(!problem.description.contains("SECRET"), "\(problem)")
+    }
+}

@@ -170,7 +170,7 @@ public final class Archiver: Sendable {
         switch TolerantDecoding.decode(T.self, from: data, defaultValue: fallback) {
         case .restored(let value, let notes):
             let aside = keepAside(data, key: key, suffix: "previous-shape", store: store)
-            let defaulted = notes.map { $0.leftOut ? "\($0.path) (left out)" : $0.path }
+            let defaulted = Archiver.counted(notes.map { $0.leftOut ? "\($0.path) (left out)" : $0.path })
             let reasons = notes.prefix(3).map { $0.reason }
             let reason = (reasons.isEmpty ? [ArchiveErrorReason.describe(strictError)] : reasons).joined(
                 separator: "; ")
@@ -183,6 +183,18 @@ public final class Archiver: Sendable {
             let problem = ArchiveProblem(key: key, kind: .unreadable(keptAt: aside.key), reason: reason + aside.note)
             return (ArchiveRestoration(value: fallback, found: true, problems: [problem]), !aside.kept)
         }
+    }
+
+    /// `paths` in their order, each once, with how many times it came when more than once: the
+    /// entries of a dictionary all have one path (`tokens[…]`), their keys being user data.
+    static func counted(_ paths: [String]) -> [String] {
+        var order: [String] = []
+        var counts: [String: Int] = [:]
+        for path in paths {
+            if counts[path] == nil { order.append(path) }
+            counts[path, default: 0] += 1
+        }
+        return order.map { counts[$0]! > 1 ? "\($0) ×\(counts[$0]!)" : $0 }
     }
 
     /// Copies what `key` holds (`data`, or the store's own value when nil) to `<key>.<suffix>`, or

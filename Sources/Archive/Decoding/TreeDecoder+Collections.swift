@@ -35,7 +35,7 @@ extension Dictionary: LossyDecodable where Key == String, Value: Decodable {
         var result: [String: Value] = [:]
         result.reserveCapacity(entries.count)
         for (key, entry) in entries {
-            let codingKey = TreeKey(stringValue: key)
+            let codingKey = TreeKey(dictionaryKey: key)
             let mark = decoder.notes.mark
             do {
                 result[key] = try decoder.decode(Value.self, key: codingKey, value: entry, fallback: defaults?[key])

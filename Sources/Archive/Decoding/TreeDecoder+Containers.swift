@@ -239,15 +239,25 @@ struct TreeSingleValueContainer: SingleValueDecodingContainer {
 struct TreeKey: CodingKey {
     let stringValue: String
     let intValue: Int?
+    /// Whether the key is a dictionary's: user data, never written in a path.
+    let isDictionaryKey: Bool
 
     init(stringValue: String) {
         self.stringValue = stringValue
         self.intValue = nil
+        self.isDictionaryKey = false
+    }
+
+    init(dictionaryKey: String) {
+        self.stringValue = dictionaryKey
+        self.intValue = nil
+        self.isDictionaryKey = true
     }
 
     init(index: Int) {
         self.stringValue = "Index \(index)"
         self.intValue = index
+        self.isDictionaryKey = false
     }
 
     init?(intValue: Int) {

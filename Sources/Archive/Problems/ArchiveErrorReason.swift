@@ -34,15 +34,32 @@ enum ArchiveErrorReason {
 
     /// A coding path as dotted keys, array elements by index.
     static func dotted(_ codingPath: [any CodingKey]) -> String {
-        codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        spelled(codingPath).joined()
     }
 
     /// A coding path as dotted keys, array elements by index; a long one abbreviated.
     static func path(_ codingPath: [any CodingKey]) -> String {
         if codingPath.isEmpty { return "the top" }
-        let keys = codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
-        guard keys.count > 8 else { return keys.joined(separator: ".") }
-        return keys.prefix(3).joined(separator: ".")
-            + ".….\(keys.suffix(3).joined(separator: ".")) (\(keys.count) levels)"
+        let keys = spelled(codingPath)
+        guard keys.count > 8 else { return keys.joined() }
+        return keys.prefix(3).joined() + ".…" + keys.suffix(3).joined() + " (\(keys.count) levels)"
+    }
+
+    /// Each key of `codingPath` as it is written in a path, with its separator: `.name`, `.3` for
+    /// an array element, and `[…]` for a dictionary's key, which is user data (a token, an e-mail
+    /// address) and never written. The first key has no separator.
+    static func spelled(_ codingPath: [any CodingKey]) -> [String] {
+        codingPath.enumerated().map { position, key in
+            if isDictionaryKey(key) { return "[…]" }
+            let text = key.intValue.map(String.init) ?? key.stringValue
+            return position == 0 ? text : "." + text
+        }
+    }
+
+    /// Whether `key` is a dictionary's: the archive's own decoder marks them, and the standard
+    /// library's `Dictionary` encodes and decodes its keys with a type of its own.
+    static func isDictionaryKey(_ key: any CodingKey) -> Bool {
+        if let key = key as? TreeKey { return key.isDictionaryKey }
+        return String(describing: type(of: key)) == "_DictionaryCodingKey"
     }
 }

@@ -179,13 +179,18 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// Releases the lock, or, when several took it over (reactors that each received its exclusive
     /// mix), one of their claims: the lock is released by the last. Releasing it again has no
     /// effect (and is reported when both were explicit).
-    public func release() {
-        release(.explicit)
+    ///
+    /// - Parameters:
+    ///   - fileID: where it is released, for the report of a second release; leave the default.
+    ///   - line: where it is released; leave the default.
+    public func release(fileID: StaticString = #fileID, line: UInt = #line) {
+        release(.explicit, at: "\(fileID):\(line)")
     }
 
-    /// Releases with a reason; returns whether this call did release it.
+    /// Releases with a reason; returns whether this call did release it. `origin` is where an
+    /// explicit release was called, for the report of a second one.
     @discardableResult
-    package func release(_ reason: Release) -> Bool {
+    package func release(_ reason: Release, at origin: String? = nil) -> Bool {
         let (callback, previous): (ReleaseCallback??, Release?) = stateLock.withLock {
             if let previous = state.release { return (nil, previous) }
             if reason == .explicit {
@@ -201,8 +206,10 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
             return true
         }
         if previous == .explicit && reason == .explicit {
+            let place = origin.map { " at \($0)" } ?? ""
             bus.report(
-                .lockReleasedTwice, "lock #\(serial)\(mixerSuffix) was released twice; the second release was ignored")
+                .lockReleasedTwice,
+                "lock #\(serial)\(mixerSuffix) was released twice; the second release\(place) was ignored")
         }
         return false
     }

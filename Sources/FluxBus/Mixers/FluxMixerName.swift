@@ -26,9 +26,31 @@ public struct FluxMixerName: Hashable, Sendable, CustomStringConvertible, Expres
         self.init(value)
     }
 
+    /// The name as logs, lock reports and diagnostics write it: the domain and the case name, never
+    /// a value (`AuthMixers.login` for `case login(password:)`, `ResetPassword` for a struct).
+    ///
+    /// A name scoped by a domain is cut at its first `(`: an enumeration case's name holds its
+    /// associated values from there, and a structure's its stored properties. The whole name, the
+    /// bus's identity of the mixer, is ``name``; write it only where values may be shown.
     public var description: String {
+        FluxMixerName.redacted(name, domain: domain.map { "\($0)" })
+    }
+
+    /// `name` in `domain` as text, without what follows the first `(` when there is a domain:
+    /// see ``description``.
+    public static func redacted(_ name: String, domain: String?) -> String {
         guard let domain else { return name }
-        return name.isEmpty ? "\(domain)" : "\(domain).\(name)"
+        let caseName = caseName(of: name, domain: domain)
+        return caseName.isEmpty ? domain : "\(domain).\(caseName)"
+    }
+
+    /// The part of `name` (scoped by `domain`) that names a case: up to its first `(`, and empty
+    /// for a structure's description, which starts with the type's own name.
+    public static func caseName(of name: String, domain: String) -> String {
+        var caseName = Substring(name)
+        if let open = caseName.firstIndex(of: "(") { caseName = caseName[..<open] }
+        let typeName = domain.split(separator: ".").last.map(String.init) ?? domain
+        return caseName == typeName || caseName == domain ? "" : String(caseName)
     }
 
     /// Whether two names are the same name in the same domain.

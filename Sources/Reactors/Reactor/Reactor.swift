@@ -59,7 +59,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     private let weakSubstances: [WeakSubstance]
     /// Where a ``handler`` runs.
     public let delivery: ReactionDelivery
-    let bus: Flux
+    /// The bus of the reactor's substances (the shared one for a reactor without substances), where
+    /// its handlers run and its misuse is reported.
+    public let bus: Flux
     /// Creation order, unique per process.
     package let serial = reactorSerial.add(1, ordering: .relaxed).newValue
     private weak var manager: ReactorManager?

@@ -122,7 +122,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             register(mixer, position: nil)
             bus.report(
                 .substanceMisuse,
-                "\(name()): define(mix: \(mixer)) called outside defineMixers(); its body will never run")
+                "\(name()): define(mix: \(mixer.busName)) called outside defineMixers(); its body will never run")
         }
     }
 
@@ -216,7 +216,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         if MixerValues.has(mixer) {
             bus.report(
                 .mixerWithValues,
-                "\(self.name()): define(mix: \(mixer)): a mixer case with associated values is matched with its values "
+                "\(self.name()): define(mix: \(name)): a mixer case with associated values is matched with its values "
                     + "too, so a dispatch of other values never reaches it; carry data in a FlaskAction")
         }
         let position = position ?? -1

@@ -57,9 +57,6 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     @exclusivity(unchecked) private final var publishedSlot: UnsafeMutablePointer<S>
     private let publishedLock = InPlaceLock()
     @exclusivity(unchecked) @usableFromInline final var inTransaction: BusConfined<Bool>
-    /// Copies handed to `prop` writes outside a transaction (misuse, reported); freed with the
-    /// substance.
-    private let discardedSlots = LockedValue<[UnsafeMutablePointer<S>]>([])
     /// The changes of an earlier commit that were delivered only on the bus and that nobody held
     /// any more: refilled by the next commit instead of allocating (and later freeing) a new
     /// object. Held as the base class: naming `StateChanges<S>` here would look its metadata up at
@@ -115,10 +112,6 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             slot.deinitialize(count: 1)
             slot.deallocate()
         }
-        for slot in discardedSlots.withLock({ $0 }) {
-            slot.deinitialize(count: 1)
-            slot.deallocate()
-        }
     }
 
     /// Creates an unnamed substance on the shared bus.
@@ -170,12 +163,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     @usableFromInline
     final func slotOutsideTransaction() -> UnsafeMutablePointer<S> {
         reportPropMisuse()
-        // Writes go to a copy nobody reads; it is kept until the substance goes, since the
-        // caller writes through the address after this returns.
-        let discarded = UnsafeMutablePointer<S>.allocate(capacity: 1)
-        discarded.initialize(to: committedValue())
-        discardedSlots.withLock { $0.append(discarded) }
-        return discarded
+        return DiscardedCopy<S>.slot(holding: committedValue())
     }
 
     private func reportPropMisuse() {

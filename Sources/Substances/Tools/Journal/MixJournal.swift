@@ -58,10 +58,10 @@ public final class MixJournal: FluxMiddleware {
         /// a replay applies them, since a task's closures cannot be recorded.
         public let states: [String: Data]?
 
-        /// The mixer's full name, `Domain.name` (for a typed action, its type's name).
+        /// The mixer's name as text, `Domain.name` (for a typed action, its type's name), without
+        /// the values a case or structure holds (see `FluxMixerName.description`).
         public var mixerDescription: String {
-            guard let domain else { return mixer }
-            return mixer.isEmpty ? domain : "\(domain).\(mixer)"
+            FluxMixerName.redacted(mixer, domain: domain)
         }
 
         /// Whether the mix was a typed action (its type is the ``domain``).
@@ -82,8 +82,14 @@ public final class MixJournal: FluxMiddleware {
         init(_ recorded: Recorded, clock: JournalClock) {
             serial = recorded.serial
             kind = recorded.kind
-            mixer = recorded.mixer.name
             domain = recorded.mixer.domain.map { "\($0)" }
+            // Without values, the name loses them too (a case's associated values, a structure's
+            // fields): only the case or type is kept.
+            if recorded.redacted == nil {
+                mixer = recorded.mixer.name
+            } else {
+                mixer = domain.map { FluxMixerName.caseName(of: recorded.mixer.name, domain: $0) } ?? recorded.mixer.name
+            }
             if let redacted = recorded.redacted {
                 payload = redacted.payload
                 action = redacted.action

@@ -1,0 +1,150 @@
+import FlaskAPI
+import FlaskTestSupport
+import Foundation
+import Testing
+
+/// A secret that must never reach a text the library writes unless the user opts in.
+private let secret = "hunter2-\(UUID().uuidString)"
+
+private struct Account: State {
+    var user = ""
+    var logins = 0
+}
+
+private enum AuthMixers: SubstanceMixer {
+    case login(password: String)
+    case forgetful(password: String)
+}
+
+/// A structure as a mixer: its description lists its stored properties.
+private struct ResetPassword: SubstanceMixer {
+    let password: String
+}
+
+private final class Auth: ReactiveSubstance<Account, AuthMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .login(password: secret)) { _, react, _ in
+            self.prop.logins += 1
+            react()
+        }
+        // Returns without react() or abort(): reported as unresolved.
+        define(mix: .forgetful(password: secret)) { _, _, _ in }
+    }
+}
+
+private final class Reset: ReactiveSubstance<Account, ResetPassword>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: ResetPassword(password: secret)) { _, react, _ in
+            self.prop.user = "reset"
+            react()
+        }
+    }
+}
+
+/// Everything a bus writes as text: diagnostics and a logger's lines.
+private final class Texts: Sendable {
+    let diagnostics = Recorder<FluxDiagnostic>()
+    let lines = Recorder<String>()
+
+    init(_ bus: Flux) {
+        bus.diagnostics = { [diagnostics] in diagnostics.append($0) }
+        bus.use(FluxLogger(output: { [lines] in lines.append($0) }))
+    }
+
+    var all: [String] { diagnostics.all.map(\.description) + lines.all }
+}
+
+@Suite("Trust at the edges: no user value in text, misuse located")
+struct TrustAtTheEdgesTests {
+    @Test("a mixer is named by its type and case only: logs, lock reports, diagnostics and the journal")
+    func mixerNamesHoldNoValues() async throws {
+        let bus = Flux(label: "secrets")
+        let texts = Texts(bus)
+        let journal = MixJournal(recordsPayloadValues: false)
+        bus.use(journal)
+        let auth = Auth(bus: bus)
+        let reset = Reset(bus: bus)
+        Flask.applyMixer(AuthMixers.login(password: secret), on: bus)
+        Flask.applyMixer(AuthMixers.forgetful(password: secret), on: bus)
+        Flask.applyMixer(ResetPassword(password: secret), on: bus)
+        // The lock holds the main lane back: read the report before releasing it, then wait.
+        let lock = Flask.lock(withMixer: AuthMixers.login(password: secret), autorelease: false, on: bus)
+        let report = bus.lockReport().description
+        lock.release()
+        await bus.flush()
+        #expect(auth.state.logins == 2)
+        #expect(reset.state.user == "reset")
+
+        let all = texts.all + [report] + journal.entries.map { "\($0.mixer) \($0.mixerDescription)" }
+        for text in all { #expect(!text.contains(secret), "\(text)") }
+        #expect(texts.lines.all.contains { $0.contains(" AuthMixers.login ") })
+        #expect(texts.lines.all.contains { $0.contains(" ResetPassword ") })
+        #expect(report.contains("(mixer AuthMixers.login)"))
+        #expect(texts.diagnostics.all.contains { $0.code == .mixerWithValues && $0.message.contains("AuthMixers.login") })
+        #expect(texts.diagnostics.all.contains { $0.code == .mixerUnresolved && $0.message.contains("AuthMixers.forgetful") })
+        #expect(journal.entries.map(\.mixerDescription).contains("AuthMixers.login"))
+        // The opt-in still shows them, and the bus still tells the values apart.
+        #expect(Flask.mixerName(AuthMixers.login(password: "a")) != Flask.mixerName(AuthMixers.login(password: "b")))
+        #expect(Flask.mixerName(AuthMixers.login(password: "a")).name.contains("\"a\""))
+    }
+
+    @Test("misuse reports name the caller's file and line, on the bus concerned")
+    func misuseIsLocated() async {
+        let bus = Flux(label: "misuse")
+        let texts = Texts(bus)
+        let lock = bus.lock()
+        lock.release()
+        lock.release()
+        let releasedAt = #line - 1
+        final class Owner: Sendable {}
+        let owner = Owner()
+        _ = Flask.getReactor(attachedTo: owner, on: bus)
+        let askedAt = #line - 1
+        Flask.detachReactor(from: owner, on: bus)
+        let detachedAt = #line - 1
+        await bus.flush()
+        let messages = texts.diagnostics.all.map(\.message)
+        #expect(messages.contains { $0.contains("released twice") && $0.contains("TrustAtTheEdgesTests.swift:\(releasedAt)") })
+        #expect(messages.contains { $0.contains("getReactor") && $0.contains("TrustAtTheEdgesTests.swift:\(askedAt)") })
+        #expect(messages.contains { $0.contains("detachReactor") && $0.contains("TrustAtTheEdgesTests.swift:\(detachedAt)") })
+    }
+
+    @Test("several reactors on one owner are reported on their substances' bus")
+    func reactorMisuseOnItsBus() async {
+        let bus = Flux(label: "reactors")
+        let texts = Texts(bus)
+        final class Owner: Sendable {}
+        let owner = Owner()
+        let auth = Auth(bus: bus)
+        let first = Flask.reactor(attachedTo: owner, mixing: [auth])
+        let second = Flask.reactor(attachedTo: owner, mixing: [auth])
+        let reactor = Flask.getReactor(attachedTo: owner)
+        #expect(reactor === first)
+        await bus.flush()
+        #expect(texts.diagnostics.all.contains { $0.code == .reactorMisuse && $0.message.contains("2 reactors") })
+        Flask.detachReactor(from: owner)
+        _ = second
+    }
+
+    #if os(Linux)
+        @Test("writing prop outside a transaction keeps one discarded copy, not one per write")
+        func propOutsideTransactionIsBounded() throws {
+            struct Big: State {
+                var text = String(repeating: "x", count: 500_000)
+            }
+            let bus = Flux(label: "prop")
+            bus.diagnostics = { _ in }
+            let substance = Substance<Big>(bus: bus)
+            func residentMegabytes() throws -> Double {
+                let fields = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8).split(separator: " ")
+                return Double(fields[1])! * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+            }
+            let before = try residentMegabytes()
+            // Each write copies the text (0.5 MB): 1,000 kept copies would be 500 MB.
+            for _ in 0..<1_000 { substance.prop.text.append("y") }
+            let grown = try residentMegabytes() - before
+            #expect(grown < 100, "resident memory grew by \(grown) MB")
+            #expect(substance.state.text.count == 500_000, "the writes were discarded")
+        }
+    #endif
+}
