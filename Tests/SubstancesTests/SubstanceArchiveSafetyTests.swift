@@ -177,6 +177,26 @@ struct SubstanceArchiveSafetyTests {
         #expect(rig.reports.all.contains { $0.message.contains("Leaky cannot be encoded at leaky") })
     }
 
+    @Test("a name of 10,000 characters archives to its own file, and reports do not repeat it whole")
+    func longNames() async throws {
+        let directory = temporaryDirectory()
+        let archiver = Archiver(store: try FileArchiveStore(directory: directory))
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        for name in [String(repeating: "n", count: 10_000), String(repeating: "😀", count: 85)] {
+            let first = ArchivedWith<SecretState>(name: name, archiver: archiver, bus: bus)
+            await first.mixAndWait { $0.prop.counter = 3 }
+            try await first.archiveNowAndWait()
+            // A second live substance of the name: reported, briefly.
+            let second = ArchivedWith<SecretState>(name: name, archiver: archiver, bus: bus)
+            #expect(second.state.counter == 3)
+            let report = try #require(reports.all.last { $0.code == .archiveKeyInUse })
+            #expect(report.message.count < 400, "\(report.message.count) characters")
+        }
+        #expect(!reports.all.contains { $0.code == .archiveWriteFailed })
+    }
+
     @Test("a state holding NaN and infinities is archived whole and restored exactly")
     func nonFiniteNumbers() async throws {
         let rig = Rig()

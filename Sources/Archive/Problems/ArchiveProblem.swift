@@ -35,7 +35,8 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
     }
 
     public var description: String {
-        switch kind {
+        let key = ArchiveProblem.shortened(self.key)
+        return switch kind {
         case .unreadable(let keptAt):
             "archive \(key) is unreadable (\(reason)); restored defaults and kept what was stored at \(keptAt)"
         case .partiallyRestored(let defaulted, let keptAt):
@@ -48,6 +49,13 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
         case .keyInUse:
             "archive \(key) is already archived by another live object (\(reason))"
         }
+    }
+
+    /// `text` as a report writes it: whole up to `limit` characters, else its start, an ellipsis
+    /// and its length, so that a 10,000-character key or name does not fill a log.
+    public static func shortened(_ text: String, limit: Int = 80) -> String {
+        guard text.count > limit else { return text }
+        return "\(text.prefix(limit))… (\(text.count) characters)"
     }
 
     /// The first few of `paths`, and how many more.

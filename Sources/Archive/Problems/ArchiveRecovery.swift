@@ -13,6 +13,6 @@ public struct ArchiveRecovery: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        "archive \(key) is written again, after \(failedAttempts) failed attempt\(failedAttempts == 1 ? "" : "s")"
+        "archive \(ArchiveProblem.shortened(key)) is written again, after \(failedAttempts) failed attempt\(failedAttempts == 1 ? "" : "s")"
     }
 }

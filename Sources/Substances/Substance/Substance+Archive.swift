@@ -92,7 +92,8 @@ extension Substance {
     }
 
     static func report(_ recovery: ArchiveRecovery, of reference: SubstanceReference) {
-        reference.bus.report(.archiveWriteRecovered, "\(reference.name): \(recovery)")
+        reference.bus.report(
+            .archiveWriteRecovered, "\(ArchiveProblem.shortened(reference.name)): \(recovery)")
     }
 
     static func report(_ problem: ArchiveProblem, of reference: SubstanceReference) {
@@ -104,6 +105,6 @@ extension Substance {
             case .partiallyRestored: .archivePartiallyRestored
             case .keyInUse: .archiveKeyInUse
             }
-        reference.bus.report(code, "\(reference.name): \(problem)")
+        reference.bus.report(code, "\(ArchiveProblem.shortened(reference.name)): \(problem)")
     }
 }
