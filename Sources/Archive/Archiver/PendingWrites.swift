@@ -88,7 +88,9 @@ struct PendingWrites {
         if let write = last?.key == key ? last?.write : byKey[key] {
             write.encode = encode
             write.onFailure = onFailure
-            write.onRecovery = onRecovery
+            // Kept from the first schedule that gave one: an archived substance schedules on every
+            // commit with the same callback, and replacing it cost a retain and a release each time.
+            if write.onRecovery == nil { write.onRecovery = onRecovery }
             write.store = store
             let ownerChanged = write.owner != owner
             write.owner = owner

@@ -184,13 +184,14 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     ///   - fileID: where it is released, for the report of a second release; leave the default.
     ///   - line: where it is released; leave the default.
     public func release(fileID: StaticString = #fileID, line: UInt = #line) {
-        release(.explicit, at: "\(fileID):\(line)")
+        release(.explicit, fileID: fileID, line: line)
     }
 
-    /// Releases with a reason; returns whether this call did release it. `origin` is where an
-    /// explicit release was called, for the report of a second one.
+    /// Releases with a reason; returns whether this call did release it. `fileID` and `line` say
+    /// where an explicit release was called, for the report of a second one (made into text only
+    /// then: a release is on the path of every locked dispatch).
     @discardableResult
-    package func release(_ reason: Release, at origin: String? = nil) -> Bool {
+    package func release(_ reason: Release, fileID: StaticString? = nil, line: UInt = 0) -> Bool {
         let (callback, previous): (ReleaseCallback??, Release?) = stateLock.withLock {
             if let previous = state.release { return (nil, previous) }
             if reason == .explicit {
@@ -206,7 +207,7 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
             return true
         }
         if previous == .explicit && reason == .explicit {
-            let place = origin.map { " at \($0)" } ?? ""
+            let place = fileID.map { " at \($0):\(line)" } ?? ""
             bus.report(
                 .lockReleasedTwice,
                 "lock #\(serial)\(mixerSuffix) was released twice; the second release\(place) was ignored")
