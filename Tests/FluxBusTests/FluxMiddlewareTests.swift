@@ -183,6 +183,25 @@ struct FluxMiddlewareTests {
         #expect(verbose.all[0].contains("password: hunter2"))
     }
 
+    @Test("a report's summary reads as the logger's line, payload values redacted")
+    func summaryDescription() async {
+        final class Keeper: FluxMiddleware {
+            let summaries = Recorder<FluxMixReport.Summary>()
+            func didMix(_ report: FluxMixReport) { summaries.append(report.summary) }
+        }
+        let bus = Flux()
+        let keeper = Keeper()
+        let lines = Recorder<String>()
+        bus.use(keeper)
+        bus.use(FluxLogger { lines.append($0) })
+        bus.dispatch("login", payload: ["password": "hunter2"])
+        await bus.flush()
+        let summary = keeper.summaries.all[0]
+        #expect("\(summary)" == lines.all[0])
+        #expect("\(summary)".hasPrefix("mix #1 login [password: String] → 0 observers"))
+        #expect(!"\(summary)".contains("ContinuousClock"))
+    }
+
     @Test("without a middleware that reads reports, replacements chain and stops hold; a lock stays with its mix")
     func interceptingOnly() async {
         let bus = Flux()

@@ -28,6 +28,11 @@ public final class FluxLogger: FluxMiddleware {
 
     /// The line written for a report.
     public static func line(for report: FluxMixReport, showingPayloadValues: Bool = false) -> String {
+        line(for: report.summary, showingPayloadValues: showingPayloadValues)
+    }
+
+    /// The line written for a report's summary (its `description`, with payload values redacted).
+    public static func line(for report: FluxMixReport.Summary, showingPayloadValues: Bool = false) -> String {
         var line = "mix #\(report.serial) "
         line += report.kind == .task ? "task \(report.mixer)" : "\(report.mixer)"
         if let dispatched = report.dispatchedMixer { line += " (replacing \(dispatched))" }
@@ -45,10 +50,7 @@ public final class FluxLogger: FluxMiddleware {
         if report.kind != .task {
             line += " → \(report.observersCalled) observer\(report.observersCalled == 1 ? "" : "s")"
         }
-        for record in report.recordsReadInPlace {
-            let described = "\(record)"
-            if !described.isEmpty { line += "; " + described }
-        }
+        for described in report.recordDescriptions where !described.isEmpty { line += "; " + described }
         if !report.locksHeld.isEmpty {
             line += "; locks " + report.locksHeld.map { "#\($0)" }.joined(separator: ", ")
         }

@@ -107,7 +107,13 @@ public struct FluxMixReport {
     }
 
     /// A `Sendable` copy of a ``FluxMixReport``, to keep or send off the bus.
-    public struct Summary: Sendable {
+    ///
+    /// Its `description` is the line ``FluxLogger`` writes, payload values redacted:
+    /// `mix #1 SessionMixers.login [user: String] → 1 observer; session: user (1 reactor); 0.04 ms`.
+    public struct Summary: Sendable, CustomStringConvertible {
+        /// The line ``FluxLogger`` writes for the mix, payload keys and types only.
+        public var description: String { FluxLogger.line(for: self) }
+
         /// See ``FluxMixReport/serial``.
         public let serial: UInt64
         /// See ``FluxMixReport/kind``.
