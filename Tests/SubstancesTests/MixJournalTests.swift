@@ -140,6 +140,20 @@ struct MixJournalTests {
 
         let entries = try MixJournal.entries(fromJSONLines: text)
         #expect(entries.map(\.mixer) == journal.entries.map(\.mixer))
+        // A task's states are JSON objects in the line, not Base64.
+        let chainLine = try #require(text.split(separator: "\n").first { $0.contains(#""states""#) })
+        #expect(chainLine.contains(#""states":{"notes":{"#), "\(chainLine)")
+        // A journal written before (states as Base64) still reads, to the same states.
+        let old = try #require(journal.entries.first { $0.states != nil })
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        var object = try #require(try JSONSerialization.jsonObject(with: try encoder.encode(old)) as? [String: Any])
+        object["states"] = old.states!.mapValues { $0.base64EncodedString() }
+        let oldLine = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        let reread = try MixJournal.entries(fromJSONLines: oldLine)
+        let states = try #require(reread.first?.states)
+        #expect(try JSONSerialization.jsonObject(with: states["notes"]!) as? NSDictionary
+            == JSONSerialization.jsonObject(with: old.states!["notes"]!) as? NSDictionary)
         #expect(entries[3].payload == ["tags": .array([.string("a"), .string("b")]), "weight": .double(2)])
         let fresh = Session()
         let replay = await MixJournal.replay(

@@ -78,6 +78,86 @@ public final class MixJournal: FluxMiddleware {
             case reactorsNotified, locksHeld, microseconds, date, states
         }
 
+        /// Written as the JSON lines show it: each state as a JSON object in the line, not as
+        /// Base64 (see ``MixJournal/jsonLines()``).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(serial, forKey: .serial)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(mixer, forKey: .mixer)
+            try container.encodeIfPresent(domain, forKey: .domain)
+            try container.encodeIfPresent(payload, forKey: .payload)
+            try container.encodeIfPresent(action, forKey: .action)
+            try container.encodeIfPresent(dispatchedMixer, forKey: .dispatchedMixer)
+            try container.encodeIfPresent(stop, forKey: .stop)
+            try container.encode(changes, forKey: .changes)
+            try container.encode(observersCalled, forKey: .observersCalled)
+            try container.encode(reactorsNotified, forKey: .reactorsNotified)
+            try container.encode(locksHeld, forKey: .locksHeld)
+            try container.encode(microseconds, forKey: .microseconds)
+            try container.encode(date, forKey: .date)
+            if let states {
+                // A state that is not JSON (it cannot happen: the substance encoded it) stays Base64.
+                let objects = states.mapValues { data -> StateJSON in
+                    (try? JSONDecoder().decode(JournalValue.self, from: data)).map(StateJSON.json) ?? .bytes(data)
+                }
+                try container.encode(objects, forKey: .states)
+            }
+        }
+
+        /// Reads an entry of the JSON lines: states as JSON objects, or as Base64 (journals written
+        /// before states were written as JSON).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            serial = try container.decode(UInt64.self, forKey: .serial)
+            kind = try container.decode(FluxMixReport.Kind.self, forKey: .kind)
+            mixer = try container.decode(String.self, forKey: .mixer)
+            domain = try container.decodeIfPresent(String.self, forKey: .domain)
+            payload = try container.decodeIfPresent([String: JournalValue].self, forKey: .payload)
+            action = try container.decodeIfPresent(JournalValue.self, forKey: .action)
+            dispatchedMixer = try container.decodeIfPresent(String.self, forKey: .dispatchedMixer)
+            stop = try container.decodeIfPresent(Stop.self, forKey: .stop)
+            changes = try container.decode([Change].self, forKey: .changes)
+            observersCalled = try container.decode(Int.self, forKey: .observersCalled)
+            reactorsNotified = try container.decode(Int.self, forKey: .reactorsNotified)
+            locksHeld = try container.decode([UInt64].self, forKey: .locksHeld)
+            microseconds = try container.decode(Double.self, forKey: .microseconds)
+            date = try container.decode(Date.self, forKey: .date)
+            states = try container.decodeIfPresent([String: StateJSON].self, forKey: .states)?.mapValues(\.data)
+        }
+
+        /// A recorded state in a JSON line: a JSON value, or Base64 text in older journals.
+        private enum StateJSON: Codable {
+            case json(JournalValue)
+            case bytes(Data)
+
+            var data: Data {
+                switch self {
+                case .json(let value): value.jsonData ?? Data()
+                case .bytes(let data): data
+                }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .json(let value): try container.encode(value)
+                case .bytes(let data): try container.encode(data)
+                }
+            }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                // Base64 text is a string; a state is an object (or, for a state that encodes as a
+                // single value, anything else).
+                if let text = try? container.decode(String.self), let data = Data(base64Encoded: text) {
+                    self = .bytes(data)
+                } else {
+                    self = .json(try container.decode(JournalValue.self))
+                }
+            }
+        }
+
         /// The entry of a mix recorded on the bus: its values are converted now, off the bus.
         init(_ recorded: Recorded, clock: JournalClock) {
             serial = recorded.serial
