@@ -148,3 +148,29 @@ struct TrustAtTheEdgesTests {
         }
     #endif
 }
+
+@Suite("Mix reports count reactors and tools apart")
+struct ReactorCountTests {
+    @Test("two reactors and an undo history: (2 reactors, 1 tool)")
+    func reactorsAndTools() async {
+        let bus = Flux(label: "counts")
+        let lines = Recorder<String>()
+        bus.use(FluxLogger(output: { lines.append($0) }))
+        let auth = Auth(bus: bus)
+        final class Owner: Sendable {}
+        let first = Owner()
+        let second = Owner()
+        _ = Flask.reactor(attachedTo: first, mixing: [auth])
+        _ = Flask.reactor(attachedTo: second, mixing: [auth])
+        let history = SubstanceHistory(of: auth)
+        Flask.applyMixer(AuthMixers.login(password: secret), on: bus)
+        await bus.flush()
+        #expect(lines.all.last?.contains("(2 reactors, 1 tool)") == true, "\(lines.all)")
+        Flask.detachReactor(from: first)
+        Flask.detachReactor(from: second)
+        Flask.applyMixer(AuthMixers.login(password: secret), on: bus)
+        await bus.flush()
+        #expect(lines.all.last?.contains("(0 reactors, 1 tool)") == true, "\(lines.all)")
+        withExtendedLifetime(history) {}
+    }
+}

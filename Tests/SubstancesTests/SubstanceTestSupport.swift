@@ -6,6 +6,8 @@ import Foundation
 
 /// Records every commit a substance delivers.
 final class ChangeLog: SubstanceObserver {
+    /// Stands for a reactor in these tests.
+    var countsAsReactor: Bool { true }
     struct Entry: Sendable {
         let substance: String
         let keys: [String]

@@ -114,7 +114,8 @@ struct SubstanceTests {
             #expect(change?.oldValue() as Int? == value - 1)
             #expect(change?.newValue() as Int? == value)
         }
-        #expect(keeper.descriptions.all.first?.hasSuffix(": counter (1 reactor)") == true)
+        // The reader is an observer, not a reactor: counted apart.
+        #expect(keeper.descriptions.all.first?.hasSuffix(": counter (0 reactors, 1 tool)") == true)
     }
 
     @Test("abort() restores every changed key exactly and nothing reacts")

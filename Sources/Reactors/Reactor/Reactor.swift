@@ -215,6 +215,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
 
     // MARK: Delivery (on the bus)
 
+    /// True: mix reports count a reactor as a reactor, not as a tool.
+    public var countsAsReactor: Bool { true }
+
     /// Delivers a commit to the handlers (called by the substance, on the bus).
     public func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
         // The common case, kept small so that it needs no stack frame of its own: one handler on

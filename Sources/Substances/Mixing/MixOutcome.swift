@@ -15,14 +15,20 @@ public struct MixOutcome: Sendable {
         public let substance: any AnySubstance
         /// How its transaction ended.
         public let result: Result
-        /// How many observers (reactors) the commit was delivered to.
+        /// How many observers the commit was delivered to: reactors and tools (an undo history, a
+        /// change stream, a view's observation).
         public let observersNotified: Int
+        /// How many of them are reactors.
+        public let reactorsNotified: Int
 
-        /// A substance's part in a mix.
-        public init(substance: any AnySubstance, result: Result, observersNotified: Int = 0) {
+        /// A substance's part in a mix. `reactorsNotified` is `observersNotified` when nil.
+        public init(
+            substance: any AnySubstance, result: Result, observersNotified: Int = 0, reactorsNotified: Int? = nil
+        ) {
             self.substance = substance
             self.result = result
             self.observersNotified = observersNotified
+            self.reactorsNotified = reactorsNotified ?? observersNotified
         }
 
         /// The substance's name.
@@ -38,14 +44,17 @@ public struct MixOutcome: Sendable {
             if case .aborted = result { true } else { false }
         }
 
-        /// What a mix log writes of it: `session: user (1 reactor)`, `session: aborted`, or nothing
-        /// when it changed nothing.
+        /// What a mix log writes of it: `session: user (1 reactor)`, with the other observers counted
+        /// apart (`notes: text (2 reactors, 1 tool)`), `session: aborted`, or nothing when it
+        /// changed nothing.
         public var description: String {
             if aborted { return "\(receiverName): aborted" }
             let keys = changedKeys
             guard !keys.isEmpty else { return "" }
-            let reactors = observersNotified == 1 ? "reactor" : "reactors"
-            return "\(receiverName): \(keys.joined(separator: ", ")) (\(observersNotified) \(reactors))"
+            var counts = "\(reactorsNotified) \(reactorsNotified == 1 ? "reactor" : "reactors")"
+            let tools = observersNotified - reactorsNotified
+            if tools > 0 { counts += ", \(tools) \(tools == 1 ? "tool" : "tools")" }
+            return "\(receiverName): \(keys.joined(separator: ", ")) (\(counts))"
         }
     }
 

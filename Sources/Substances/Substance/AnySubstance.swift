@@ -28,8 +28,17 @@ public protocol AnySubstance: AnyObject, Sendable {
     func isValid(key: String) -> Bool
 }
 
-/// A receiver of a substance's commits: reactors implement it.
+/// A receiver of a substance's commits: reactors implement it, and so do tools (an undo history,
+/// a change stream, a view's observation).
 public protocol SubstanceObserver: AnyObject, Sendable {
     /// Called on the bus after a commit that changed something, before the next work item.
     func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?)
+    /// Whether mix reports count the observer as a reactor; others are counted apart (false by
+    /// default; reactors say true).
+    var countsAsReactor: Bool { get }
+}
+
+extension SubstanceObserver {
+    /// False: an observer is a tool unless it says it is a reactor.
+    public var countsAsReactor: Bool { false }
 }

@@ -68,6 +68,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private let observers: BoundObserverList
     @exclusivity(unchecked) private final var observerSlots: BusConfined<[ObjectIdentifier: Int]>
     @exclusivity(unchecked) private final var emptySlots: BusConfined<Int>
+    /// How many of the bound observers count as reactors (the others are tools), for mix reports.
+    @exclusivity(unchecked) private final var boundReactors: BusConfined<Int>
     /// The state remembered by `captureState()`.
     @exclusivity(unchecked) final var captured: BusConfined<S?>
 
@@ -97,6 +99,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.observers = BoundObserverList(on: bus)
         self.observerSlots = BusConfined([:], on: bus, "Substance's bound observers")
         self.emptySlots = BusConfined(0, on: bus, "Substance's bound observers")
+        self.boundReactors = BusConfined(0, on: bus, "Substance's bound observers")
         self.captured = BusConfined(nil, on: bus, "Substance's captured state")
         let reference = SubstanceReference(bus: bus, stateType: S.self)
         self.reference = reference
@@ -194,6 +197,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             guard observerSlots.value[id] == nil else { return }
             observerSlots.value[id] = observers.count
             observers.append(BoundObserver(binding: ObserverBinding(observer)))
+            if observer.countsAsReactor { boundReactors.value += 1 }
         }
     }
 
@@ -213,6 +217,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let id = ObjectIdentifier(observer)
         bus.performUpkeep { [self] in
             guard let slot = observerSlots.value.removeValue(forKey: id) else { return }
+            if observers[slot].binding?.observer.countsAsReactor == true { boundReactors.value -= 1 }
             observers[slot].binding = nil
             emptySlots.value += 1
             if emptySlots.value > 8 && emptySlots.value * 2 > observers.count { compactObservers() }
@@ -284,7 +289,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             return receipt.record(MixOutcome.Entry(substance: self, result: .unchanged, observersNotified: 0))
         }
         let entry = MixOutcome.Entry(
-            substance: self, result: .committed(changes), observersNotified: observerSlots.value.count)
+            substance: self, result: .committed(changes), observersNotified: observerSlots.value.count,
+            reactorsNotified: boundReactors.value)
         if receipt.crossesThreads {
             // An awaited outcome crosses to the task that awaits it.
             changes.markEscaped()

@@ -251,7 +251,7 @@ public final class MixJournal: FluxMiddleware {
             report.recordsReadInPlace.withUnsafeBufferPointer { records in
                 for record in records {
                     guard let entry = MixOutcome.Entry.unboxed(record) else { continue }
-                    reactorsNotified += entry.observersNotified
+                    reactorsNotified += entry.reactorsNotified
                     switch entry.result {
                     case .committed(let committed):
                         changes.append(RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot))
