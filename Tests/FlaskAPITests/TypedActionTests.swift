@@ -261,3 +261,40 @@ struct BusPerTestTests {
         #expect(cart.state.items == ["last \(index)"])
     }
 }
+
+private struct Balance: State, Equatable {
+    var cents = 0
+    var transfers = 0
+}
+
+private enum LedgerMixers: SubstanceMixer {
+    case none
+}
+
+/// Two substances that handle the same action, as a ledger and an audit log would.
+private final class Ledger: ReactiveSubstance<Balance, LedgerMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(Transfer.self) { transfer, react, _ in
+            self.prop.cents += transfer.amount
+            self.prop.transfers += 1
+            react()
+        }
+    }
+}
+
+@Suite("One validation for every receiver of an action")
+struct ActionValidationTests {
+    @Test("a middleware stops an invalid action before any substance receives it; a valid one reaches all")
+    func validatedOnce() async {
+        let bus = Flux(label: "transfers")
+        validateTransfers(on: bus)
+        let ledger = Ledger(bus: bus)
+        let audit = Ledger(bus: bus)
+        let refused = await Flask.apply(Transfer(amount: -5), on: bus)
+        #expect(refused.reachedNobody)
+        let accepted = await Flask.apply(Transfer(amount: 7), on: bus)
+        #expect(accepted.entries.count == 2)
+        #expect(ledger.state == Balance(cents: 7, transfers: 1))
+        #expect(audit.state == Balance(cents: 7, transfers: 1))
+    }
+}
