@@ -7,8 +7,11 @@
 /// looked its value type's metadata up at run time. `FlaskLocking` is no product: only the
 /// package's own modules import it.
 ///
-/// `@unchecked Sendable`: the value is only ever touched inside `withLock`, with the lock held.
-public struct LockedValue<Value>: @unchecked Sendable {
+/// `Sendable` only where `Value` is: the lock keeps accesses from overlapping, but a value handed
+/// out of `withLock` (`v.withLock { $0 }`) leaves the lock, and a non-`Sendable` reference must not
+/// reach another thread that way. (`@unchecked`: the value is only ever touched inside `withLock`,
+/// with the lock held.)
+public struct LockedValue<Value> {
     @usableFromInline let box: Box
 
     /// A lock guarding `value`.
@@ -37,3 +40,5 @@ public struct LockedValue<Value>: @unchecked Sendable {
         }
     }
 }
+
+extension LockedValue: @unchecked Sendable where Value: Sendable {}

@@ -16,6 +16,9 @@ let package = Package(
         .target(name: "NonSendableFlaskReactor", dependencies: [flask]),
         .target(name: "ReactionLeavesHandler", dependencies: [flask]),
         .target(name: "ChainShared", dependencies: [flask]),
+        // The package's lock is no product: its source is compiled here as it is (a link to it).
+        .target(name: "FlaskLockingSource"),
+        .target(name: "LockedValueLeak", dependencies: ["FlaskLockingSource"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,7 +5,10 @@
 /// them wrote last).
 ///
 /// Used only with the archiver's lock held.
-struct ArchiveClaims {
+///
+/// `@unchecked Sendable`: it holds its owners weakly and only compares them by identity and tests
+/// them for nil; no owner is ever called or handed out, so none can reach another thread through it.
+struct ArchiveClaims: @unchecked Sendable {
     private struct Owner {
         weak var object: AnyObject?
     }

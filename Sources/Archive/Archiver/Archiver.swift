@@ -35,7 +35,7 @@ public final class Archiver: Sendable {
     public static let defaultMaxDelay = 5.0
 
     /// What the archiver changes as it goes, behind one lock.
-    private struct State {
+    private struct State: Sendable {
         var pending = PendingWrites()
         var claims = ArchiveClaims()
         /// Keys whose unreadable content could not be kept aside: writing them would destroy it, so

@@ -16,7 +16,7 @@ import Foundation
 /// schedules on every commit, and `Duration`'s 128-bit arithmetic cost a tenth of such a commit).
 ///
 /// Used only with the archiver's `pending` lock held.
-struct PendingWrites {
+struct PendingWrites: Sendable {
     typealias Nanoseconds = Int64
 
     /// A write waiting for its deadline: updated in place by later calls for its key, until it is
@@ -64,7 +64,7 @@ struct PendingWrites {
     }
 
     /// What the archiver must do after a transition.
-    enum Action {
+    enum Action: Sendable {
         case none
         /// Arm wake-up `number` of `key` at `deadline`.
         case arm(number: UInt64, at: Nanoseconds)

@@ -14,7 +14,15 @@ public final class FluxLockWatch: Sendable {
     private let bus: Flux
     private let handler: (@Sendable (FluxLockReport) -> Void)?
     private let reported = LockedValue<Set<UInt64>>([])
-    private let timer = LockedValue<(any DispatchSourceTimer)?>(nil)
+    private let timer = LockedValue<Timer?>(nil)
+
+    /// The watch's timer source.
+    ///
+    /// `@unchecked Sendable`: a Dispatch source may be scheduled, resumed and cancelled from any
+    /// thread (Dispatch's objects are thread-safe); the Linux overlay does not mark it `Sendable`.
+    private struct Timer: @unchecked Sendable {
+        let source: any DispatchSourceTimer
+    }
 
     init(bus: Flux, threshold: Duration, handler: (@Sendable (FluxLockReport) -> Void)?) {
         self.bus = bus
@@ -27,7 +35,7 @@ public final class FluxLockWatch: Sendable {
         let nanoseconds = max(1_000_000, Int(interval.microseconds * 1_000))
         source.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
         source.setEventHandler { [weak self] in self?.check() }
-        timer.withLock { $0 = source }
+        timer.withLock { $0 = Timer(source: source) }
         source.resume()
     }
 
@@ -55,7 +63,7 @@ public final class FluxLockWatch: Sendable {
     /// Stops the watch.
     public func cancel() {
         timer.withLock { timer in
-            timer?.cancel()
+            timer?.source.cancel()
             timer = nil
         }
     }
