@@ -24,9 +24,13 @@
 /// `@exclusivity(unchecked)`: the bus already serializes its accesses, which is all the runtime's
 /// exclusivity check would verify, at the cost of a runtime call per access.
 ///
+/// The value is taken as `sending`: the compiler checks that the code that confines it keeps no
+/// other way to reach it (a non-`Sendable` object made, confined and then mutated by its maker does
+/// not compile).
+///
 /// `@unchecked Sendable`: the value is only touched on its bus, one work item at a time (checked
-/// in debug builds); ``unchecked`` is for an owner's `init` and `deinit`, when no other thread can
-/// reach the value.
+/// in debug builds); the package's own `unchecked` access, not public, is for an owner's `init`
+/// and `deinit`, when no other thread can reach the value, and each use says so.
 public struct BusConfined<Value>: @unchecked Sendable {
     @usableFromInline var storage: Value
     #if DEBUG
@@ -36,14 +40,26 @@ public struct BusConfined<Value>: @unchecked Sendable {
 
     /// Confines `value` to `bus`; `name` names the field in a debug build's trap.
     @inlinable
-    public init(_ value: Value, on bus: Flux, _ name: StaticString) {
+    public init(_ value: sending Value, on bus: Flux, _ name: StaticString) {
         self.init(value, on: bus.drainer, name)
+    }
+
+    /// Confines `value` to `bus` while something else keeps another way to it: for the package's
+    /// own fields whose other path is guarded otherwise (a pointer also read under a lock), which
+    /// the owner's comment names.
+    @inlinable
+    package init(aliasing value: Value, on bus: Flux, _ name: StaticString) {
+        storage = value
+        #if DEBUG
+            self.drainer = bus.drainer
+            self.name = name
+        #endif
     }
 
     /// Confines `value` to the bus that `drainer` drains (the bus's own state, made before the
     /// bus itself).
     @inlinable
-    init(_ value: Value, on drainer: FluxDrainer, _ name: StaticString) {
+    init(_ value: sending Value, on drainer: FluxDrainer, _ name: StaticString) {
         storage = value
         #if DEBUG
             self.drainer = drainer
@@ -65,9 +81,9 @@ public struct BusConfined<Value>: @unchecked Sendable {
     }
 
     /// The value without the check: only where no other thread can reach its owner (its `init`,
-    /// its `deinit`).
+    /// its `deinit`). Not public: a user's code reaches a confined value on its bus only.
     @inlinable
-    public var unchecked: Value {
+    package var unchecked: Value {
         @inline(__always) get { storage }
         @inline(__always) _modify { yield &storage }
     }

@@ -202,6 +202,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// definition.
     private final func learn(_ definition: Learned, equal: (Learned) -> Bool) {
         if learned.contains(where: equal) {
+            // Only while `init` runs `defineMixers()`, before the bus can reach the substance.
             self.definition.unchecked.definesTwice = true
         } else {
             learned.append(definition)

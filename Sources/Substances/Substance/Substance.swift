@@ -92,7 +92,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let committed = UnsafeMutablePointer<S>.allocate(capacity: 1)
         committed.initialize(to: initial)
         self.workingSlot = BusConfined(working, on: bus, "Substance's working copy")
-        self.committedSlot = BusConfined(committed, on: bus, "Substance's committed state")
+        // Also reached as `publishedSlot`, only under `publishedLock` (which the bus takes to swap it).
+        self.committedSlot = BusConfined(aliasing: committed, on: bus, "Substance's committed state")
         self.publishedSlot = committed
         self.inTransaction = BusConfined(false, on: bus, "Substance.inTransaction")
         self.spareChanges = BusConfined(nil, on: bus, "Substance's spare changes")
