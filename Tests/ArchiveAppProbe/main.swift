@@ -64,13 +64,12 @@ case "stream" where arguments.count == 5:
     ProbeTiming.log = FileHandle(forWritingAtPath: arguments[4])
     let substance = ProbeSubstance(name: "stream", archive: true)
     say("ready")
-    withExtendedLifetime(substance) {
-        var counter = 0
-        while true {
-            counter += 1
-            Flask.applyMixer(ProbeMixers.set, payload: ["counter": counter])
-            usleep(interval * 1_000)
-        }
+    var counter = 0
+    while true {
+        counter += 1
+        // Used in the loop: a release build frees what is not used again.
+        withExtendedLifetime(substance) { Flask.applyMixer(ProbeMixers.set, payload: ["counter": counter]) }
+        usleep(interval * 1_000)
     }
 case "terminate" where arguments.count == 2:
     if arguments[1] == "flush" { Archiver.flushOnTermination() }
@@ -80,9 +79,13 @@ case "terminate" where arguments.count == 2:
     Flask.applyMixer(ProbeMixers.set, payload: ["counter": 42])
     await substance.bus.flush()
     say("ready")
-    while true { sleep(60) }
+    // Kept alive while it waits: a release build frees what is not used again (and a loop that
+    // never ends has no end of lifetime to extend to, so the substance is used in it).
+    while true { withExtendedLifetime(substance) { _ = sleep(60) } }
 case "full-disk":
     signal(SIGXFSZ, SIG_IGN)
+    // Printed in release builds too (the default handler prints in debug builds only).
+    Flask.bus.diagnostics = { say("\($0)") }
     let substance = ProbeSubstance(name: "probe", archive: true)
     Flask.applyMixer(ProbeMixers.set, payload: ["counter": 1])
     try await substance.archiveNowAndWait()

@@ -137,8 +137,9 @@ struct ArchiveEncoderTests {
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: names.positiveInfinity, negativeInfinity: names.negativeInfinity, nan: names.nan)
-        #expect(try JSONSerialization.jsonObject(with: data) as? NSDictionary
-            == JSONSerialization.jsonObject(with: try encoder.encode(value)) as? NSDictionary)
+        #expect(
+            try JSONSerialization.jsonObject(with: data) as? NSDictionary
+                == JSONSerialization.jsonObject(with: try encoder.encode(value)) as? NSDictionary)
         // Read back by the archiver, strictly and value by value, as the same numbers.
         func same(_ restored: Numbers) {
             #expect(restored.double.bitPattern == number.bitPattern || (restored.double.isNaN && number.isNaN))
@@ -159,8 +160,10 @@ struct ArchiveEncoderTests {
         try archiver.write(try JSONSerialization.data(withJSONObject: object), key: "n")
         let tolerant = archiver.restore(Numbers.self, key: "n", defaultValue: fallback)
         #expect(tolerant.problems.count == 1)
-        same(Numbers(double: tolerant.value.double, float: tolerant.value.float, doubles: tolerant.value.doubles,
-            optional: tolerant.value.optional, other: 1.5))
+        same(
+            Numbers(
+                double: tolerant.value.double, float: tolerant.value.float, doubles: tolerant.value.doubles,
+                optional: tolerant.value.optional, other: 1.5))
     }
 
     @Test("512 nested arrays are written and read back; 513 are refused")

@@ -80,8 +80,12 @@ struct TrustAtTheEdgesTests {
         #expect(texts.lines.all.contains { $0.contains(" AuthMixers.login ") })
         #expect(texts.lines.all.contains { $0.contains(" ResetPassword ") })
         #expect(report.contains("(mixer AuthMixers.login)"))
-        #expect(texts.diagnostics.all.contains { $0.code == .mixerWithValues && $0.message.contains("AuthMixers.login") })
-        #expect(texts.diagnostics.all.contains { $0.code == .mixerUnresolved && $0.message.contains("AuthMixers.forgetful") })
+        #expect(
+            texts.diagnostics.all.contains { $0.code == .mixerWithValues && $0.message.contains("AuthMixers.login") })
+        #expect(
+            texts.diagnostics.all.contains {
+                $0.code == .mixerUnresolved && $0.message.contains("AuthMixers.forgetful")
+            })
         #expect(journal.entries.map(\.mixerDescription).contains("AuthMixers.login"))
         // The opt-in still shows them, and the bus still tells the values apart.
         #expect(Flask.mixerName(AuthMixers.login(password: "a")) != Flask.mixerName(AuthMixers.login(password: "b")))
@@ -104,9 +108,15 @@ struct TrustAtTheEdgesTests {
         let detachedAt = #line - 1
         await bus.flush()
         let messages = texts.diagnostics.all.map(\.message)
-        #expect(messages.contains { $0.contains("released twice") && $0.contains("TrustAtTheEdgesTests.swift:\(releasedAt)") })
+        #expect(
+            messages.contains {
+                $0.contains("released twice") && $0.contains("TrustAtTheEdgesTests.swift:\(releasedAt)")
+            })
         #expect(messages.contains { $0.contains("getReactor") && $0.contains("TrustAtTheEdgesTests.swift:\(askedAt)") })
-        #expect(messages.contains { $0.contains("detachReactor") && $0.contains("TrustAtTheEdgesTests.swift:\(detachedAt)") })
+        #expect(
+            messages.contains {
+                $0.contains("detachReactor") && $0.contains("TrustAtTheEdgesTests.swift:\(detachedAt)")
+            })
     }
 
     @Test("several reactors on one owner are reported on their substances' bus")

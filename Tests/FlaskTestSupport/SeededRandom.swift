@@ -15,3 +15,13 @@ public struct SeededRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Whether the tests run in a debug build, where the library's debug checks (confinement to the
+/// bus, transaction calls off the bus) trap; a release build compiles them out.
+public let isDebugBuild: Bool = {
+    #if DEBUG
+        true
+    #else
+        false
+    #endif
+}()

@@ -152,8 +152,9 @@ struct MixJournalTests {
         let oldLine = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
         let reread = try MixJournal.entries(fromJSONLines: oldLine)
         let states = try #require(reread.first?.states)
-        #expect(try JSONSerialization.jsonObject(with: states["notes"]!) as? NSDictionary
-            == JSONSerialization.jsonObject(with: old.states!["notes"]!) as? NSDictionary)
+        #expect(
+            try JSONSerialization.jsonObject(with: states["notes"]!) as? NSDictionary
+                == JSONSerialization.jsonObject(with: old.states!["notes"]!) as? NSDictionary)
         #expect(entries[3].payload == ["tags": .array([.string("a"), .string("b")]), "weight": .double(2)])
         let fresh = Session()
         let replay = await MixJournal.replay(

@@ -161,7 +161,8 @@ public final class Archiver: Sendable {
         let strictError: any Error
         do {
             return (
-                ArchiveRestoration(value: try ArchiveEncoder.decoder().decode(T.self, from: data), found: true, problems: []),
+                ArchiveRestoration(
+                    value: try ArchiveEncoder.decoder().decode(T.self, from: data), found: true, problems: []),
                 false
             )
         } catch {

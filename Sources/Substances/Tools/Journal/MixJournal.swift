@@ -168,7 +168,8 @@ public final class MixJournal: FluxMiddleware {
             if recorded.redacted == nil {
                 mixer = recorded.mixer.name
             } else {
-                mixer = domain.map { FluxMixerName.caseName(of: recorded.mixer.name, domain: $0) } ?? recorded.mixer.name
+                mixer =
+                    domain.map { FluxMixerName.caseName(of: recorded.mixer.name, domain: $0) } ?? recorded.mixer.name
             }
             if let redacted = recorded.redacted {
                 payload = redacted.payload
