@@ -1,5 +1,6 @@
 import FlaskLocking
 import FlaskTestSupport
+import Foundation
 import FluxBus
 import Testing
 
@@ -175,5 +176,25 @@ struct FluxObserverTests {
         #expect(seen.all == [0, 2, 3, 6, 0, 2, 3, 6])
         #expect(await bus.observerCount(of: "tick") == 4)
         #expect(owners.compactMap { $0 }.count == 5)
+    }
+}
+
+@Suite("Diagnostics: a long-running process")
+struct DiagnosticsHandlerTests {
+    @Test("reporting does not make the handler deeper: the stack at the 10,000th report is the stack at the 10th")
+    func handlerStaysFlat() {
+        // Found from outside: each report wrapped the stored handler in two more conversion thunks,
+        // so a process that kept reporting slowed down and overflowed its stack (about 87,000).
+        let bus = Flux()
+        let depths = Recorder<Int>()
+        bus.diagnostics = { _ in depths.append(Thread.callStackReturnAddresses.count) }
+        for _ in 0..<10_000 { bus.report(.lockHeldLong, "report") }
+        let all = depths.all
+        #expect(all.count == 10_000)
+        #expect(all[9_999] == all[9], "the stack grew from \(all[9]) to \(all[9_999]) frames")
+        // Reading and setting the handler does not deepen it either.
+        for _ in 0..<1_000 { bus.diagnostics = bus.diagnostics }
+        bus.report(.lockHeldLong, "report")
+        #expect(depths.all.last == all[9])
     }
 }

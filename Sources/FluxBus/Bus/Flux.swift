@@ -49,7 +49,7 @@ public final class Flux: Sendable {
     /// state confined to this bus (``BusConfined``) compare with.
     @usableFromInline let drainer: FluxDrainer
     private let observerSerial = Atomic<UInt64>(0)
-    private let diagnosticsHandler: LockedValue<@Sendable (FluxDiagnostic) -> Void>
+    private let diagnosticsHandler: LockedValue<DiagnosticsHandler>
     /// The observers of named mixers; confined to the bus.
     let registry: FluxObserverRegistry
     /// The middleware and the receipts of mixes; confined to the bus.
@@ -68,7 +68,7 @@ public final class Flux: Sendable {
         let label = label ?? "flask.flux.\(Flux.unlabeledCount.add(1, ordering: .relaxed).newValue)"
         self.label = label
         self.executor = DispatchQueue(label: label, qos: .userInitiated)
-        self.diagnosticsHandler = LockedValue(Flux.defaultDiagnostics)
+        self.diagnosticsHandler = LockedValue(DiagnosticsHandler(call: Flux.defaultDiagnostics))
         let drainer = FluxDrainer(label: label)
         self.drainer = drainer
         self.ownerHolds = FluxOwnerHolds(on: drainer)
@@ -428,8 +428,16 @@ public final class Flux: Sendable {
     /// The default prints in debug builds and is silent in release builds. Replace it to log or to
     /// assert in tests; it may be called from any thread.
     public var diagnostics: @Sendable (FluxDiagnostic) -> Void {
-        get { diagnosticsHandler.withLock { $0 } }
-        set { diagnosticsHandler.withLock { $0 = newValue } }
+        get { diagnosticsHandler.withLock { $0 }.call }
+        set { diagnosticsHandler.withLock { $0 = DiagnosticsHandler(call: newValue) } }
+    }
+
+    /// The handler in a structure of its own. A closure stored directly as a generic lock's value
+    /// came back wrapped in two more conversion thunks at every read (the value is passed `inout`
+    /// and written back at its generic representation): each report made the handler deeper, until
+    /// a long-running process slowed down and overflowed its stack.
+    private struct DiagnosticsHandler: Sendable {
+        let call: @Sendable (FluxDiagnostic) -> Void
     }
 
     /// The default diagnostics handler: prints in debug builds, silent in release builds.
@@ -441,7 +449,7 @@ public final class Flux: Sendable {
 
     /// Reports a diagnostic through ``diagnostics``.
     public func report(_ code: FluxDiagnostic.Code, _ message: String) {
-        let handler = diagnosticsHandler.withLock { $0 }
+        let handler = diagnosticsHandler.withLock { $0 }.call
         handler(FluxDiagnostic(code, message))
     }
 }
