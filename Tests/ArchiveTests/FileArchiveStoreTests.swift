@@ -236,6 +236,13 @@ struct FileArchiveStoreTests {
         try store.removeData(forKey: "Fx.1.settings")
         #expect(try store.data(forKey: "Fx.1.settings") == nil)
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("Fx.1.settings.json").path))
+        // A name an earlier version gave one key that is another key's name now is never read or
+        // removed as the first key's (found from outside: ` 41` is `%2041.json`, which an earlier
+        // version gave `⁁`).
+        try store.set(Data("space-41".utf8), forKey: " 41")
+        #expect(try store.data(forKey: "\u{2041}") == nil)
+        try store.removeData(forKey: "\u{2041}")
+        #expect(try store.data(forKey: " 41") == Data("space-41".utf8))
         // An earlier version's name too long for the file system names no file.
         #expect(try store.data(forKey: String(repeating: "😀", count: 85)) == nil)
     }

@@ -76,6 +76,35 @@ struct ArchiveFileName {
         return bytes.isEmpty ? "%" : String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The key whose spelled-out name `name` (with `.json`) is, or nil when no key is named so (a
+    /// name by digest, or one that only an earlier version could have made).
+    static func key(named name: String) -> String? {
+        guard name.hasSuffix(".json") else { return nil }
+        let spelled = String(name.dropLast(5))
+        if spelled == "%" { return "" }
+        var bytes: [UInt8] = []
+        var rest = Array(spelled.utf8)[...]
+        func hexDigit(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        while let byte = rest.popFirst() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = rest.popFirst().flatMap(hexDigit), let low = rest.popFirst().flatMap(hexDigit) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        guard let key = String(validating: bytes, as: UTF8.self), spell(key) == spelled else { return nil }
+        return key
+    }
+
     /// The name the store gave `key` before names were made injective (up to version 0.x of this
     /// package): read when a key's file is missing, so that no archive is lost in the upgrade.
     /// Two keys could share it (`€` and ` AC` both gave `%20AC`).

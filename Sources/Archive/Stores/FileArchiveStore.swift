@@ -104,9 +104,18 @@ public struct FileArchiveStore: ArchiveStore {
     public func data(forKey key: String) throws -> Data? {
         let name = ArchiveFileName(key)
         if let (_, data) = try locate(name) { return data }
-        let legacy = directory.appendingPathComponent(ArchiveFileName.legacyName(key))
-        guard legacy.lastPathComponent != name.name() else { return nil }
+        guard let legacy = legacyURL(of: key) else { return nil }
         return try contents(of: legacy)
+    }
+
+    /// The file an earlier version named `key`, unless that name is `key`'s own, or another key's
+    /// under the current names (` 41` is `%2041.json`, which an earlier version gave `⁁`, U+2041):
+    /// a file that may be another key's is never read or removed as this key's.
+    private func legacyURL(of key: String) -> URL? {
+        let legacy = ArchiveFileName.legacyName(key)
+        guard legacy != ArchiveFileName(key).name() else { return nil }
+        if let owner = ArchiveFileName.key(named: legacy), owner != key { return nil }
+        return directory.appendingPathComponent(legacy)
     }
 
     /// The file of `name` and the archive it holds, or nil when it has none. For a name by digest,
@@ -207,10 +216,7 @@ public struct FileArchiveStore: ArchiveStore {
         if let (url, _) = try locate(name) {
             if unlink(url.path) != 0 && errno != ENOENT { throw POSIXError(errno: errno) }
         }
-        let legacy = directory.appendingPathComponent(ArchiveFileName.legacyName(key))
-        if legacy.lastPathComponent != name.name(), unlink(legacy.path) != 0,
-            errno != ENOENT && errno != ENAMETOOLONG
-        {
+        if let legacy = legacyURL(of: key), unlink(legacy.path) != 0, errno != ENOENT && errno != ENAMETOOLONG {
             throw POSIXError(errno: errno)
         }
     }
