@@ -87,6 +87,11 @@ struct TrustAtTheEdgesTests {
                 $0.code == .mixerUnresolved && $0.message.contains("AuthMixers.forgetful")
             })
         #expect(journal.entries.map(\.mixerDescription).contains("AuthMixers.login"))
+        // A structure mixer keeps its type's name: it is not taken for a typed action.
+        let resetEntry = try #require(journal.entries.first { $0.domain == "ResetPassword" })
+        #expect(resetEntry.mixer == "ResetPassword" && !resetEntry.isAction, "\(resetEntry.mixer)")
+        #expect(resetEntry.mixerDescription == "ResetPassword")
+        #expect(!journal.recordsStates, "a journal that keeps no values keeps no states either")
         // The opt-in still shows them, and the bus still tells the values apart.
         #expect(Flask.mixerName(AuthMixers.login(password: "a")) != Flask.mixerName(AuthMixers.login(password: "b")))
         #expect(Flask.mixerName(AuthMixers.login(password: "a")).name.contains("\"a\""))

@@ -167,9 +167,13 @@ public final class MixJournal: FluxMiddleware {
             // fields): only the case or type is kept.
             if recorded.redacted == nil {
                 mixer = recorded.mixer.name
+            } else if let domain, !recorded.mixer.name.isEmpty {
+                // A structure's description is its type's name and fields: its type's name is kept,
+                // so that it is not taken for a typed action (whose mixer is empty).
+                let caseName = FluxMixerName.caseName(of: recorded.mixer.name, domain: domain)
+                mixer = caseName.isEmpty ? String(domain.split(separator: ".").last ?? "") : caseName
             } else {
-                mixer =
-                    domain.map { FluxMixerName.caseName(of: recorded.mixer.name, domain: $0) } ?? recorded.mixer.name
+                mixer = recorded.mixer.name
             }
             if let redacted = recorded.redacted {
                 payload = redacted.payload
@@ -343,11 +347,13 @@ public final class MixJournal: FluxMiddleware {
     ///   - capacity: the most entries kept (10,000 by default).
     ///   - recordsPayloadValues: record payload values (needed to replay), or only keys and types.
     ///   - recordsStates: record the states that chain reactions, rollbacks and undo produce, so a
-    ///     replay reproduces them (their closures cannot be recorded).
-    public init(capacity: Int = 10_000, recordsPayloadValues: Bool = true, recordsStates: Bool = true) {
+    ///     replay reproduces them (their closures cannot be recorded). States are user data: by
+    ///     default they are recorded only when payload values are, so that a journal told to keep
+    ///     no values keeps none.
+    public init(capacity: Int = 10_000, recordsPayloadValues: Bool = true, recordsStates: Bool? = nil) {
         self.capacity = max(1, capacity)
         self.recordsPayloadValues = recordsPayloadValues
-        self.recordsStates = recordsStates
+        self.recordsStates = recordsStates ?? recordsPayloadValues
     }
 
     /// Records the mix (on the bus).
