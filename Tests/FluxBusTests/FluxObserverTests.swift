@@ -1,7 +1,7 @@
 import FlaskLocking
 import FlaskTestSupport
-import Foundation
 import FluxBus
+import Foundation
 import Testing
 
 enum AuthMixers {}
