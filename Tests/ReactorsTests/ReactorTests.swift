@@ -107,10 +107,12 @@ struct ReactorTests {
             reaction.on("no.such.key") { _ in Issue.record("must not fire") }
             reaction.on("counter") { _ in }
         }
+        let handlerLine = #line - 3
         for _ in 0..<3 { reactor.mix(substance) { $0.prop.counter += 1 }.react() }
         await bus.flush()
         #expect(reports.all.map(\.code) == [.unknownKey, .unknownKey, .unknownKey])
         #expect(reports.all.first?.message.contains("no.such.key") == true)
+        #expect(reports.all.first?.message.contains("ReactorTests.swift:\(handlerLine)") == true)
         #expect(reports.all.first?.message.contains("AppState") == true)
     }
 

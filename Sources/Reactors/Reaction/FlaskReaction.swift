@@ -83,21 +83,30 @@ public struct FlaskReaction {
     public var substance: any AnySubstance { commit.substance }
 
     /// Calls `body` if `key` (a dotted key) changed. A key the state does not have is reported
-    /// (`unknown-key`); for a reactor over several substances, a key that none of their states has.
+    /// (`unknown-key`), with the caller's file and line; for a reactor over several substances, a
+    /// key that none of their states has.
+    ///
+    /// - Parameters:
+    ///   - key: the dotted key.
+    ///   - fileID: where it is called, for the report of an unknown key; leave the default.
+    ///   - line: where it is called; leave the default.
+    ///   - body: called with the change when the key changed.
     @inlinable
-    public func on(_ key: String, _ body: (SubstanceChange) -> Void) {
+    public func on(
+        _ key: String, fileID: StaticString = #fileID, line: UInt = #line, _ body: (SubstanceChange) -> Void
+    ) {
         switch commit.lookUp(key) {
         case .changed(let slot):
             body(SubstanceChange(changes: commit, slot: slot))
         case .unchanged:
             return
         case .notAnEntry:
-            onKeyByString(key, body)
+            onKeyByString(key, fileID: fileID, line: line, body)
         }
     }
 
     @usableFromInline
-    func onKeyByString(_ key: String, _ body: (SubstanceChange) -> Void) {
+    func onKeyByString(_ key: String, fileID: StaticString, line: UInt, _ body: (SubstanceChange) -> Void) {
         if let change = commit.change(key) {
             body(change)
         } else {
@@ -105,15 +114,18 @@ public struct FlaskReaction {
             if !substance.isValid(key: key), keyDomain?.takeUnretainedValue().isValid(key: key) != true {
                 substance.bus.report(
                     .unknownKey,
-                    "reaction.on(\"\(key)\"): \(substance.stateTypeName) has no key \"\(key)\" (substance \(substance.name()))"
+                    "reaction.on(\"\(key)\") at \(fileID):\(line): \(substance.stateTypeName) has no key \"\(key)\" "
+                        + "(substance \(substance.name()))"
                 )
             }
         }
     }
 
     /// Calls `body` if the key of `prop` changed.
-    public func on(_ prop: some StateProp, _ body: (SubstanceChange) -> Void) {
-        on(prop.key, body)
+    public func on(
+        _ prop: some StateProp, fileID: StaticString = #fileID, line: UInt = #line, _ body: (SubstanceChange) -> Void
+    ) {
+        on(prop.key, fileID: fileID, line: line, body)
     }
 
     /// Calls `body` with the typed old and new values if the property at `keyPath` changed.
