@@ -18,7 +18,7 @@ import FlaskLocking
 public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// Why a lock was released.
     public enum Release: Sendable, Equatable {
-        /// ``release()`` was called.
+        /// ``FluxLock/release(fileID:line:)`` was called.
         case explicit
         /// An exclusive mix produced nothing for anyone to release (see `autorelease`).
         case autorelease
