@@ -111,8 +111,21 @@ struct TrustAtTheEdgesTests {
         let askedAt = #line - 1
         Flask.detachReactor(from: owner, on: bus)
         let detachedAt = #line - 1
+        let auth = Auth(bus: bus)
+        auth.prop.logins = 1
+        let propAt = #line - 1
         await bus.flush()
         let messages = texts.diagnostics.all.map(\.message)
+        // A property has no caller location; debug builds on Linux find it on the stack.
+        #if os(Linux)
+            if isDebugBuild {
+                #expect(
+                    messages.contains {
+                        $0.contains("`prop` used") && $0.contains("TrustAtTheEdgesTests.swift:\(propAt)")
+                    })
+            }
+        #endif
+        _ = propAt
         #expect(
             messages.contains {
                 $0.contains("released twice") && $0.contains("TrustAtTheEdgesTests.swift:\(releasedAt)")

@@ -129,7 +129,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             settings.withLock { $0.keys = newValue }
             let substances = self.substances
             for key in newValue ?? [] where !substances.contains(where: { $0.isValid(key: key) }) {
-                bus.report(.unknownKey, "reactor.keys: none of the reactor's substances has a key \"\(key)\"")
+                let place = CallerLocation.current().map { " at \($0)" } ?? ""
+                bus.report(.unknownKey, "reactor.keys\(place): none of the reactor's substances has a key \"\(key)\"")
             }
             guard !isDetached else { return }
             for substance in substances { substance.setInterest(of: self, keys: newValue) }

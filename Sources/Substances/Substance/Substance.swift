@@ -128,7 +128,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         if bus.isCurrent, inTransaction.value {
             bus.report(
                 .stateInsideTransaction,
-                "\(name()): `state` read inside a transaction shows the committed value; use `prop` for the working copy"
+                "\(name()): `state` read inside a transaction\(CallerLocation.current().map { " at \($0)" } ?? "") "
+                    + "shows the committed value; use `prop` for the working copy"
             )
         }
         return committedValue()
@@ -171,9 +172,11 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     }
 
     private func reportPropMisuse() {
+        let place = CallerLocation.current().map { " at \($0)" } ?? ""
         bus.report(
             .propOutsideTransaction,
-            "\(name()): `prop` used outside a transaction; writes are discarded. Mix it in a mixer or a chain step")
+            "\(name()): `prop` used outside a transaction\(place); writes are discarded. "
+                + "Mix it in a mixer or a chain step")
     }
 
     // MARK: Naming
