@@ -1,7 +1,8 @@
+import FlaskLocking
+
 #if DEBUG && canImport(Runtime)
     import Runtime
 #endif
-import FlaskLocking
 
 /// Where the user's code called the library, for a diagnostic reported from a property (`prop`,
 /// `reactor.keys`), which, unlike a function, cannot take the caller's `#fileID` and `#line`.
