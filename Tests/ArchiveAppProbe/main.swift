@@ -82,28 +82,30 @@ case "terminate" where arguments.count == 2:
     // Kept alive while it waits: a release build frees what is not used again (and a loop that
     // never ends has no end of lifetime to extend to, so the substance is used in it).
     while true { withExtendedLifetime(substance) { _ = sleep(60) } }
-case "full-disk":
-    signal(SIGXFSZ, SIG_IGN)
-    // Printed in release builds too (the default handler prints in debug builds only).
-    Flask.bus.diagnostics = { say("\($0)") }
-    let substance = ProbeSubstance(name: "probe", archive: true)
-    Flask.applyMixer(ProbeMixers.set, payload: ["counter": 1])
-    try await substance.archiveNowAndWait()
-    var limit = rlimit()
-    getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
-    let lifted = limit
-    limit.rlim_cur = 8
-    setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
-    Flask.applyMixer(ProbeMixers.set, payload: ["counter": 2])
-    do {
+#if os(Linux)
+    case "full-disk":
+        signal(SIGXFSZ, SIG_IGN)
+        // Printed in release builds too (the default handler prints in debug builds only).
+        Flask.bus.diagnostics = { say("\($0)") }
+        let substance = ProbeSubstance(name: "probe", archive: true)
+        Flask.applyMixer(ProbeMixers.set, payload: ["counter": 1])
         try await substance.archiveNowAndWait()
-    } catch {
-        say("failed")
-    }
-    if Archiver.shared.pendingKeys.contains(substance.archiveKey()) { say("pending") }
-    limit = lifted
-    setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
-    exit(0)
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        let lifted = limit
+        limit.rlim_cur = 8
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        Flask.applyMixer(ProbeMixers.set, payload: ["counter": 2])
+        do {
+            try await substance.archiveNowAndWait()
+        } catch {
+            say("failed")
+        }
+        if Archiver.shared.pendingKeys.contains(substance.archiveKey()) { say("pending") }
+        limit = lifted
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        exit(0)
+#endif
 default:
     FileHandle.standardError.write(Data("usage: ArchiveAppProbe write <n> | read | stream ... | terminate ...\n".utf8))
     exit(2)

@@ -255,6 +255,59 @@ struct ArchiverFailureTests {
         #expect(reports.recoveries.count == 1)
     }
 
+    @Test("a failed write never comes back over a newer one, nor over a removal")
+    func retryNeverOverwritesNewer() async {
+        // Found in review: a write that failed went back to pending whenever nothing of its key was,
+        // although a newer write had been started meanwhile.
+        let rig = Rig()
+        let reports = Reports()
+        let gate = DispatchSemaphore(value: 0)
+        // The first write fails while a newer one is written now, before the failure is handled.
+        rig.store.failWrites = true
+        rig.store.whenAttempted { gate.wait() }
+        schedule(rig, 1, reports, after: 0)
+        rig.clock.advance(by: .zero)
+        rig.store.whenAttempted(nil)
+        rig.store.failWrites = false
+        let written: ArchiveProblem? = await withCheckedContinuation { continuation in
+            rig.archiver.writeNow(key: "k", encode: { Data("2".utf8) }) { continuation.resume(returning: $0) }
+            gate.signal()
+        }
+        #expect(written == nil)
+        #expect(rig.value() == 2)
+        rig.advance(60)
+        #expect(rig.value() == 2, "the older write is not retried over the newer one")
+        #expect(rig.archiver.pendingKeys == [])
+        // A removal while a failed write is being handled: the key stays removed.
+        rig.store.failWrites = true
+        rig.store.whenAttempted { gate.wait() }
+        schedule(rig, 3, reports, after: 0)
+        rig.clock.advance(by: .zero)
+        rig.store.whenAttempted(nil)
+        rig.store.failWrites = false
+        let removal = Task.detached { try rig.archiver.remove(key: "k") }
+        gate.signal()
+        try? await removal.value
+        rig.advance(60)
+        #expect(rig.value() == nil, "the removed key does not come back")
+    }
+
+    @Test("restoring a key whose pending write fails restores that write's value, not the older archive")
+    func restoreWhileFailing() {
+        let rig = Rig()
+        let reports = Reports()
+        schedule(rig, 1, reports, after: 0)
+        rig.advance(0)
+        rig.store.failWrites = true
+        schedule(rig, 2, reports, after: 30)
+        let restored = rig.archiver.restore(Int.self, key: "k", defaultValue: 0)
+        #expect(restored.value == 2)
+        #expect(rig.archiver.pendingKeys == ["k"], "and it stays pending")
+        rig.store.failWrites = false
+        rig.advance(1)
+        #expect(rig.value() == 2)
+    }
+
     @Test("a value that cannot be encoded is reported once per episode, and not retried")
     func encodingFailureReportedOnce() {
         let rig = Rig()

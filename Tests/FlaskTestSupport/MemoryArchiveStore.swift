@@ -34,6 +34,14 @@ public final class MemoryArchiveStore: ArchiveStore, @unchecked Sendable {
         return body()
     }
     private var onWrite: (@Sendable () -> Void)?
+    private var onAttempt: (@Sendable () -> Void)?
+
+    /// Calls `callback` at each write attempt, before it succeeds or fails (nil: no longer).
+    public func whenAttempted(_ callback: (@Sendable () -> Void)?) {
+        lock.lock()
+        onAttempt = callback
+        lock.unlock()
+    }
 
     public func data(forKey key: String) throws -> Data? {
         lock.lock()
@@ -44,7 +52,12 @@ public final class MemoryArchiveStore: ArchiveStore, @unchecked Sendable {
 
     public func set(_ data: Data, forKey key: String) throws {
         lock.lock()
+        // Whether it fails is decided when the attempt starts, before the callback.
         let fail = failingWrites
+        let attempted = onAttempt
+        lock.unlock()
+        attempted?()
+        lock.lock()
         if !fail { storage[key] = data }
         let callback = onWrite
         lock.unlock()

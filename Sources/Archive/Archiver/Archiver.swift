@@ -43,7 +43,7 @@ public final class Archiver: Sendable {
         var protected: Set<String> = []
         /// Keys whose last write failed, and how many attempts in a row have: a failure is
         /// reported when it starts such an episode, and the first write that succeeds ends it.
-        var failing: [String: Int] = [:]
+        var failing: [String: (attempts: Int, kind: ArchiveProblem.Kind)] = [:]
     }
 
     private let storage: LockedValue<any ArchiveStore>
@@ -123,10 +123,20 @@ public final class Archiver: Sendable {
         if let owner, state.withLock({ $0.claims.claim(key, by: owner) }) {
             problems.append(Archiver.keyInUse(key))
         }
-        let pendingWrite = state.withLock { $0.pending.remove(key) }
+        let pendingWrite = state.withLock { state in
+            let write = state.pending.remove(key)
+            if let write { state.pending.start(key, write) }
+            return write
+        }
         let fallback = defaultValue()
         let (restoration, protect) = worker.sync { () -> (ArchiveRestoration<T>, Bool) in
-            if let pendingWrite { perform(pendingWrite, key: key) }
+            if let pendingWrite, perform(pendingWrite, key: key) != nil,
+                let data = try? pendingWrite.encode(),
+                let value = try? ArchiveEncoder.decoder().decode(T.self, from: data)
+            {
+                // The write failed (it stays pending): what it holds is still the latest value.
+                return (ArchiveRestoration(value: value, found: true, problems: []), false)
+            }
             return Archiver.read(T.self, key: key, fallback: fallback, store: store)
         }
         // A key is protected while what it holds could not be read or kept aside, no longer.
@@ -173,7 +183,9 @@ public final class Archiver: Sendable {
             let aside = keepAside(data, key: key, suffix: "previous-shape", store: store)
             let defaulted = Archiver.counted(notes.map { $0.leftOut ? "\($0.path) (left out)" : $0.path })
             let reasons = notes.prefix(3).map { $0.reason }
-            let reason = (reasons.isEmpty ? [ArchiveErrorReason.describe(strictError)] : reasons).joined(
+            // The strict decoder's error names its coding path in keys of its own, where a
+            // dictionary's keys (user data) cannot be told apart: only its kind is written.
+            let reason = (reasons.isEmpty ? [ArchiveErrorReason.kind(of: strictError)] : reasons).joined(
                 separator: "; ")
             let problem = ArchiveProblem(
                 key: key, kind: .partiallyRestored(defaulted: defaulted, keptAt: aside.key), reason: reason + aside.note
@@ -298,15 +310,16 @@ public final class Archiver: Sendable {
         completion: (@Sendable (ArchiveProblem?) -> Void)? = nil
     ) {
         let store = store ?? self.store
-        let conflict = state.withLock { state -> Bool in
-            state.pending.remove(key)
-            guard let owner else { return false }
-            return state.claims.claim(key, by: owner)
-        }
         let now = self.now
         let write = PendingWrites.Write(
             encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, since: now, deadline: now,
             wakeUp: 0, owner: ownerID(owner))
+        let conflict = state.withLock { state -> Bool in
+            state.pending.remove(key)
+            state.pending.start(key, write)
+            guard let owner else { return false }
+            return state.claims.claim(key, by: owner)
+        }
         worker.async { [self] in
             if conflict { completion?(Archiver.keyInUse(key)) }
             completion?(perform(write, key: key))
@@ -342,6 +355,7 @@ public final class Archiver: Sendable {
         let store = store ?? self.store
         state.withLock { state in
             state.pending.remove(key)
+            state.pending.start(key, nil)
             state.protected.remove(key)
         }
         try worker.sync { Result { try store.set(data, forKey: key) } }.get()
@@ -353,6 +367,7 @@ public final class Archiver: Sendable {
         let store = store ?? self.store
         state.withLock { state in
             state.pending.remove(key)
+            state.pending.start(key, nil)
             state.protected.remove(key)
             state.failing.removeValue(forKey: key)
         }
@@ -380,7 +395,8 @@ public final class Archiver: Sendable {
     /// The keys with a write pending: waiting for its delay, or to be retried after a failure.
     public var pendingKeys: [String] { state.withLock { $0.pending.keys.sorted() } }
 
-    /// The keys whose last write failed (each stays pending until a write succeeds).
+    /// The keys whose last write failed; those the store failed stay pending until a write succeeds
+    /// (a value that could not be encoded waits for the next commit).
     public var failingKeys: [String] { state.withLock { $0.failing.keys.sorted() } }
 
     /// How long a key whose write failed waits before the next attempt, in seconds: after the
@@ -396,23 +412,27 @@ public final class Archiver: Sendable {
     private func perform(_ write: PendingWrites.Write, key: String) -> ArchiveProblem? {
         let protected = state.withLock { $0.protected.contains(key) }
         guard let problem = Archiver.store(write, key: key, protected: protected) else {
-            if let attempts = state.withLock({ $0.failing.removeValue(forKey: key) }) {
-                write.onRecovery?(ArchiveRecovery(key: key, failedAttempts: attempts))
-            }
+            let (episode, onRecovery) = state.withLock { ($0.failing.removeValue(forKey: key), write.onRecovery) }
+            if let episode { onRecovery?(ArchiveRecovery(key: key, failedAttempts: episode.attempts)) }
             return nil
         }
         let now = self.now
-        let (attempts, action) = state.withLock { state -> (Int, PendingWrites.Action) in
-            let attempts = state.failing[key, default: 0] + 1
-            state.failing[key] = attempts
+        let (report, action) = state.withLock {
+            state -> ((@Sendable (ArchiveProblem) -> Void)?, PendingWrites.Action) in
+            let previous = state.failing[key]
+            let attempts = (previous?.attempts ?? 0) + 1
+            state.failing[key] = (attempts, problem.kind)
+            // Read under the lock: a retried write is pending again, where a schedule updates it.
+            // Reported when an episode starts, or when its kind of failure changes.
+            let report = previous?.kind == problem.kind ? nil : write.onFailure
             // An encoding fails the same way every time, and a protected key is refused until
             // it is removed or written: only a store's failure is worth another attempt.
-            guard case .storeFailed = problem.kind, !protected else { return (attempts, .none) }
+            guard case .storeFailed = problem.kind, !protected else { return (report, .none) }
             let delays = Archiver.retryDelays
             let delay = Archiver.duration(delays[min(attempts, delays.count) - 1])
-            return (attempts, state.pending.retry(key, write, notBefore: now &+ delay))
+            return (report, state.pending.retry(key, write, notBefore: now &+ delay))
         }
-        if attempts == 1 { write.onFailure?(problem) }
+        report?(problem)
         run(action, key: key)
         return problem
     }

@@ -45,6 +45,9 @@ struct PendingWrites: Sendable {
         /// The earliest it may be performed: after a failed attempt, the back-off's end, which a
         /// later schedule does not bring forward (`Int64.min` otherwise).
         @exclusivity(unchecked) var notBefore: Nanoseconds = .min
+        /// Its number among the writes of any key started (taken out to be performed), set when it
+        /// is: a failed write goes back only if no later one of its key was started since.
+        @exclusivity(unchecked) var started: UInt64 = 0
 
         init(
             encode: @escaping @Sendable () throws -> Data, onFailure: (@Sendable (ArchiveProblem) -> Void)?,
@@ -75,6 +78,10 @@ struct PendingWrites: Sendable {
     private var byKey: [String: Write] = [:]
     private var last: (key: String, write: Write)?
     private var wakeUps: UInt64 = 0
+    /// The number of the last write started, or the last explicit write or removal, of each key
+    /// that had one.
+    private var lastStarted: [String: UInt64] = [:]
+    private var starts: UInt64 = 0
 
     /// Schedules a write of `key` at `now`, replacing the one pending.
     ///
@@ -123,13 +130,26 @@ struct PendingWrites: Sendable {
             return .arm(number: wakeUps, at: write.deadline)
         }
         remove(key)
+        start(key, write)
         return .perform(write)
+    }
+
+    /// Records that `write` of `key` (or, with nil, an explicit write or removal of it) starts now:
+    /// whatever of the key was started before is out of date.
+    mutating func start(_ key: String, _ write: Write?) {
+        starts &+= 1
+        lastStarted[key] = starts
+        write?.started = starts
     }
 
     /// `write` of `key` failed: it is pending again, due at `notBefore` (the back-off's end). If
     /// the key was scheduled again while it was being performed, the newer write (the later state)
     /// is kept instead, and waits for the back-off too.
+    ///
+    /// A write of the key started after it (a later wake-up, `writeNow`, a flush, an explicit write
+    /// or removal) makes it out of date: it is dropped, and the later one stands.
     mutating func retry(_ key: String, _ write: Write, notBefore: Nanoseconds) -> Action {
+        guard lastStarted[key] == write.started else { return .none }
         if let newer = byKey[key] {
             newer.notBefore = notBefore
             newer.deadline = max(newer.deadline, notBefore)
@@ -149,16 +169,17 @@ struct PendingWrites: Sendable {
 
     var keys: Dictionary<String, Write>.Keys { byKey.keys }
 
-    /// Takes the write of `key` out, if one is pending.
+    /// Takes the write of `key` out, if one is pending (without starting it: see ``start(_:_:)``).
     @discardableResult
     mutating func remove(_ key: String) -> Write? {
         if last?.key == key { last = nil }
         return byKey.removeValue(forKey: key)
     }
 
-    /// Takes every pending write out.
+    /// Takes every pending write out and starts them.
     mutating func removeAll() -> [String: Write] {
         last = nil
+        for (key, write) in byKey { start(key, write) }
         defer { byKey = [:] }
         return byKey
     }

@@ -32,6 +32,18 @@ enum ArchiveErrorReason {
         }
     }
 
+    /// The kind of a decoding error, without its coding path (for errors of decoders whose keys
+    /// cannot be told apart from a dictionary's).
+    static func kind(of error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted: "unreadable value"
+        case DecodingError.keyNotFound: "a key not found"
+        case DecodingError.typeMismatch(let type, _): "expected \(type)"
+        case DecodingError.valueNotFound(let type, _): "missing \(type)"
+        default: describe(error)
+        }
+    }
+
     /// A coding path as dotted keys, array elements by index.
     static func dotted(_ codingPath: [any CodingKey]) -> String {
         spelled(codingPath).joined()

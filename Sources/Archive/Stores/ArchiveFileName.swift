@@ -54,7 +54,7 @@ struct ArchiveFileName {
     func archive(in contents: Data) -> Data? {
         let line = keyLine
         guard contents.count >= line.count, contents.prefix(line.count) == line else { return nil }
-        return contents.dropFirst(line.count)
+        return Data(contents.dropFirst(line.count))
     }
 
     /// The key with every byte but `[a-z0-9._-]` escaped, and a leading `.` too.
@@ -103,6 +103,25 @@ struct ArchiveFileName {
         }
         guard let key = String(validating: bytes, as: UTF8.self), spell(key) == spelled else { return nil }
         return key
+    }
+
+    /// `name` as a file system that ignores case sees it, in the form a current name would take:
+    /// letters in lowercase, the two digits of each `%` escape in uppercase.
+    static func caseFolded(_ name: String) -> String {
+        var bytes: [UInt8] = []
+        var escapeDigits = 0
+        for byte in name.utf8 {
+            if escapeDigits > 0 {
+                bytes.append(byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte)
+                escapeDigits -= 1
+            } else if byte == UInt8(ascii: "%") {
+                bytes.append(byte)
+                escapeDigits = 2
+            } else {
+                bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The name the store gave `key` before names were made injective (up to version 0.x of this

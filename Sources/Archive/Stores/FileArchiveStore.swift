@@ -115,7 +115,25 @@ public struct FileArchiveStore: ArchiveStore {
         let legacy = ArchiveFileName.legacyName(key)
         guard legacy != ArchiveFileName(key).name() else { return nil }
         if let owner = ArchiveFileName.key(named: legacy), owner != key { return nil }
+        // On a file system that ignores case, the old name may open another key's file under a
+        // name that differs only in case (`Abc.json` opens `abc.json`, key `abc`'s).
+        let folded = ArchiveFileName.caseFolded(legacy)
+        if folded != legacy, let owner = ArchiveFileName.key(named: folded), owner != key,
+            sameFile(legacy, folded)
+        {
+            return nil
+        }
         return directory.appendingPathComponent(legacy)
+    }
+
+    /// Whether the names `a` and `b` in the directory open one file.
+    private func sameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat()
+        var second = stat()
+        guard stat(directory.appendingPathComponent(a).path, &first) == 0,
+            stat(directory.appendingPathComponent(b).path, &second) == 0
+        else { return false }
+        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 
     /// The file of `name` and the archive it holds, or nil when it has none. For a name by digest,
@@ -179,14 +197,16 @@ public struct FileArchiveStore: ArchiveStore {
         defer {
             if !ok { unlink(temporary.path) }
         }
-        do {
-            defer { close(fd) }
-            if name.isDigest { try FileArchiveStore.writeAll(name.keyLine, to: fd) }
-            try FileArchiveStore.writeAll(data, to: fd)
-            guard fsync(fd) == 0 else { throw POSIXError(errno: errno) }
-        }
+        // Closed (and so unlocked) only once renamed: a store that opens meanwhile leaves it alone.
+        defer { close(fd) }
+        if name.isDigest { try FileArchiveStore.writeAll(name.keyLine, to: fd) }
+        try FileArchiveStore.writeAll(data, to: fd)
+        guard fsync(fd) == 0 else { throw POSIXError(errno: errno) }
         guard rename(temporary.path, url.path) == 0 else { throw POSIXError(errno: errno) }
         ok = true
+        // The key has its own file now: the one an earlier version named for it goes, so that it
+        // never comes back (after a removal) or reaches a key that shared its name.
+        if let legacy = legacyURL(of: key) { unlink(legacy.path) }
         // Make the rename itself durable.
         let directoryFD = open(directory.path, O_RDONLY)
         if directoryFD >= 0 {
