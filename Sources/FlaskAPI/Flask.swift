@@ -162,10 +162,7 @@ public enum Flask {
     /// delivered; returns what each substance did.
     @discardableResult
     public static func apply<A: FlaskAction>(_ action: A, on bus: Flux = .shared) async -> MixOutcome {
-        if let value = action.carried {
-            return MixOutcome(receipt: await bus.dispatchAndWait(A.busName, value: value))
-        }
-        return MixOutcome(receipt: await bus.dispatchAndWait(A.busName))
+        MixOutcome(receipt: await bus.dispatchAndWait(A.busName, value: action))
     }
 
     /// Low-level spelling of `substances(reactTo:payload:on:)`.
@@ -230,7 +227,7 @@ public enum Flask {
         withMixer action: A, autorelease: Bool = true, on bus: Flux = .shared,
         fileID: StaticString = #fileID, line: UInt = #line
     ) -> FluxLock {
-        bus.lock(withMixer: A.busName, value: action.carried, autorelease: autorelease, fileID: fileID, line: line)
+        bus.lock(withMixer: A.busName, value: action, autorelease: autorelease, fileID: fileID, line: line)
     }
 
     /// Releases every lock of `bus`.

@@ -11,7 +11,7 @@ extension Flux {
     public func dispatchAndWait(_ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable) async
         -> FluxReceipt
     {
-        await dispatchAndWait(FluxItem.mixer(mixer, payload, carrying: FluxValueCarrier(value, lock: nil)))
+        await dispatchAndWait(FluxItem.mixer(mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: nil)))
     }
 
     private func dispatchAndWait(_ item: FluxItem) async -> FluxReceipt {

@@ -94,7 +94,22 @@ public final class Flux: Sendable {
     /// - Complexity: O(1) amortized; allocates one small object for the value; never waits for the
     ///   bus.
     public func dispatch(_ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable) {
-        enqueue(.mixer(mixer, payload, carrying: FluxValueCarrier(value, lock: nil)))
+        enqueue(.mixer(mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: nil)))
+    }
+
+    /// Enqueues a named mixer carrying `value` of a known type: a value without stored bytes is
+    /// carried without an allocation (see ``FluxValueCarrier``).
+    @inlinable
+    package func dispatch<Value: Sendable>(_ mixer: FluxMixerName, typedValue value: Value) {
+        let carrier =
+            MemoryLayout<Value>.size == 0
+            ? FluxValueCarrier.carrying(empty: value) : FluxCarried(value, lock: nil)
+        dispatch(mixer, carrying: carrier)
+    }
+
+    @usableFromInline
+    func dispatch(_ mixer: FluxMixerName, carrying carrier: FluxValueCarrier) {
+        enqueue(.mixer(mixer, nil, carrying: carrier))
     }
 
     /// Enqueues a task on the main lane (the seed's `performInFluxQueue`).
@@ -315,7 +330,7 @@ public final class Flux: Sendable {
         let (lock, start) = queue.withLock { q in
             let lock = q.takeLock(bus: self, mixer: mixer, autorelease: autorelease, origin: origin)
             if let value {
-                q.exclusive.append(.mixer(mixer, payload, carrying: FluxValueCarrier(value, lock: lock)))
+                q.exclusive.append(.mixer(mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: lock)))
             } else {
                 q.exclusive.append(.mixer(mixer, payload, lock))
             }

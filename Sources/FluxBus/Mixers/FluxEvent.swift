@@ -19,7 +19,7 @@ public struct FluxEvent: Sendable {
     /// An event of `mixer` carrying `value` (a typed action, say), with its payload and, for an
     /// exclusive mix, its lock.
     public init(mixer: FluxMixerName, payload: FluxPayload?, value: any Sendable, lock: FluxLock?) {
-        self.init(mixer: mixer, payload: payload, carrying: FluxValueCarrier(value, lock: lock))
+        self.init(mixer: mixer, payload: payload, carrying: FluxValueCarrier.carrying(value, lock: lock))
     }
 
     init(mixer: FluxMixerName, payload: FluxPayload?, carrying carrier: FluxValueCarrier) {
@@ -49,6 +49,18 @@ public struct FluxEvent: Sendable {
 
     /// The value dispatched with the mixer (``Flux/dispatch(_:payload:value:)``), if any.
     public var value: (any Sendable)? { carrier?.value }
+
+    /// The value dispatched with the mixer, if there is one of type `Value`.
+    // Inlinable: where `Value` is known, the value is read after one comparison of its carrier's
+    // class, without the runtime's dynamic cast.
+    @inlinable
+    public func value<Value: Sendable>(as type: Value.Type) -> Value? {
+        guard kind == .valueMixer, let work else { return nil }
+        if ObjectIdentifier(Swift.type(of: work)) == ObjectIdentifier(FluxCarried<Value>.self) {
+            return unsafeDowncast(work, to: FluxCarried<Value>.self).carried
+        }
+        return value as? Value
+    }
 
     /// The carrier of the value dispatched with the mixer, if any.
     @usableFromInline

@@ -26,20 +26,15 @@ import FluxBus
 /// when it is `Codable`) and locks (`Flask.lock(withMixer: Login(user: "ada"))`). Every reactive
 /// substance that defines the action's type receives it, whatever its mixer enumeration.
 ///
-/// An action without stored properties (`struct Refresh: FlaskAction {}`) costs what an enum
-/// mixer without a payload costs; one with data allocates one small object per dispatch, less
-/// than a payload dictionary.
+/// An action without stored properties (`struct Refresh: FlaskAction {}`) is carried inline, with
+/// no allocation; one with more data than fits in three words allocates one small object per
+/// dispatch, less than a payload dictionary.
 public protocol FlaskAction: Sendable {}
 
 extension FlaskAction {
     /// The name the bus knows this action type by: the type itself.
     @inlinable
     public static var busName: FluxMixerName { FluxMixerName("", domain: Self.self) }
-
-    /// The action as the value a dispatch carries: nothing for an action without stored
-    /// properties (its only value can be made again on arrival), itself otherwise.
-    package var carried: (any Sendable)? { MemoryLayout<Self>.size == 0 ? nil : self }
-
 }
 
 extension Flux {
@@ -54,11 +49,8 @@ extension Flux {
     // Inlinable, so that what depends on `A` is decided where the action is dispatched.
     @inlinable
     public func dispatch<A: FlaskAction>(_ action: A) {
-        if MemoryLayout<A>.size == 0 {
-            // A type without stored properties has one value: nothing to carry.
-            dispatch(A.busName)
-        } else {
-            dispatch(A.busName, value: action)
-        }
+        // Always carried, even without stored properties: the receiver gets the value that was
+        // dispatched, never one made up from its type.
+        dispatch(A.busName, typedValue: action)
     }
 }

@@ -136,11 +136,9 @@ extension MixJournal {
             payload = recorded.mapValues(\.value)
         }
         if entry.isAction, let type = name.domain {
-            // An action without a recorded value has no stored properties: its type is all of it.
-            guard let recorded = entry.action else {
-                return .success(MixOutcome(receipt: await bus.dispatchAndWait(name)).entries.map(Change.init))
-            }
-            guard let action = entry.liveAction ?? decodeAction(type, from: recorded) else {
+            // The value is needed, even of a type without stored properties: the library never
+            // makes a value of a user's type up.
+            guard let action = entry.liveAction ?? entry.action.flatMap({ decodeAction(type, from: $0) }) else {
                 return .failure(skip(entry, "its action \(type) was not recorded, or does not decode as Decodable"))
             }
             let receipt = await bus.dispatchAndWait(name, payload: payload, value: action)
