@@ -54,6 +54,20 @@ final class ActionCounter: ReactiveSubstance<CounterState, CounterMixers>, @unch
     }
 }
 
+/// S1d's counter: S1's, made without a subclass (S1dt dispatches the typed action).
+func definedCounter() -> ReactiveSubstance<CounterState, CounterMixers> {
+    ReactiveSubstance<CounterState, CounterMixers> { define in
+        define(mix: .increment) { counter, _, react, _ in
+            counter.prop.counter += 1
+            react()
+        }
+        define(Increment.self) { counter, _, react, _ in
+            counter.prop.counter += 1
+            react()
+        }
+    }
+}
+
 struct WideState: State {
     var f0 = 0
     var f1 = 0

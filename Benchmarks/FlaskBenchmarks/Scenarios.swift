@@ -147,6 +147,13 @@ let actionScenarios: [Scenario] = [
     Scenario(id: "S1td", name: "counter-action+data", defaultCount: 1_000_000) { counter in
         counterRig(counter, substance: ActionCounter(), dispatch: { Flask.substances(reactTo: Add(amount: 1)) })
     },
+    // S1 and S1t with the counter made without a subclass: its bodies stored at creation.
+    Scenario(id: "S1d", name: "counter-defined", defaultCount: 1_000_000) { counter in
+        counterRig(counter, substance: definedCounter())
+    },
+    Scenario(id: "S1dt", name: "counter-defined-action", defaultCount: 1_000_000) { counter in
+        counterRig(counter, substance: definedCounter(), dispatch: { Flask.substances(reactTo: Increment()) })
+    },
 ]
 
 /// The cost of the tools of docs/tools.md on S1 (not in SCENARIOS.md): the same counter with one

@@ -21,8 +21,8 @@ private struct SignIn: FlaskAction, Codable {
     let user: String
 }
 
-/// An action without stored properties: dispatched without carrying anything.
-private struct Refresh: FlaskAction {}
+/// An action without stored properties (`Codable`, so that a journal read back replays it).
+private struct Refresh: FlaskAction, Codable {}
 
 private final class Shop: ReactiveSubstance<ShopState, ShopMixers2>, @unchecked Sendable {
     override func defineMixers() {
@@ -126,7 +126,7 @@ struct TypedActionTests {
         #expect(cart.state.items == ["tea"])
     }
 
-    @Test("an action without stored properties carries nothing and still arrives")
+    @Test("an action without stored properties arrives")
     func emptyAction() async {
         let bus = Flux()
         let cart = Shop(bus: bus)

@@ -17,6 +17,7 @@ let package = Package(
         .target(name: "ReactionLeavesHandler", dependencies: [flask]),
         .target(name: "ChainShared", dependencies: [flask]),
         .target(name: "BusConfinedShared", dependencies: [flask]),
+        .target(name: "DefinedMixerKeepsState", dependencies: [flask]),
         // The package's lock is no product: its source is compiled here as it is (a link to it).
         .target(name: "FlaskLockingSource"),
         .target(name: "LockedValueLeak", dependencies: ["FlaskLockingSource"]),

@@ -26,6 +26,8 @@ expect NonSendableOwner "type 'Screen' does not conform to the 'Sendable' protoc
 expect NonSendableFlaskReactor "sending 'self' risks causing data races" || failed=1
 expect ReactionLeavesHandler "capture of 'reaction' with non-Sendable type 'FlaskReaction'" || failed=1
 expect ChainShared "capture of 'chain' with non-Sendable type 'ChainReaction'" || failed=1
+# A substance made without a subclass: its bodies are @Sendable, so state they keep is checked.
+expect DefinedMixerKeepsState "capture of 'cache' with non-Sendable type 'Cache' in a '@Sendable' closure" || failed=1
 expect BusConfinedShared "sending 'tally' risks causing data races" || failed=1
 # A LockedValue of a non-Sendable value is not Sendable: the task that captures it is refused.
 expect LockedValueLeak "sending value of non-Sendable type '() async -> ()' risks causing data races" || failed=1

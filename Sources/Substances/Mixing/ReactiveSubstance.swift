@@ -5,34 +5,52 @@ import Synchronization
 /// A substance that also reacts to global mixers and typed actions: the seed's "Fluxor style"
 /// store.
 ///
+/// Made as it is, with its mixers defined once as `@Sendable` bodies that receive the substance
+/// (no subclass, nothing `@unchecked`: the compiler checks every body):
+///
 /// ```swift
 /// enum EnvMixers: SubstanceMixer { case Login, Logout }
 ///
-/// class AppReactiveSubstance: ReactiveSubstance<AppState, EnvMixers> {
+/// let app = ReactiveSubstance<AppState, EnvMixers>(name: "app") { define in
+///     define(mix: .Login) { app, payload, react, abort in
+///         app.prop.title = "signed"
+///         react()
+///     }
+///     define(Rename.self) { app, action, react, abort in   // a typed action (FlaskAction)
+///         app.prop.title = action.title
+///         react()
+///     }
+/// }
+/// ```
+///
+/// or, as the seed spells it, by a subclass that overrides ``defineMixers()``:
+///
+/// ```swift
+/// final class AppReactiveSubstance: ReactiveSubstance<AppState, EnvMixers>, @unchecked Sendable {
 ///     override func defineMixers() {
 ///         define(mix: .Login) { payload, react, abort in
 ///             self.prop.title = "signed"
-///             react()
-///         }
-///         define(Rename.self) { action, react, abort in   // a typed action (FlaskAction)
-///             self.prop.title = action.title
 ///             react()
 ///         }
 ///     }
 /// }
 /// ```
 ///
+/// A subclass must restate `@unchecked Sendable`, and that switches off the compiler's check of
+/// whatever the subclass adds: a stored `var` of a subclass is not protected by anything. Prefer
+/// the first spelling, or keep a subclass free of stored mutable properties.
+///
 /// Each mixer is registered on the bus once per substance, however many reactors bind it, and goes
 /// away with the substance. A mixer runs on the bus as one transaction: `react()` commits it and
 /// reactors see the changes; `abort()` leaves the state exactly as it was.
 ///
-/// Mixer bodies are never stored: at creation `defineMixers()` runs once to learn which mixers and
-/// actions the substance defines, and when one is dispatched it runs again, on the bus, and
-/// executes the matching body. So a body may capture `self` without creating a reference cycle,
-/// and a substance nobody references is freed. The rule that follows: `defineMixers()` only calls
-/// `define`, the same ones every time (a `define` made only sometimes, or work done beside the
-/// `define` calls, runs again at every dispatch). A mixer defined twice runs each of its bodies, in
-/// order, each its own transaction.
+/// In a subclass, mixer bodies are not stored: at creation `defineMixers()` runs once to learn
+/// which mixers and actions the substance defines, and when one is dispatched it runs again, on the
+/// bus, and executes the matching body. So a body may capture `self` without creating a reference
+/// cycle, and a substance nobody references is freed. The rule that follows: `defineMixers()` only
+/// calls `define`, the same ones every time (a `define` made only sometimes, or work done beside
+/// the `define` calls, runs again at every dispatch). A mixer defined twice runs each of its
+/// bodies, in order, each its own transaction.
 ///
 /// Enum mixers are matched by value, associated values included: a case with associated values
 /// (`case login(user: String)`) is reported where it is defined (`mixer-with-values`), since no
@@ -50,6 +68,8 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         (_ action: A, _ react: MixerResolution, _ abort: MixerResolution) -> Void
 
     private let observations = LockedValue<[FluxMixerName: FluxObservation]>([:])
+    /// The observations of the bodies given to `init(name:archive:bus:mixers:)`.
+    private let storedObservations = LockedValue<[FluxObservation]>([])
     /// What `define` needs to know while `defineMixers()` runs for a dispatch, in one property:
     /// each property of a generic class is found through its metadata.
     @exclusivity(unchecked) private final var definition: BusConfined<MixerDefinition>
@@ -84,6 +104,33 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             }
         }
         learned = []
+    }
+
+    /// Creates a substance whose mixers and actions are defined here, once, without a subclass:
+    /// each body is `@Sendable` and receives the substance (see ``MixerDefinitions``).
+    ///
+    /// ```swift
+    /// let app = ReactiveSubstance<AppState, EnvMixers>(name: "app") { define in
+    ///     define(mix: .Login) { app, payload, react, abort in
+    ///         app.prop.title = "signed"
+    ///         react()
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: the substance's name (see ``Substance/init(name:archive:bus:)``).
+    ///   - archive: whether it archives its state.
+    ///   - bus: the bus it mixes on.
+    ///   - mixers: defines the mixers and actions it reacts to; called once, before this returns.
+    public convenience init(
+        name: String? = nil, archive: Bool = false, bus: Flux = .shared,
+        mixers: (_ define: inout MixerDefinitions<S, M>) -> Void
+    ) {
+        self.init(name: name, archive: archive, bus: bus)
+        var definitions = MixerDefinitions<S, M>()
+        mixers(&definitions)
+        for group in definitions.byName() { register(group.name, mixer: group.mixer, runs: group.runs) }
     }
 
     /// Override to ``define(mix:_:)`` the mixers, and ``define(_:_:)`` the actions, this substance
@@ -135,16 +182,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     @inlinable
     public final func define<A: FlaskAction>(_ action: A.Type, _ body: ActionBody<A>) {
         guard let event = runsActionBody(ObjectIdentifier(A.self), named: A.busName) else { return }
-        let action: A
-        if MemoryLayout<A>.size == 0 {
-            // A type without stored properties has one value, which takes no bytes: it is not
-            // carried, and made again here.
-            action = unsafeBitCast((), to: A.self)
-        } else if let carried = event.pointee.value as? A {
-            action = carried
-        } else {
-            return reportMissingAction(named: A.busName)
-        }
+        guard let action = event.pointee.value(as: A.self) else { return reportMissingAction(named: A.busName) }
         let serial = beginRun()
         body(
             action, MixerResolution(resolver: resolver, serial: serial, commits: true),
@@ -214,12 +252,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     private final func register(_ mixer: M, position: Int?) {
         let name = mixer.busName
         guard observations.withLock({ $0[name] == nil }) else { return }
-        if MixerValues.has(mixer) {
-            bus.report(
-                .mixerWithValues,
-                "\(self.name()): define(mix: \(name)): a mixer case with associated values is matched with its values "
-                    + "too, so a dispatch of other values never reaches it; carry data in a FlaskAction")
-        }
+        if MixerValues.has(mixer) { reportMixerWithValues(name) }
         let position = position ?? -1
         let stored = StoredMixer(mixer)
         // The owner is this substance: cast without a check.
@@ -227,6 +260,25 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             unsafeDowncast(substance, to: ReactiveSubstance.self).dispatch(stored.address, at: position, event)
         }
         observations.withLock { $0[name] = observation }
+    }
+
+    /// Observes `name` on the bus with stored bodies: a dispatch runs them in order.
+    private final func register(_ name: FluxMixerName, mixer: M?, runs: [MixerDefinitions<S, M>.Run]) {
+        if let mixer, MixerValues.has(mixer) { reportMixerWithValues(name) }
+        let observation: FluxObservation
+        if runs.count == 1, let run = runs.first {
+            observation = bus.observe(name, untypedOwner: self) { substance, event in
+                withUnsafePointer(to: event) { run(unsafeDowncast(substance, to: ReactiveSubstance.self), $0) }
+            }
+        } else {
+            observation = bus.observe(name, untypedOwner: self) { substance, event in
+                let substance = unsafeDowncast(substance, to: ReactiveSubstance.self)
+                withUnsafePointer(to: event) { event in
+                    for run in runs { run(substance, event) }
+                }
+            }
+        }
+        storedObservations.withLock { $0.append(observation) }
     }
 
     /// Observes the action named `name` on the bus (see ``register(_:position:)``).
@@ -240,8 +292,16 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         observations.withLock { $0[name] = observation }
     }
 
+    private final func reportMixerWithValues(_ name: FluxMixerName) {
+        bus.report(
+            .mixerWithValues,
+            "\(self.name()): define(mix: \(name)): a mixer case with associated values is matched with its values "
+                + "too, so a dispatch of other values never reaches it; carry data in a FlaskAction")
+    }
+
     deinit {
         for observation in observations.withLock({ $0.values }) { observation.cancel() }
+        for observation in storedObservations.withLock({ $0 }) { observation.cancel() }
     }
 
     private final func dispatch(_ mixer: UnsafePointer<M>, at position: Int, _ event: FluxEvent) {

@@ -23,7 +23,7 @@ final class UserLabel {
     var text = ""
 
     func start() {
-        let reactor = Flask.reactor(attachedTo: self, mixing: Session.shared)
+        let reactor = Flask.reactor(attachedTo: self, mixing: session)
         reactor.keys = ["user"]
         reactor.mainActorHandler = { label, reaction in
             reaction.on("user") { change in label.text = change.newValue() ?? "nobody" }
@@ -36,7 +36,7 @@ final class AuditLog: Sendable {
     let lines = Mutex<[String]>([])
 
     func start() {
-        let reactor = Flask.reactor(attachedTo: self, mixing: Session.shared)
+        let reactor = Flask.reactor(attachedTo: self, mixing: session)
         reactor.handler = { log, reaction in
             reaction.on("user") { change in
                 let user: String? = change.newValue()

@@ -44,32 +44,45 @@ struct SessionState: State {
     var user: String?
 }
 
-final class Session: ReactiveSubstance<SessionState, SessionMixers>, @unchecked Sendable {
-    static let shared = Session()
+typealias Session = ReactiveSubstance<SessionState, SessionMixers>
 
-    override func defineMixers() {
-        define(Login.self) { login, react, abort in
+/// A session on `bus` (a test's, say): its mixers are defined once, and each body is handed the
+/// substance it runs on.
+func makeSession(on bus: Flux = Flask.bus) -> Session {
+    Session(name: "session", bus: bus) { define in
+        define(Login.self) { session, login, react, abort in
             guard !login.user.isEmpty else { return abort() }
-            self.prop.user = login.user
+            session.prop.user = login.user
             react()
         }
-        define(mix: .logout) { _, react, _ in
-            self.prop.user = nil
+        define(mix: .logout) { session, _, react, _ in
+            session.prop.user = nil
             react()
         }
     }
 }
+
+let session = makeSession()
 
 @MainActor
 final class SessionBadge {
     var text = ""
 
     func start() {
-        let reactor = Flask.reactor(attachedTo: self, mixing: Session.shared)
+        let reactor = Flask.reactor(attachedTo: self, mixing: session)
         reactor.mainActorHandler = { badge, reaction in
             reaction.on("user") { change in badge.text = change.newValue() ?? "nobody" }
         }
         Flask.substances(reactTo: Login(user: "ada"))
+    }
+}
+
+final class LegacySession: ReactiveSubstance<SessionState, SessionMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .logout) { _, react, _ in
+            self.prop.user = nil
+            react()
+        }
     }
 }
 

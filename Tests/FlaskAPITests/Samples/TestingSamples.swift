@@ -8,7 +8,7 @@ struct SessionTests {
 
     @Test("logging in sets the user", arguments: ["ada", "grace", "linus"])
     func login(user: String) async {
-        let session = Session(bus: bus)
+        let session = makeSession(on: bus)
         let probe = ChangeProbe(session)
         await Flask.apply(Login(user: user), on: bus)
         #expect(session.state.user == user)
@@ -18,7 +18,7 @@ struct SessionTests {
 
     @Test("an empty user name is refused, and nothing changes")
     func emptyLogin() async {
-        let session = Session(bus: bus)
+        let session = makeSession(on: bus)
         let outcome = await Flask.apply(Login(user: ""), on: bus)
         #expect(outcome.wasAborted)
         #expect(session.state.user == nil)
@@ -26,7 +26,7 @@ struct SessionTests {
 
     @Test("logging out clears the user")
     func logout() async {
-        let session = Session(bus: bus)
+        let session = makeSession(on: bus)
         await Flask.apply(Login(user: "ada"), on: bus)
         await Flask.apply(SessionMixers.logout, on: bus)
         #expect(session.state.user == nil)
