@@ -23,6 +23,9 @@ private struct Add: FlaskAction {
 /// An action without stored properties.
 private struct Refresh: FlaskAction {}
 
+/// Another action without stored properties, that no substance defines.
+private struct Ping: FlaskAction {}
+
 /// A list whose `clear` and `Add` bodies record their runs in `runs`.
 private func todo(
     _ bus: Flux, name: String? = nil, runs: Recorder<String> = Recorder()
@@ -97,6 +100,44 @@ struct DefinedMixerTests {
         for _ in 0..<3 { Flask.substances(reactTo: Refresh(), on: bus) }
         await bus.flush()
         #expect(list.state.refreshes == 3)
+    }
+
+    @Test("an action's type is never made into a value: its name dispatched alone runs no body, and is reported")
+    func nameAlone() async {
+        let bus = Flux()
+        let codes = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { codes.append($0.code) }
+        let list = todo(bus)
+        bus.dispatch(Refresh.busName)
+        await bus.flush()
+        #expect(list.state.refreshes == 0)
+        #expect(codes.all == [.substanceMisuse])
+        // Once a value was dispatched, the bare name still carries none.
+        Flask.substances(reactTo: Refresh(), on: bus)
+        bus.dispatch(Refresh.busName)
+        await bus.flush()
+        #expect(list.state.refreshes == 1)
+        #expect(codes.all == [.substanceMisuse, .substanceMisuse])
+    }
+
+    @Test("an action without stored properties keeps its value when a middleware renames its mix")
+    func emptyActionRenamed() async {
+        final class ToRefresh: FluxMiddleware {
+            func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+                event.mixer == Refresh.busName ? .replace(Ping.busName, payload: nil) : .pass
+            }
+        }
+        let bus = Flux()
+        let pings = Recorder<Bool>()
+        let owner = TestOwner()
+        bus.observe(Ping.busName, owner: owner) { _, event in
+            pings.append(event.value(as: Refresh.self) != nil && event.value(as: Ping.self) == nil)
+        }
+        bus.use(ToRefresh())
+        Flask.substances(reactTo: Refresh(), on: bus)
+        await bus.flush()
+        #expect(pings.all == [true], "the renamed mix still carries the Refresh that was dispatched")
+        withExtendedLifetime(owner) {}
     }
 
     @Test("a mixer defined twice runs both bodies in order, each its own transaction")

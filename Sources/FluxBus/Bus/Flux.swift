@@ -97,19 +97,28 @@ public final class Flux: Sendable {
         enqueue(.mixer(mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: nil)))
     }
 
-    /// Enqueues a named mixer carrying `value` of a known type: a value without stored bytes is
-    /// carried without an allocation (see ``FluxValueCarrier``).
+    /// Enqueues a named mixer carrying `value` of a known type, in a carrier of its type. A value
+    /// without stored bytes, of the type that scopes the name (a typed action's), is carried
+    /// without an object (see ``FluxEmptyValues``), so that its dispatch allocates nothing.
     @inlinable
     package func dispatch<Value: Sendable>(_ mixer: FluxMixerName, typedValue value: Value) {
-        let carrier =
-            MemoryLayout<Value>.size == 0
-            ? FluxValueCarrier.carrying(empty: value) : FluxCarried(value, lock: nil)
-        dispatch(mixer, carrying: carrier)
+        if MemoryLayout<Value>.size == 0, let domain = mixer.domain,
+            ObjectIdentifier(domain) == ObjectIdentifier(Value.self), FluxEmptyValues.keep(value)
+        {
+            dispatch(emptyValueOf: mixer)
+        } else {
+            dispatch(mixer, carrying: FluxCarried(value, lock: nil))
+        }
     }
 
     @usableFromInline
     func dispatch(_ mixer: FluxMixerName, carrying carrier: FluxValueCarrier) {
         enqueue(.mixer(mixer, nil, carrying: carrier))
+    }
+
+    @usableFromInline
+    func dispatch(emptyValueOf mixer: FluxMixerName) {
+        enqueue(.mixer(emptyValueOf: mixer))
     }
 
     /// Enqueues a task on the main lane (the seed's `performInFluxQueue`).

@@ -34,7 +34,7 @@ struct FluxItem: Sendable {
     @inline(__always) var lock: FluxLock? { event.lock }
 
     /// Whether the item is a task rather than a mixer to deliver.
-    var isTask: Bool { kind.rawValue > Kind.valueMixer.rawValue }
+    var isTask: Bool { kind.rawValue > Kind.emptyValueMixer.rawValue }
 
     /// Runs the item's task (it must be one).
     func runTask() {
@@ -55,14 +55,14 @@ struct FluxItem: Sendable {
         switch kind {
         case .resume: runTask()
         case .task, .mixTask: task.dropped()
-        case .mixer, .exclusiveMixer, .valueMixer, .upkeep: break
+        case .mixer, .exclusiveMixer, .valueMixer, .emptyValueMixer, .upkeep: break
         }
     }
 
     /// What middleware see this item as: a mix of some kind, or nothing (a bookkeeping task).
     var mixKind: FluxMixReport.Kind? {
         switch kind {
-        case .mixer, .exclusiveMixer, .valueMixer: lock == nil ? .mixer : .exclusiveMixer
+        case .mixer, .exclusiveMixer, .valueMixer, .emptyValueMixer: lock == nil ? .mixer : .exclusiveMixer
         case .mixTask: .task
         case .task, .resume, .upkeep: nil
         }
@@ -74,6 +74,12 @@ struct FluxItem: Sendable {
 
     static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, carrying carrier: FluxValueCarrier) -> FluxItem {
         FluxItem(FluxEvent(mixer: mixer, payload: payload, carrying: carrier))
+    }
+
+    /// A mixer named by a type without stored bytes, carrying that type's kept value (see
+    /// ``FluxEmptyValues``).
+    static func mixer(emptyValueOf mixer: FluxMixerName) -> FluxItem {
+        FluxItem(FluxEvent(mixer: mixer, payload: nil, work: nil, kind: .emptyValueMixer))
     }
 
     static func task(_ work: FluxWork) -> FluxItem {

@@ -51,33 +51,63 @@ public struct FluxEvent: Sendable {
     public var value: (any Sendable)? { carrier?.value }
 
     /// The value dispatched with the mixer, if there is one of type `Value`.
-    // Inlinable: where `Value` is known, the value is read after one comparison of its carrier's
-    // class, without the runtime's dynamic cast.
-    @inlinable
+    // Inlined: where `Value` is known, the value is read after one comparison of types, without
+    // the runtime's dynamic cast; and a substance reads it through a pointer to the event it
+    // borrows, which a call would copy (retaining its name, payload and reference).
+    @inlinable @inline(__always)
     public func value<Value: Sendable>(as type: Value.Type) -> Value? {
-        guard kind == .valueMixer, let work else { return nil }
-        if ObjectIdentifier(Swift.type(of: work)) == ObjectIdentifier(FluxCarried<Value>.self) {
-            return unsafeDowncast(work, to: FluxCarried<Value>.self).carried
+        let carrier: FluxValueCarrier
+        switch kind {
+        case .valueMixer:
+            carrier = unsafeDowncast(work.unsafelyUnwrapped, to: FluxValueCarrier.self)
+        case .emptyValueMixer:
+            guard let kept = keptCarrier else { return nil }
+            return kept._withUnsafeGuaranteedRef { kept in
+                kept.valueType == ObjectIdentifier(Value.self)
+                    ? unsafeDowncast(kept, to: FluxCarried<Value>.self).carried : kept.value(as: Value.self)
+            }
+        default:
+            return nil
         }
-        return value as? Value
+        guard carrier.valueType == ObjectIdentifier(Value.self) else { return carrier.value(as: Value.self) }
+        return unsafeDowncast(carrier, to: FluxCarried<Value>.self).carried
     }
 
-    /// The carrier of the value dispatched with the mixer, if any.
+    /// The carrier of the value dispatched with the mixer, if any: its own, or for a value without
+    /// bytes, the one kept for the mixer's type (see ``FluxEmptyValues``).
     @usableFromInline
     var carrier: FluxValueCarrier? {
-        kind == .valueMixer ? unsafeDowncast(work.unsafelyUnwrapped, to: FluxValueCarrier.self) : nil
+        switch kind {
+        case .valueMixer: unsafeDowncast(work.unsafelyUnwrapped, to: FluxValueCarrier.self)
+        case .emptyValueMixer: keptCarrier?.takeUnretainedValue()
+        default: nil
+        }
+    }
+
+    /// The carrier kept for the mixer's type, for an event of kind `emptyValueMixer`. (Inlined, as
+    /// ``lock`` is: read through a pointer, a call would copy the event.)
+    @inlinable @inline(__always)
+    var keptCarrier: Unmanaged<FluxValueCarrier>? {
+        guard let domain = mixer.domain else { return nil }
+        return FluxEmptyValues.carrier(of: ObjectIdentifier(domain))
     }
 
     /// The same event for another mixer and payload: what a middleware's replacement hands on (the
     /// lock and the value stay with it).
     func replacing(mixer: FluxMixerName, payload: FluxPayload?) -> FluxEvent {
-        FluxEvent(mixer: mixer, payload: payload, work: work, kind: kind)
+        // A value without bytes is found by the mixer's domain: under another name, it goes in its
+        // carrier.
+        if kind == .emptyValueMixer, let carrier {
+            return FluxEvent(mixer: mixer, payload: payload, work: carrier, kind: .valueMixer)
+        }
+        return FluxEvent(mixer: mixer, payload: payload, work: work, kind: kind)
     }
 }
 
-/// What a bus item (see `FluxItem`) is: one of the three kinds of events observers see (a mixer,
-/// an exclusive mixer with its lock, a mixer with a value), or a task of some kind.
+/// What a bus item (see `FluxItem`) is: one of the kinds of events observers see (a mixer, an
+/// exclusive mixer with its lock, a mixer with a value in a carrier, a mixer with the value
+/// without bytes of its domain type, kept in ``FluxEmptyValues``), or a task of some kind.
 @usableFromInline
 enum FluxEventKind: UInt8, Sendable {
-    case mixer, exclusiveMixer, valueMixer, task, mixTask, resume, upkeep
+    case mixer, exclusiveMixer, valueMixer, emptyValueMixer, task, mixTask, resume, upkeep
 }

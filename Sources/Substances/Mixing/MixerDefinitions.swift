@@ -36,21 +36,36 @@ public struct MixerDefinitions<S: State, M: SubstanceMixer> {
         -> Void
 
     /// Runs one body for the dispatch of `event` on the substance, as one transaction.
+    @usableFromInline
     typealias Run = @Sendable (ReactiveSubstance<S, M>, UnsafePointer<FluxEvent>) -> Void
 
     /// One definition, in the order it was made.
+    @usableFromInline
     struct Definition {
         let name: FluxMixerName
         /// The mixer, for the report of a case with associated values (nil for an action).
         let mixer: M?
         let run: Run
+
+        @usableFromInline
+        init(name: FluxMixerName, mixer: M?, run: @escaping Run) {
+            self.name = name
+            self.mixer = mixer
+            self.run = run
+        }
     }
 
+    @usableFromInline
     private(set) var definitions: [Definition] = []
 
     init() {}
 
+    // The two `callAsFunction` are inlinable so that each body's run is made where the body is
+    // defined, with its types known: made here, generically, it looked up the action's type
+    // metadata at run time on every dispatch.
+
     /// Reacts to `mixer` with `body`, run on the bus as one transaction.
+    @inlinable
     public mutating func callAsFunction(mix mixer: M, _ body: @escaping MixBody) {
         definitions.append(
             Definition(name: mixer.busName, mixer: mixer) { substance, event in
@@ -64,6 +79,7 @@ public struct MixerDefinitions<S: State, M: SubstanceMixer> {
     }
 
     /// Reacts to actions of type `A` with `body`, run on the bus as one transaction.
+    @inlinable
     public mutating func callAsFunction<A: FlaskAction>(_ action: A.Type, _ body: @escaping ActionBody<A>) {
         definitions.append(
             Definition(name: A.busName, mixer: nil) { substance, event in

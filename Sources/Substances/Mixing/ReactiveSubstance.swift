@@ -179,7 +179,10 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     // Inlinable, so that the work that depends on `A` is specialized where `defineMixers()` is
     // written: called generically, it looked up the metadata of `A?` and of the body's type at
     // every dispatch, which made an action cost twice an enum mixer.
-    @inlinable
+    // Always inlined, so that the body, which captures `self`, is called in place: made into a
+    // closure, it retained and released the substance, whose weak references put that on the
+    // runtime's slow path.
+    @inlinable @inline(__always)
     public final func define<A: FlaskAction>(_ action: A.Type, _ body: ActionBody<A>) {
         guard let event = runsActionBody(ObjectIdentifier(A.self), named: A.busName) else { return }
         guard let action = event.pointee.value(as: A.self) else { return reportMissingAction(named: A.busName) }
