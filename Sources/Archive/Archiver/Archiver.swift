@@ -344,7 +344,15 @@ public final class Archiver: Sendable {
 
     private func wake(_ key: String, number: UInt64) {
         let now = self.now
-        let action = state.withLock { $0.pending.wake(key, number: number, now: now) }
+        let action = state.withLock { state in
+            let action = state.pending.wake(key, number: number, now: now)
+            // A write taken out of the pending ones is handed to the worker before the lock is let
+            // go: a `flush()` that finds it no longer pending then finds it on the worker, ahead of
+            // its own job, and returns only once it is stored.
+            if case .perform(let write) = action { worker.async { [self] in perform(write, key: key) } }
+            return action
+        }
+        if case .perform = action { return }
         run(action, key: key)
     }
 
