@@ -62,6 +62,22 @@ struct ConfinementTests {
     }
 }
 
+extension ConfinementTests {
+    @Test(
+        "an owner the bus holds is looked up on the bus only",
+        .enabled(if: isDebugBuild, "the check is compiled out of release builds"))
+    func heldOwnerOffTheBusTraps() async {
+        let bus = Flux(label: "confinement.holds")
+        let found = await withCheckedContinuation { continuation in
+            bus.perform { continuation.resume(returning: bus.ownerHolds.object(in: FluxHeldOwner()) == nil) }
+        }
+        #expect(found, "nothing is held yet")
+        await #expect(processExitsWith: .failure) {
+            _ = Flux(label: "confinement.holds.off").ownerHolds.object(in: FluxHeldOwner())
+        }
+    }
+}
+
 /// A count only the bus's work items touch.
 private final class Tally: Sendable {
     // Mutated only on the bus (`BusConfined` checks it in debug builds); never read elsewhere.

@@ -245,7 +245,7 @@ public final class Flux: Sendable {
         _ handler: @escaping @Sendable (AnyObject, FluxEvent) -> Void
     ) -> FluxObservation {
         let id = observerSerial.add(1, ordering: .relaxed).newValue
-        let entry = FluxObserverRegistry.Entry(id: id, owner: owner, handler: handler)
+        let entry = FluxObserverRegistry.Entry(id: id, owner: owner, on: self, handler: handler)
         let registry = self.registry
         performUpkeep { registry.add(entry, for: mixer) }
         return FluxObservation(id: id, mixer: mixer, bus: self)

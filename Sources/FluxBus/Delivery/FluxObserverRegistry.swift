@@ -1,27 +1,27 @@
 /// The observers of named mixers. Confined to the bus: it is read while draining and changed only
 /// by exclusive-lane tasks, so it needs no lock on the dispatch path.
 ///
-/// `@unchecked Sendable`: its mutable state is ``BusConfined`` (the table and cache), or reached
-/// only through it (each mixer's observer list, checked by ``deliver(_:)`` and the exclusive-lane
-/// tasks that change it); every access happens on the bus, one item at a time.
+/// `@unchecked Sendable`: all its mutable state is ``BusConfined`` (the table, the cache, each
+/// mixer's observer list and each observer's held owner); every access happens on the bus, one
+/// item at a time, checked in debug builds.
 final class FluxObserverRegistry: @unchecked Sendable {
     /// A class, not a struct: reading a struct's weak field out of the array copied the struct,
     /// and copying a weak reference costs runtime calls on every dispatch.
     ///
-    /// `@unchecked Sendable`: built on the caller's thread, then moved to the bus, which alone reads
-    /// the weak owner (written once, in `init`).
+    /// `@unchecked Sendable`: built on the caller's thread, then moved to the bus; the weak owner
+    /// is written once, in `init` (weak loads are atomic), and the held owner is `BusConfined`.
     final class Entry: @unchecked Sendable {
         let id: UInt64
         weak var owner: AnyObject?
         let handler: @Sendable (AnyObject, FluxEvent) -> Void
-        /// The owner as the bus holds it (see ``FluxOwnerHolds``). Bus-confined: only the registry's
-        /// deliveries touch it.
-        @exclusivity(unchecked) var heldOwner = FluxHeldOwner()
+        /// The owner as the bus holds it (see ``FluxOwnerHolds``).
+        @exclusivity(unchecked) var heldOwner: BusConfined<FluxHeldOwner>
 
-        init(id: UInt64, owner: AnyObject, handler: @escaping @Sendable (AnyObject, FluxEvent) -> Void) {
+        init(id: UInt64, owner: AnyObject, on bus: Flux, handler: @escaping @Sendable (AnyObject, FluxEvent) -> Void) {
             self.id = id
             self.owner = owner
             self.handler = handler
+            self.heldOwner = BusConfined(FluxHeldOwner(), on: bus, "an observer's held owner")
         }
     }
 
@@ -31,51 +31,70 @@ final class FluxObserverRegistry: @unchecked Sendable {
     /// are kept the same way (`BoundObserverList`, in `Substances`, which says why the two are not
     /// one generic type).
     final class Observers {
-        @exclusivity(unchecked) private(set) var elements: UnsafeMutablePointer<Entry>
-        @exclusivity(unchecked) private(set) var count = 0
-        @exclusivity(unchecked) private var capacity = 2
-        #if DEBUG
-            /// Whether a delivery is reading the list: it must not change meanwhile.
-            @exclusivity(unchecked) var isDelivering = false
-        #endif
-
-        init() {
-            elements = .allocate(capacity: capacity)
+        /// The storage, on the bus only (checked in debug builds).
+        private struct Storage {
+            var elements: UnsafeMutablePointer<Entry>
+            var count = 0
+            var capacity = 2
+            #if DEBUG
+                /// Whether a delivery is reading the list: it must not change meanwhile.
+                var isDelivering = false
+            #endif
         }
+
+        @exclusivity(unchecked) private var storage: BusConfined<Storage>
+
+        init(on drainer: FluxDrainer) {
+            storage = BusConfined(Storage(elements: .allocate(capacity: 2)), on: drainer, "a mixer's observers")
+        }
+
+        /// The observers, read in place.
+        var elements: UnsafeMutablePointer<Entry> { storage.value.elements }
+        var count: Int { storage.value.count }
 
         /// Traps, in debug builds, if the list changes while a delivery reads it in place.
         @inline(__always)
         private func assertNotDelivering() {
             #if DEBUG
-                precondition(!isDelivering, "a mixer's observers changed while a delivery read them")
+                precondition(!storage.value.isDelivering, "a mixer's observers changed while a delivery read them")
             #endif
         }
 
+        #if DEBUG
+            /// Marks, in debug builds, that a delivery reads the list in place.
+            func setDelivering(_ delivering: Bool) {
+                storage.value.isDelivering = delivering
+            }
+        #endif
+
         deinit {
-            elements.deinitialize(count: count)
-            elements.deallocate()
+            // Whoever frees the list holds the last reference: no other thread can reach it.
+            storage.unchecked.elements.deinitialize(count: storage.unchecked.count)
+            storage.unchecked.elements.deallocate()
         }
 
-        var isEmpty: Bool { count == 0 }
+        var isEmpty: Bool { storage.value.count == 0 }
 
         func append(_ entry: Entry) {
             assertNotDelivering()
-            if count == capacity {
+            if storage.value.count == storage.value.capacity {
+                let capacity = storage.value.capacity
                 let grown = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
-                grown.moveInitialize(from: elements, count: count)
-                elements.deallocate()
-                elements = grown
-                capacity *= 2
+                grown.moveInitialize(from: storage.value.elements, count: storage.value.count)
+                storage.value.elements.deallocate()
+                storage.value.elements = grown
+                storage.value.capacity = capacity * 2
             }
-            (elements + count).initialize(to: entry)
-            count += 1
+            (storage.value.elements + storage.value.count).initialize(to: entry)
+            storage.value.count += 1
         }
 
         /// Removes the entries `shouldRemove` picks, keeping the order of the others.
         func removeAll(where shouldRemove: (Entry) -> Bool) {
             assertNotDelivering()
+            let elements = storage.value.elements
             var kept = 0
-            for index in 0..<count {
+            for index in 0..<storage.value.count {
                 if shouldRemove(elements[index]) {
                     (elements + index).deinitialize(count: 1)
                 } else {
@@ -83,11 +102,12 @@ final class FluxObserverRegistry: @unchecked Sendable {
                     kept += 1
                 }
             }
-            count = kept
+            storage.value.count = kept
         }
     }
 
     @exclusivity(unchecked) private var byName: BusConfined<[FluxMixerName: Observers]>
+    private let drainer: FluxDrainer
     /// The bus's holds, which keep the owners delivered to alive for a while (see ``FluxOwnerHolds``).
     private let holds: FluxOwnerHolds
     /// Recently dispatched names' observers, found without hashing the name; cleared whenever a
@@ -96,6 +116,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
 
     init(holds: FluxOwnerHolds, on drainer: FluxDrainer) {
         self.holds = holds
+        self.drainer = drainer
         byName = BusConfined([:], on: drainer, "FluxObserverRegistry.byName")
         cache = BusConfined(FluxMixerCache(), on: drainer, "FluxObserverRegistry.cache")
     }
@@ -104,7 +125,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
         if let observers = byName.value[name] {
             observers.append(entry)
         } else {
-            let observers = Observers()
+            let observers = Observers(on: drainer)
             observers.append(entry)
             byName.value[name] = observers
         }
@@ -140,17 +161,17 @@ final class FluxObserverRegistry: @unchecked Sendable {
         // the observers and each entry stay alive while they run: they are borrowed, not retained.
         observers._withUnsafeGuaranteedRef { observers in
             #if DEBUG
-                observers.isDelivering = true
-                defer { observers.isDelivering = false }
+                observers.setDelivering(true)
+                defer { observers.setDelivering(false) }
             #endif
             let entries = observers.elements
             for index in 0..<observers.count {
                 Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
                     let owner: Unmanaged<AnyObject>
-                    if entry.heldOwner.epoch == holds.epoch.pointee, let held = entry.heldOwner.object {
+                    if let held = holds.object(in: entry.heldOwner.value) {
                         owner = held
                     } else if let strong = entry.owner {
-                        holds.hold(strong, in: &entry.heldOwner)
+                        holds.hold(strong, in: &entry.heldOwner.value)
                         owner = Unmanaged.passUnretained(strong)
                     } else {
                         sawGone = true

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The weakly held objects (observers' owners, reactors' owners) that the bus delivered to in the
 /// work items it is running, kept alive until it lets go of them all at once: before a task, after
 /// every 128 items, at the end of each batch.
@@ -13,39 +15,49 @@
 /// always before a task such as the one that resumes `Flux.flush()`).
 ///
 /// `@unchecked Sendable`: its mutable state, the held objects and the epoch, is touched only by
-/// work items on the bus, which run one at a time: the objects are ``BusConfined``; the epoch is
-/// read through ``epoch`` by the bus's observers during their deliveries, bus-only calls that check
-/// that the bus is current in debug builds.
+/// work items on the bus, which run one at a time: the objects are ``BusConfined``; the epoch, an
+/// atomic so that it can be a `let` (read from the observers' modules without the runtime's
+/// exclusivity check), is read through ``object(in:)``, which checks in debug builds that the bus
+/// is current, and changed only next to the held objects.
 package final class FluxOwnerHolds: @unchecked Sendable {
     /// Changes whenever the held objects are let go. A reference remembered with an older epoch
-    /// may be gone.
-    ///
-    /// Storage of its own, read through a pointer: another module that reads a class's stored
-    /// property checks exclusivity at run time (a runtime call) whatever the property's
-    /// attributes say. The pointer lives as long as these holds.
-    package let epoch: UnsafeMutablePointer<UInt64>
+    /// may be gone. Only the bus touches it: relaxed ordering is all it needs. Read it through
+    /// ``object(in:)``, or, where a call would cost too much (a delivery to each of many
+    /// reactors), right after a check of the bus, as `held.epoch == epoch.load(ordering: .relaxed)`.
+    package let epoch = Atomic<UInt64>(1)
     @exclusivity(unchecked) private var objects: BusConfined<[AnyObject]>
     /// What to wake when the bus lets go (see ``wakeWhenLettingGo(_:)``).
     @exclusivity(unchecked) private var wakes: BusConfined<[any FluxDeferredWake]>
+    #if DEBUG
+        @usableFromInline let drainer: FluxDrainer
+    #endif
 
     /// How many work items may run between two lettings go.
     static let itemsPerEpoch = 128
 
     init(on drainer: FluxDrainer) {
-        epoch = .allocate(capacity: 1)
-        epoch.initialize(to: 1)
         objects = BusConfined([], on: drainer, "FluxOwnerHolds.objects")
         wakes = BusConfined([], on: drainer, "FluxOwnerHolds.wakes")
+        #if DEBUG
+            self.drainer = drainer
+        #endif
     }
 
-    deinit {
-        epoch.deallocate()
+    /// The object `held` remembers, if it is still held: it may then be used unretained until the
+    /// bus lets go. On the bus only (checked in debug builds).
+    // Inlined into the observers' deliveries: one load and one comparison.
+    @inlinable @inline(__always)
+    package func object(in held: FluxHeldOwner) -> Unmanaged<AnyObject>? {
+        #if DEBUG
+            if !drainer.isCurrent { drainer.trapOffBus("FluxOwnerHolds.epoch") }
+        #endif
+        return held.epoch == epoch.load(ordering: .relaxed) ? held.object : nil
     }
 
     /// Keeps `object` alive until the epoch changes, remembered in `held`.
     package func hold(_ object: AnyObject, in held: inout FluxHeldOwner) {
         objects.value.append(object)
-        held = FluxHeldOwner(object: Unmanaged.passUnretained(object), epoch: epoch.pointee)
+        held = FluxHeldOwner(object: Unmanaged.passUnretained(object), epoch: epoch.load(ordering: .relaxed))
     }
 
     /// Wakes `wake` when the bus next lets go: at the end of the batch it is running, after at
@@ -75,7 +87,7 @@ package final class FluxOwnerHolds: @unchecked Sendable {
         // The epoch changes before anything is released: a deinitializer that reaches a delivery
         // must not find a remembered reference valid. The list is swapped out first, so that such
         // a delivery may hold again while this one releases.
-        epoch.pointee &+= 1
+        epoch.store(epoch.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
         var released: [AnyObject] = []
         swap(&released, &objects.value)
         released.removeAll(keepingCapacity: true)
@@ -84,10 +96,8 @@ package final class FluxOwnerHolds: @unchecked Sendable {
 }
 
 /// An object as an observer remembers it once the bus's holds keep it (see ``FluxOwnerHolds``):
-/// `object` may be used, unretained, while the holds' epoch is `epoch`, the one it was held in.
-///
-/// Plain fields, which the observer compares itself: a method of this module, even one marked
-/// `@inlinable`, was called from the observers' modules rather than inlined, on every delivery.
+/// `object` may be used, unretained, while the holds' epoch is `epoch`, the one it was held in
+/// (``FluxOwnerHolds/object(in:)`` tells).
 package struct FluxHeldOwner {
     package let object: Unmanaged<AnyObject>?
     package let epoch: UInt64

@@ -70,9 +70,10 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// The handlers as the bus delivers them, and the owner as the bus holds it.
     @exclusivity(unchecked) private var onBus: BusConfined<BusSide<Owner>>
     private let detached = Atomic<Bool>(false)
-    /// The epoch of the holds of the bus that delivers to it (see `FluxOwnerHolds`), nil when its
-    /// substances mix on different buses. A pointer, not the holds: reading it retains nothing.
-    private let holdsEpoch: UnsafePointer<UInt64>?
+    /// The holds of the bus that delivers to it (see `FluxOwnerHolds`), nil when its substances
+    /// mix on different buses. Unmanaged: the reactor's `bus` keeps them, and a delivery reads
+    /// them without retaining them.
+    private let holds: Unmanaged<FluxOwnerHolds>?
     /// The keys of its substances' states, when it has several (see `FlaskReaction.keyDomain`).
     private let keyDomain: Unmanaged<StateKeyDomain>?
 
@@ -86,7 +87,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         self.manager = manager
         self.onBus = BusConfined(BusSide(), on: bus, "a reactor's delivery")
         let onOneBus = !substances.contains(where: { $0.bus !== bus })
-        self.holdsEpoch = onOneBus ? UnsafePointer(bus.ownerHolds.epoch) : nil
+        self.holds = onOneBus ? Unmanaged.passUnretained(bus.ownerHolds) : nil
         if !onOneBus {
             bus.report(
                 .reactorMisuse, "a reactor's substances mix on different buses; reactions follow each substance's bus")
@@ -225,8 +226,11 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         // the bus, the owner already held by the bus for this batch (see `FluxOwnerHolds`). Owner
         // and handler are borrowed, not retained: the handler is replaced only between work items.
         // (The reaction is made inside the call: made outside, it was retained and released.)
-        if let holdsEpoch, delivery == .bus, !onBus.value.deliversElsewhere,
-            onBus.value.heldOwner.epoch == holdsEpoch.pointee, let held = onBus.value.heldOwner.object
+        // The epoch is compared here, not through `holds.object(in:)`, which was called rather
+        // than inlined from this module: `onBus` was just checked to be on the bus.
+        if let holds, delivery == .bus, !onBus.value.deliversElsewhere,
+            onBus.value.heldOwner.epoch == holds._withUnsafeGuaranteedRef({ $0.epoch.load(ordering: .relaxed) }),
+            let held = onBus.value.heldOwner.object
         {
             return callBusHandler(Unmanaged.fromOpaque(held.toOpaque()), changes, lock)  // held as `Owner`
         }
@@ -246,7 +250,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// Every other case: the owner to load and hold, reactions elsewhere than the bus, two buses.
     @inline(never)
     private func deliverAfterChecks(_ changes: SubstanceChanges, lock: FluxLock?) {
-        guard holdsEpoch != nil else {
+        guard let holds else {
             // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
             // bus-confined copies belong to the first bus; read them as set, under their lock.
             let (handler, mainActorHandler, actorDelivery) = settings.withLock {
@@ -263,7 +267,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         // On the bus, the owner not held yet for this batch: loaded from its weak reference, once
         // per hold, not per delivery (see `FluxOwnerHolds`).
         guard let strong = self.owner else { return detach() }
-        bus.ownerHolds.hold(strong, in: &onBus.value.heldOwner)
+        holds.takeUnretainedValue().hold(strong, in: &onBus.value.heldOwner)
         callBusHandler(Unmanaged.passUnretained(strong), changes, lock)
     }
 

@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 
 /// The `react` or `abort` handed to a mixer: call it (`react()`) to commit or discard the
@@ -31,8 +32,7 @@ public struct MixerResolution: Sendable {
 /// retain and release of it on the runtime's slow path (many times what a strong reference costs).
 ///
 /// `@unchecked Sendable`: the resolution state is `BusConfined`, and a call from elsewhere is
-/// turned away by `bus.isCurrent` before it reads it. `reference` is written once, in the
-/// substance's `init`, before the substance can be seen by another thread.
+/// turned away by `bus.isCurrent` before it reads it; the substance's reference is behind a lock.
 @usableFromInline
 final class MixerResolver: @unchecked Sendable {
     private struct Resolution {
@@ -44,13 +44,18 @@ final class MixerResolver: @unchecked Sendable {
 
     private let bus: Flux
     /// The substance's shared weak reference, for messages only; set once, right after the
-    /// substance's `init` (which makes it).
-    var reference: SubstanceReference?
+    /// substance's `init` (which makes it), read when a late `react()` or `abort()` is reported.
+    private let reference = LockedValue<SubstanceReference?>(nil)
     @exclusivity(unchecked) private var resolution: BusConfined<Resolution>
 
     init(bus: Flux) {
         self.bus = bus
         resolution = BusConfined(Resolution(), on: bus, "a mixer's react()/abort()")
+    }
+
+    /// Names the substance in reports; called once, by its `init`.
+    func name(_ substance: SubstanceReference) {
+        reference.withLock { $0 = substance }
     }
 
     /// Opens a transaction's resolution; the serial tells its `react`/`abort` from older ones.
@@ -71,7 +76,7 @@ final class MixerResolver: @unchecked Sendable {
         guard bus.isCurrent, serial == resolution.value.serial, resolution.value.outcome == nil else {
             bus.report(
                 .mixerResolvedLate,
-                "\(reference?.name ?? "a substance"): \(commit ? "react()" : "abort()") called after the mixer "
+                "\(reference.withLock { $0?.name } ?? "a substance"): \(commit ? "react()" : "abort()") called after the mixer "
                     + "returned or twice; ignored")
             return
         }

@@ -91,7 +91,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         resolver = MixerResolver(bus: bus)
         definition = BusConfined(MixerDefinition(), on: bus, "ReactiveSubstance.define outside init and dispatches")
         super.init(name: name, archive: archive, bus: bus)
-        resolver.reference = reference
+        resolver.name(reference)
         // The mixers are learned first and observed after: no dispatch can reach the substance
         // while `init` still writes its bookkeeping.
         registering.store(true, ordering: .relaxed)
