@@ -112,7 +112,7 @@ struct FluxLockTests {
         bus.observe("async", owner: owner) { _, event in
             seen.append("exclusive")
             if let lock = event.lock {
-                lock.handOver()
+                lock.claim()
                 handed.append(lock)
             }
         }
@@ -138,11 +138,11 @@ struct FluxLockTests {
         let seen = Recorder<String>()
         bus.observe("a", owner: owner) { _, event in
             seen.append("a")
-            event.lock?.handOver()
+            event.lock?.claim()
         }
         bus.observe("b", owner: owner) { _, event in
             seen.append("b")
-            event.lock?.handOver()
+            event.lock?.claim()
         }
         let lockA = bus.lock(withMixer: "a")
         let lockB = bus.lock(withMixer: "b")

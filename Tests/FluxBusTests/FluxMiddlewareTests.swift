@@ -127,7 +127,7 @@ struct FluxMiddlewareTests {
         let recorder = ScriptedMiddleware("recorder")
         bus.use(recorder)
         let owner = Owner()
-        bus.observe("exclusive", owner: owner) { _, event in event.lock?.handOver() }
+        bus.observe("exclusive", owner: owner) { _, event in event.lock?.claim() }
         let lock = bus.lock(withMixer: "exclusive", autorelease: false)
         await bus.settleExclusive()
         lock.release()
@@ -217,7 +217,7 @@ struct FluxMiddlewareTests {
         for name in ["a", "b", "c", "x"] {
             bus.observe(FluxMixerName(name), owner: owner) { _, event in
                 log.append("\(event.mixer):\(event.payload?["v"] as? Int ?? 0):\(event.lock != nil)")
-                event.lock?.handOver()
+                event.lock?.claim()
             }
         }
         bus.dispatch("a")

@@ -178,23 +178,6 @@ public final class Flux: Sendable {
         }
     }
 
-    /// Suspends until every main-lane item enqueued before this call has run (as ``flush()``),
-    /// then until the main actor has run what they sent it: the reactions of main-actor handlers
-    /// and of `.mainQueue` delivery, observable views' updates. For tests of UI code: after it,
-    /// every reaction to what was dispatched before has been delivered.
-    ///
-    /// It flushes first, so it also waits for the locks that pause the main lane. Reactions
-    /// delivered to other actors are not waited for. Do not call it from a work item of this bus,
-    /// nor where the main actor waits for this bus.
-    public func flushToMainActor() async {
-        await flush()
-        // The main actor's mailbox runs jobs in the order they were sent, from every bus: once this
-        // one runs, so did every reaction the flushed items sent.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            MainActorMailbox.shared.send { continuation.resume() }
-        }
-    }
-
     /// Whether the calling code runs on this bus, inside a work item.
     @inlinable
     public var isCurrent: Bool { drainer.isCurrent }

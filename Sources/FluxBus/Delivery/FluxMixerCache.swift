@@ -1,3 +1,5 @@
+import FlaskLocking
+
 /// A small cache from mixer names to the registry's observers, looked up without hashing the name.
 ///
 /// Two-way set-associative: a name goes to one of 16 pairs of slots chosen from the two words of

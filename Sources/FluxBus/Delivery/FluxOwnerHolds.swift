@@ -94,28 +94,3 @@ package final class FluxOwnerHolds: @unchecked Sendable {
         if objects.value.isEmpty { objects.value = released }
     }
 }
-
-/// An object as an observer remembers it once the bus's holds keep it (see ``FluxOwnerHolds``):
-/// `object` may be used, unretained, while the holds' epoch is `epoch`, the one it was held in
-/// (``FluxOwnerHolds/object(in:)`` tells).
-package struct FluxHeldOwner {
-    package let object: Unmanaged<AnyObject>?
-    package let epoch: UInt64
-
-    /// Nothing held yet (epochs start at one).
-    package init() {
-        self.init(object: nil, epoch: 0)
-    }
-
-    init(object: Unmanaged<AnyObject>?, epoch: UInt64) {
-        self.object = object
-        self.epoch = epoch
-    }
-}
-
-/// Something the bus wakes when it lets go of what it holds (see
-/// ``FluxOwnerHolds/wakeWhenLettingGo(_:)``): a change stream's waiting consumer.
-package protocol FluxDeferredWake: AnyObject {
-    /// Called on the bus, once per ``FluxOwnerHolds/wakeWhenLettingGo(_:)``.
-    func wake()
-}

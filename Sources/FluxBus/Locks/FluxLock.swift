@@ -63,9 +63,9 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether and why it was released, and who to tell: changed once or twice in the lock's life,
-    /// from any thread, under `stateLock` (in place: a lock is taken per exclusive mix, and a
-    /// `LockedValue` would cost it an allocation).
+    /// Whether and why it was released, who to tell, and who claims it: changed a few times in the
+    /// lock's life, from any thread, under `stateLock` (in place: a lock is taken per exclusive mix,
+    /// and a `LockedValue` would cost it an allocation).
     private let stateLock = InPlaceLock()
     // Touched only with `stateLock` held.
     @exclusivity(unchecked) private var state = LockState()
@@ -74,14 +74,14 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     private struct LockState {
         var release: Release?
         var onRelease: (@Sendable (Release) -> Void)?
-        /// How many explicit releases release the lock: one, or one per taker when several took it
-        /// over (see ``handOver(to:)``).
+        /// How many explicit releases release the lock: one, or one per claimant when several
+        /// claimed it (see ``claim(by:tentatively:)``).
         var claims = 1
-        /// Who took the lock over.
-        var takers = Takers()
-        /// Whether the lock's exclusive mix has yet to run (and deliver): until it has, the lock
-        /// stays held with no claim left, since takers are still being found (a taker that
-        /// released at once would otherwise release the lock before the next one took it over).
+        /// Who claimed the lock.
+        var claimants = Claimants()
+        /// Whether the lock's exclusive mix has yet to run: until it has, the lock stays held with
+        /// no claim left, since its receivers are still claiming it (one that released at once
+        /// would otherwise release the lock before the next one claimed it).
         var mixPending = false
 
         /// Gives up one claim; returns whether that releases the lock now: it was the last, and
@@ -105,44 +105,43 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
 
     private typealias ReleaseCallback = @Sendable (Release) -> Void
 
-    /// A taker of the lock: a reactor.
-    private struct Taker {
+    /// A claimant of the lock.
+    private struct Claimant {
         let id: ObjectIdentifier
-        /// Whether its handler asked for the lock (read `onLock`); a reaction sent off the bus
-        /// takes the lock provisionally, until its handler has run.
-        var confirmed: Bool
-        /// Whether it holds a claim now (a provisional one given up does not).
+        /// Whether its claim is firm; a tentative one may be withdrawn.
+        var firm: Bool
+        /// Whether it holds a claim now (a tentative one withdrawn does not).
         var holds: Bool
 
-        /// Takes the lock (again): returns whether it already held a claim.
-        mutating func take(confirming: Bool) -> Bool {
-            if confirming { confirmed = true }
+        /// Claims the lock (again): returns whether it already held a claim.
+        mutating func claim(firmly: Bool) -> Bool {
+            if firmly { firm = true }
             defer { holds = true }
             return holds
         }
 
-        /// Gives up a provisional claim it holds; returns whether it did.
-        mutating func giveUpProvisional() -> Bool {
-            guard !confirmed, holds else { return false }
+        /// Withdraws a tentative claim it holds; returns whether it did.
+        mutating func withdrawTentative() -> Bool {
+            guard !firm, holds else { return false }
             holds = false
             return true
         }
     }
 
-    /// The takers: the first inline (a lock usually has one, and an array allocated per locked
-    /// dispatch cost S7 about 650 instructions), any others after it.
-    private struct Takers {
-        private var first: Taker?
-        private var others: [Taker] = []
+    /// The claimants: the first inline (a lock usually has one, and an array would be allocated per
+    /// exclusive mix), any others after it.
+    private struct Claimants {
+        private var first: Claimant?
+        private var others: [Claimant] = []
 
         var isEmpty: Bool { first == nil }
 
-        mutating func append(_ taker: Taker) {
-            if first == nil { first = taker } else { others.append(taker) }
+        mutating func append(_ claimant: Claimant) {
+            if first == nil { first = claimant } else { others.append(claimant) }
         }
 
-        /// Calls `body` with the taker `id`, if it is one; nil if not.
-        mutating func update<R>(_ id: ObjectIdentifier, _ body: (inout Taker) -> R) -> R? {
+        /// Calls `body` with the claimant `id`, if it is one; nil if not.
+        mutating func update<R>(_ id: ObjectIdentifier, _ body: (inout Claimant) -> R) -> R? {
             if first?.id == id { return body(&first!) }
             guard let index = others.firstIndex(where: { $0.id == id }) else { return nil }
             return body(&others[index])
@@ -176,8 +175,8 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// Whether the lock has been released.
     public var isReleased: Bool { stateLock.withLock { state.release != nil } }
 
-    /// Releases the lock, or, when several took it over (reactors that each received its exclusive
-    /// mix), one of their claims: the lock is released by the last. Releasing it again has no
+    /// Releases the lock, or, when several claimed it (receivers that each took its exclusive mix
+    /// over), one of their claims: the lock is released by the last. Releasing it again has no
     /// effect (and is reported when both were explicit).
     ///
     /// - Parameters:
@@ -197,7 +196,7 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
             if reason == .explicit {
                 // Every claim released while the mix still runs: a release too many.
                 if state.claims == 0 { return (nil, .explicit) }
-                // One taker of several is done, or the mix is still finding its takers.
+                // One claimant of several is done, or the mix is still being claimed.
                 guard state.giveUpClaim() else { return (nil, nil) }
             }
             return (.some(state.markReleased(reason)), nil)
@@ -221,43 +220,41 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         callback?(reason)
     }
 
-    /// Marks that the lock was handed to `taker`, who is now responsible for releasing it (a
-    /// reactor whose handler read `reaction.onLock`), so `autorelease` does not release it. Each
-    /// distinct taker holds a claim (the first takes over the one the lock has from the start):
-    /// the lock is released by as many explicit releases, so that two reactors doing async work
-    /// for one exclusive mix both finish before the bus resumes. The same taker again changes
-    /// nothing, but confirms a provisional claim.
+    /// Records that `claimant`, a receiver of the lock's exclusive mix, is now responsible for
+    /// releasing it, so `autorelease` does not release it. Each distinct claimant holds a claim
+    /// (the first takes over the one the lock has from the start), and the lock is released by as
+    /// many explicit releases: several receivers doing async work for one exclusive mix all finish
+    /// before the bus resumes. The same claimant again changes nothing, but makes a tentative
+    /// claim firm.
     ///
-    /// `provisionally`: for a reaction sent off the bus, which must hold the lock until its handler
-    /// has run (the bus cannot wait to see); ``settle(taker:)`` gives the claim up afterwards
-    /// unless the handler read `onLock`.
-    package func handOver(to taker: ObjectIdentifier, provisionally: Bool = false) {
+    /// `tentatively`: for a claimant that cannot tell yet whether it will keep the lock (the bus
+    /// must not release it meanwhile); ``withdrawTentativeClaim(of:)`` gives the claim up unless
+    /// it was made firm since.
+    package func claim(by claimant: ObjectIdentifier, tentatively: Bool = false) {
         stateLock.withLock {
             guard state.release == nil else { return }
-            if let held = state.takers.update(taker, { $0.take(confirming: !provisionally) }) {
-                // A claim given up, taken again.
+            if let held = state.claimants.update(claimant, { $0.claim(firmly: !tentatively) }) {
+                // A claim withdrawn, made again.
                 if !held { state.claims += 1 }
                 return
             }
-            // The first taker takes over the claim the lock has from the start (or claims anew if
-            // that one was released while the mix ran).
-            state.claims = state.takers.isEmpty ? max(state.claims, 1) : state.claims + 1
-            state.takers.append(Taker(id: taker, confirmed: !provisionally, holds: true))
+            // The first claimant takes over the claim the lock has from the start (or claims anew
+            // if that one was released while the mix ran).
+            state.claims = state.claimants.isEmpty ? max(state.claims, 1) : state.claims + 1
+            state.claimants.append(Claimant(id: claimant, firm: !tentatively, holds: true))
         }
     }
 
-    /// Hands the lock over to one anonymous taker (the observer of a bus event, say).
-    package func handOver() {
-        handOver(to: ObjectIdentifier(self))
+    /// Claims the lock for one anonymous claimant (the observer of a bus event, say).
+    package func claim() {
+        claim(by: ObjectIdentifier(self))
     }
 
-    /// After a reaction sent off the bus ran its handler, or will not (its reactor detached, its
-    /// owner gone): gives up `taker`'s provisional claim unless its handler read `onLock`, once
-    /// however many of its reactions carried the lock. The lock is released if that was the last
-    /// claim and its mix has run.
-    package func settle(taker: ObjectIdentifier) {
+    /// Withdraws `claimant`'s tentative claim, unless it was made firm, however many times it was
+    /// claimed. The lock is released if that was the last claim and its mix has run.
+    package func withdrawTentativeClaim(of claimant: ObjectIdentifier) {
         let callback: ReleaseCallback?? = stateLock.withLock {
-            guard state.release == nil, state.takers.update(taker, { $0.giveUpProvisional() }) == true,
+            guard state.release == nil, state.claimants.update(claimant, { $0.withdrawTentative() }) == true,
                 state.giveUpClaim()
             else { return nil }
             return .some(state.markReleased(.explicit))
@@ -266,14 +263,14 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Called by the bus once the lock's exclusive mix has run (delivered, or stopped by a
-    /// middleware): every taker has taken it over by now. Releases it if its takers already
-    /// released it during the mix, or, with `autorelease`, if nobody took it over.
-    package func mixRan() {
+    /// middleware): every receiver has claimed it by now. Releases it if its claimants already
+    /// released it during the mix, or, with `autorelease`, if nobody claimed it.
+    func mixRan() {
         let (reason, callback): (Release?, ReleaseCallback?) = stateLock.withLock {
             state.mixPending = false
             guard state.release == nil else { return (nil, nil) }
             let reason: Release? =
-                state.claims == 0 ? .explicit : autorelease && state.takers.isEmpty ? .autorelease : nil
+                state.claims == 0 ? .explicit : autorelease && state.claimants.isEmpty ? .autorelease : nil
             guard let reason else { return (nil, nil) }
             return (reason, state.markReleased(reason))
         }

@@ -36,16 +36,15 @@ public struct FlaskReaction {
     /// the lock from when it is sent until its handler has run, then lets it go unless the handler
     /// read this property.
     public var onLock: FluxLock? {
-        if let carriedLock { carriedLock.handOver(to: taker) }
+        if let carriedLock { carriedLock.claim(by: claimant) }
         return carriedLock
     }
     /// The lock the reaction carries (see ``onLock``).
     @usableFromInline let carriedLock: FluxLock?
-    /// Who takes the lock over by reading ``onLock``: the reactor, so that one reactor reading it
-    /// twice is one claim and two reactors are two (see `FluxLock.release()`). (A claim object made
-    /// only for a lock kept the reaction at three words, but every reactor call then retained and
-    /// released the changes: S3 +45%; this word costs S3 about 3%.)
-    @usableFromInline let taker: ObjectIdentifier
+    /// Who claims the lock by reading ``onLock``: the reactor, so that one reactor reading it twice
+    /// is one claim and two reactors are two (see `FluxLock.release()`). An identifier rather than
+    /// an object made for the purpose: the reaction stays small enough to be passed in registers.
+    @usableFromInline let claimant: ObjectIdentifier
     /// For a reactor over several substances, the keys of all their states: a key this commit's
     /// state lacks may be another's, and only a key none has is reported. Nil for one substance.
     @usableFromInline let keyDomain: Unmanaged<StateKeyDomain>?
@@ -58,18 +57,18 @@ public struct FlaskReaction {
     @usableFromInline
     init(
         changes: SubstanceChanges, onLock: FluxLock?, keyDomain: Unmanaged<StateKeyDomain>? = nil,
-        taker: ObjectIdentifier
+        claimant: ObjectIdentifier
     ) {
         self.commit = changes
         self.carriedLock = onLock
         self.keyDomain = keyDomain
-        self.taker = taker
+        self.claimant = claimant
     }
 
-    /// Settles the provisional claim a reaction sent off the bus took on its lock, once its handler
-    /// ran or will not: given up unless the handler read ``onLock`` (then the handler releases it).
-    func settleLock() {
-        carriedLock?.settle(taker: taker)
+    /// Withdraws the tentative claim a reaction sent off the bus made on its lock, once its handler
+    /// ran or will not: unless the handler read ``onLock`` (then the handler releases it).
+    func withdrawTentativeLockClaim() {
+        carriedLock?.withdrawTentativeClaim(of: claimant)
     }
 
     /// The changes of the commit, to keep or to hand to another thread.

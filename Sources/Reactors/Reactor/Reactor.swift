@@ -68,7 +68,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// The handlers and keys as set, behind one lock (one allocation per reactor, not three).
     private let settings = LockedValue(ReactorSettings<Owner>())
     /// The handlers as the bus delivers them, and the owner as the bus holds it.
-    @exclusivity(unchecked) private var onBus: BusConfined<BusSide<Owner>>
+    @exclusivity(unchecked) private var onBus: BusConfined<ReactorBusSide<Owner>>
     private let detached = Atomic<Bool>(false)
     /// The holds of the bus that delivers to it (see `FluxOwnerHolds`), nil when its substances
     /// mix on different buses. Unmanaged: the reactor's `bus` keeps them, and a delivery reads
@@ -85,7 +85,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         let bus = substances.first?.bus ?? .shared
         self.bus = bus
         self.manager = manager
-        self.onBus = BusConfined(BusSide(), on: bus, "a reactor's delivery")
+        self.onBus = BusConfined(ReactorBusSide(), on: bus, "a reactor's delivery")
         let onOneBus = !substances.contains(where: { $0.bus !== bus })
         self.holds = onOneBus ? Unmanaged.passUnretained(bus.ownerHolds) : nil
         if !onOneBus {
@@ -157,9 +157,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     func setHandler(_ handler: Handler?) {
         settings.withLock { $0.handler = handler }
         bus.performUpkeep { [self] in
-            // Not `handler.map(HandlerBox.init)`: passing the closure through a generic function
+            // Not `handler.map(ReactorHandlerBox.init)`: passing the closure through a generic function
             // would wrap it in reabstraction thunks, two calls more per reaction.
-            if let handler { onBus.value.handler = HandlerBox(handler) } else { onBus.value.handler = nil }
+            if let handler { onBus.value.handler = ReactorHandlerBox(handler) } else { onBus.value.handler = nil }
         }
     }
 
@@ -254,12 +254,12 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
             // bus-confined copies belong to the first bus; read them as set, under their lock.
             let (handler, mainActorHandler, actorDelivery) = settings.withLock {
-                ($0.handler.map(HandlerBox.init), $0.mainActorHandler, $0.actorDelivery)
+                ($0.handler.map(ReactorHandlerBox.init), $0.mainActorHandler, $0.actorDelivery)
             }
             return deliverElsewhere(changes, lock, handler, mainActorHandler, actorDelivery)
         }
         guard delivery == .bus, !onBus.value.deliversElsewhere else {
-            // The handlers one by one: a `BusSide<Owner>` copied whole went through its runtime
+            // The handlers one by one: a `ReactorBusSide<Owner>` copied whole went through its runtime
             // metadata, looked up on every reaction.
             return deliverElsewhere(
                 changes, lock, onBus.value.handler, onBus.value.mainActorHandler, onBus.value.actorDelivery)
@@ -279,7 +279,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// was, for a UI owner the main thread), and an owner gone by then gets nothing more.
     @inline(never)
     private func deliverElsewhere(
-        _ changes: SubstanceChanges, _ lock: FluxLock?, _ busHandler: HandlerBox<Owner>?,
+        _ changes: SubstanceChanges, _ lock: FluxLock?, _ busHandler: ReactorHandlerBox<Owner>?,
         _ mainActorHandler: MainActorHandler?, _ actorDelivery: ActorDelivery<Owner>?
     ) {
         if mainActorHandler != nil || actorDelivery != nil || delivery == .mainQueue {
@@ -305,18 +305,18 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         }
     }
 
-    /// A reaction about to be sent off the bus. It takes its lock over now, provisionally: the bus
-    /// cannot wait to see whether its handler reads `onLock` (the claim is settled once the
+    /// A reaction about to be sent off the bus. It claims its lock now, tentatively: the bus
+    /// cannot wait to see whether its handler reads `onLock` (the claim is withdrawn once the
     /// handler has run, or when the reaction is not delivered).
     private func sending(_ changes: SubstanceChanges, _ lock: FluxLock?) -> SentReaction {
-        lock?.handOver(to: ObjectIdentifier(self), provisionally: true)
+        lock?.claim(by: ObjectIdentifier(self), tentatively: true)
         return SentReaction(reaction(changes, lock))
     }
 
     /// The reaction its handlers receive: this reactor takes the lock over if they read `onLock`.
     @inline(__always)
     private func reaction(_ changes: SubstanceChanges, _ lock: FluxLock?) -> FlaskReaction {
-        FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, taker: ObjectIdentifier(self))
+        FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, claimant: ObjectIdentifier(self))
     }
 
     /// Sends a reaction to `handler` through the main actor's mailbox, in commit order. (The
@@ -328,13 +328,14 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
 
     /// Delivers a reaction sent off the bus, where it arrived, to `handle` with the owner loaded
     /// now; not when the reactor was detached since it was sent, or its owner is gone (the reactor
-    /// then detaches). Delivered or not, the reaction's provisional lock claim is settled after.
+    /// then detaches). Delivered or not, the reaction's tentative lock claim is withdrawn after,
+    /// unless its handler read `onLock`.
     ///
     /// The owner is not held while the reaction waits (the bus never holds it, so a UI owner is
     /// released where it was); found from outside: queued reactions kept an owner its app had
     /// released alive, and delivered every one of them.
     func receive(_ sent: SentReaction, _ handle: (Owner, FlaskReaction) -> Void) {
-        defer { sent.reaction.settleLock() }
+        defer { sent.reaction.withdrawTentativeLockClaim() }
         guard !isDetached, let owner else { return detach() }
         handle(owner, sent.reaction)
     }
@@ -368,54 +369,5 @@ extension Reactor where Owner: Sendable {
     public var mainActorHandler: MainActorHandler? {
         get { settings.withLock { $0.mainActorHandler } }
         set { setMainActorHandler(newValue) }
-    }
-}
-
-/// A substance held weakly, written once.
-///
-/// `@unchecked Sendable`: the weak reference is set in `init` and only read afterwards; weak loads
-/// are atomic.
-struct WeakSubstance: @unchecked Sendable {
-    weak var substance: (any AnySubstance)?
-
-    init(_ substance: any AnySubstance) {
-        self.substance = substance
-    }
-}
-
-/// What a reactor's user set: read back by the properties' getters.
-private struct ReactorSettings<Owner: AnyObject> {
-    var handler: Reactor<Owner>.Handler?
-    var mainActorHandler: Reactor<Owner>.MainActorHandler?
-    var actorDelivery: ActorDelivery<Owner>?
-    var keys: [String]?
-}
-
-/// A reactor's state as its deliveries read it, on the bus: its handlers, set by exclusive-lane
-/// tasks between work items, and its owner as the bus holds it.
-private struct BusSide<Owner: AnyObject> {
-    var handler: HandlerBox<Owner>? {
-        didSet { unretainedHandler = handler.map(Unmanaged.passUnretained) }
-    }
-    /// The same box, read without a retain: `handler` keeps it alive.
-    var unretainedHandler: Unmanaged<HandlerBox<Owner>>?
-    var mainActorHandler: Reactor<Owner>.MainActorHandler? {
-        didSet { deliversElsewhere = mainActorHandler != nil || actorDelivery != nil }
-    }
-    var actorDelivery: ActorDelivery<Owner>? {
-        didSet { deliversElsewhere = mainActorHandler != nil || actorDelivery != nil }
-    }
-    /// Whether reactions also run off the bus (on the main actor or another actor).
-    private(set) var deliversElsewhere = false
-    /// The owner as the bus holds it (see `FluxOwnerHolds`).
-    var heldOwner = FluxHeldOwner()
-}
-
-/// A reactor's handler in a box, so the bus can call it without retaining it.
-private final class HandlerBox<Owner: AnyObject>: Sendable {
-    let call: Reactor<Owner>.Handler
-
-    init(_ call: @escaping Reactor<Owner>.Handler) {
-        self.call = call
     }
 }

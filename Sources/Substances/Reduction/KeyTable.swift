@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 
 /// A state's keys by the bits of their `String` value, looked up by `reaction.on(key)` on every

@@ -108,38 +108,3 @@ final class BoundObserverList: @unchecked Sendable {
         storage.value.count = kept
     }
 }
-
-/// A bound observer; nil once unbound. Not nested in `Substance<S>`: a type nested in a generic
-/// class is itself generic, and its metadata would be looked up at run time on every delivery.
-struct BoundObserver: Sendable {
-    var binding: ObserverBinding?
-    /// Whether the observer receives only the commits that change one of `interest`.
-    var filtersByKey = false
-    /// The plan entries the observer reacts to, when it filters by key.
-    var interest = PlanEntrySet()
-
-    /// Whether `changes` concern the observer.
-    @inline(__always)
-    func accepts(_ changes: SubstanceChanges) -> Bool {
-        !filtersByKey || interest.intersects(changes.entries)
-    }
-}
-
-/// A bound observer in a box of its own: a delivery can then call it borrowed, without retaining
-/// and releasing it (the list of bound observers changes only between work items).
-final class ObserverBinding: Sendable {
-    let observer: any SubstanceObserver
-    /// Whether the observer keeps the changes it receives on the bus (a reactor: its reactions
-    /// cannot leave their handler). Others may keep them or hand them to another thread, so their
-    /// changes are marked escaped before they see them.
-    let keepsChangesOnBus: Bool
-
-    init(_ observer: any SubstanceObserver) {
-        self.observer = observer
-        self.keepsChangesOnBus = observer is any ChangesStayOnBus
-    }
-}
-
-/// A substance observer whose use of the changes it receives ends on the bus, within the delivery:
-/// what lets its substance refill them for a later commit (see `Substance.recycle`).
-package protocol ChangesStayOnBus: SubstanceObserver {}

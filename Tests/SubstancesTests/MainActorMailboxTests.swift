@@ -1,6 +1,7 @@
 import Dispatch
 import FlaskTestSupport
 import FluxBus
+import Substances
 import Testing
 
 @Suite("Main-actor mailbox: what buses send to the main actor")

@@ -1,0 +1,67 @@
+import Dispatch
+import FluxBus
+
+/// Work the buses send to the main actor (reactions of main-actor reactors, updates of observable
+/// views), run there in the order it was sent: a ``FluxDeliveryLane`` whose batches run in one
+/// main-queue block each.
+///
+/// One main-queue block runs every job sent before it started, rather than one block per job: a
+/// bus that commits faster than the main queue wakes it once per batch, not once per reaction
+/// (`DispatchQueue.main.async` alone tops out below what one bus produces, see
+/// docs/performance.md). Between batches the block gives the main queue back, so a bus that never
+/// stops does not starve the app's own main-queue work.
+///
+/// Jobs run in the order they were sent, from every bus: the process has one mailbox. Work an app
+/// posts to the main queue itself is not ordered with them beyond that.
+package final class MainActorMailbox: Sendable {
+    /// The process's mailbox.
+    package static let shared = MainActorMailbox()
+
+    /// A job: a closure run once on the main actor.
+    package typealias Job = @Sendable @MainActor () -> Void
+
+    /// A job as the lane keeps it: in a struct, so that the closure is stored as it is (kept in an
+    /// array of closures, each was wrapped in a thunk allocated at `send`).
+    @usableFromInline
+    struct Sent: Sendable {
+        @usableFromInline let run: Job
+
+        @usableFromInline
+        init(run: @escaping Job) {
+            self.run = run
+        }
+    }
+
+    @usableFromInline let lane = FluxDeliveryLane<Sent> { lane in
+        DispatchQueue.main.async {
+            MainActor.assumeIsolated { lane.runBatch { $0.run() } }
+        }
+    }
+
+    package init() {}
+
+    /// Sends `job` to the main actor; it runs after every job sent before it.
+    @inlinable
+    package func send(_ job: @escaping Job) {
+        lane.send(Sent(run: job))
+    }
+}
+
+extension Flux {
+    /// Suspends until every main-lane item enqueued before this call has run (as ``Flux/flush()``),
+    /// then until the main actor has run what they sent it: the reactions of main-actor handlers
+    /// and of `.mainQueue` delivery, observable views' updates. For tests of UI code: after it,
+    /// every reaction to what was dispatched before has been delivered.
+    ///
+    /// It flushes first, so it also waits for the locks that pause the main lane. Reactions
+    /// delivered to other actors are not waited for. Do not call it from a work item of this bus,
+    /// nor where the main actor waits for this bus.
+    public func flushToMainActor() async {
+        await flush()
+        // The main actor's mailbox runs jobs in the order they were sent, from every bus: once this
+        // one runs, so did every reaction the flushed items sent.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            MainActorMailbox.shared.send { continuation.resume() }
+        }
+    }
+}
