@@ -1,9 +1,9 @@
 import Dispatch
+import FlaskLocking
 import FluxBus
 
 /// Work the buses send to the main actor (reactions of main-actor reactors, updates of observable
-/// views), run there in the order it was sent: a ``FluxDeliveryLane`` whose batches run in one
-/// main-queue block each.
+/// views), run there in the order it was sent.
 ///
 /// One main-queue block runs every job sent before it started, rather than one block per job: a
 /// bus that commits faster than the main queue wakes it once per batch, not once per reaction
@@ -20,30 +20,53 @@ package final class MainActorMailbox: Sendable {
     /// A job: a closure run once on the main actor.
     package typealias Job = @Sendable @MainActor () -> Void
 
-    /// A job as the lane keeps it: in a struct, so that the closure is stored as it is (kept in an
-    /// array of closures, each was wrapped in a thunk allocated at `send`).
-    @usableFromInline
-    struct Sent: Sendable {
-        @usableFromInline let run: Job
-
-        @usableFromInline
-        init(run: @escaping Job) {
-            self.run = run
-        }
+    private struct Pending {
+        var jobs: [Sent] = []
+        /// Whether a main-queue block is on its way to run the jobs (so no other is needed).
+        var scheduled = false
     }
 
-    @usableFromInline let lane = FluxDeliveryLane<Sent> { lane in
-        DispatchQueue.main.async {
-            MainActor.assumeIsolated { lane.runBatch { $0.run() } }
-        }
+    private let pending = LockedValue(Pending())
+
+    /// A job as the mailbox keeps it: in a struct, so that the closure is stored as it is (kept in
+    /// an array of closures, each was wrapped in a thunk allocated at `send`).
+    private struct Sent {
+        let run: Job
     }
 
     package init() {}
 
     /// Sends `job` to the main actor; it runs after every job sent before it.
-    @inlinable
     package func send(_ job: @escaping Job) {
-        lane.send(Sent(run: job))
+        let schedule = pending.withLock { pending in
+            pending.jobs.append(Sent(run: job))
+            if pending.scheduled { return false }
+            pending.scheduled = true
+            return true
+        }
+        if schedule { scheduleBatch() }
+    }
+
+    private func scheduleBatch() {
+        DispatchQueue.main.async { [self] in
+            MainActor.assumeIsolated { runBatch() }
+        }
+    }
+
+    /// Runs the jobs sent so far; schedules another batch if more came meanwhile.
+    @MainActor private func runBatch() {
+        var batch: [Sent] = []
+        pending.withLock { swap(&$0.jobs, &batch) }
+        for job in batch { job.run() }
+        batch.removeAll(keepingCapacity: true)
+        let more = pending.withLock { pending in
+            guard pending.jobs.isEmpty else { return true }
+            // Nothing came meanwhile: the next batch starts in this one's storage.
+            swap(&pending.jobs, &batch)
+            pending.scheduled = false
+            return false
+        }
+        if more { scheduleBatch() }
     }
 }
 
