@@ -13,7 +13,7 @@ import Foundation
 /// spares hashing it and looking the write up in the dictionary.
 ///
 /// Times are nanoseconds on the archiver's clock (`Int64`, not `Duration`: an archived substance
-/// schedules on every commit, and `Duration`'s 128-bit arithmetic cost a tenth of such a commit).
+/// schedules on every commit, and `Duration`'s 128-bit arithmetic would cost a tenth of such a commit).
 ///
 /// Used only with the archiver's `pending` lock held.
 struct PendingWrites: Sendable {
@@ -96,7 +96,7 @@ struct PendingWrites: Sendable {
             write.encode = encode
             write.onFailure = onFailure
             // Kept from the first schedule that gave one: an archived substance schedules on every
-            // commit with the same callback, and replacing it cost a retain and a release each time.
+            // commit with the same callback, and replacing it would cost a retain and a release each time.
             if write.onRecovery == nil { write.onRecovery = onRecovery }
             write.store = store
             let ownerChanged = write.owner != owner

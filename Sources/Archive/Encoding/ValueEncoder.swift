@@ -107,7 +107,7 @@ extension EncodedValue {
     /// `value` as a JSON primitive when it is one of the types JSON holds directly (or `Data`,
     /// `URL`, `Decimal`, which `JSONEncoder` writes as strings and numbers); nil otherwise.
     static func primitive<T: Encodable>(_ value: T, at encoder: ValueEncoder) throws -> EncodedValue? {
-        // Metatypes compared first: a cast per type tried cost as much as encoding a small struct.
+        // Metatypes compared first: a cast per type tried would cost as much as encoding a small struct.
         let type = T.self
         if type == String.self { return .string(unsafeBitCast(value, to: String.self)) }
         if type == Int.self { return .number(String(unsafeBitCast(value, to: Int.self))) }

@@ -37,7 +37,7 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// While the bus runs a batch of work, it keeps the owners of reactors that react on the bus alive
 /// for a while: at most 128 work items, and never into a task (such as the one that resumes
 /// `flush()`). An owner whose last other reference goes meanwhile can receive reactions until
-/// then, and is freed on the bus, then. (Loading a weak reference for every reaction cost more than
+/// then, and is freed on the bus, then. (Loading a weak reference for every reaction costs more than
 /// the rest of a reaction; see docs/performance.md.) The owner of a reactor whose reactions run on
 /// an actor is not held, neither by the bus nor by the reactions on their way: a UI owner is
 /// released where it was before, and an owner gone before its reactions arrive gets none of them.
@@ -225,9 +225,9 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         // The common case, kept small so that it needs no stack frame of its own: one handler on
         // the bus, the owner already held by the bus for this batch (see `FluxOwnerHolds`). Owner
         // and handler are borrowed, not retained: the handler is replaced only between work items.
-        // (The reaction is made inside the call: made outside, it was retained and released.)
-        // The epoch is compared here, not through `holds.object(in:)`, which was called rather
-        // than inlined from this module: `onBus` was just checked to be on the bus.
+        // (The reaction is made inside the call: made outside, it would be retained and released.)
+        // The epoch is compared here, not through `holds.object(in:)`, which is called rather than
+        // inlined from this module: `onBus` was just checked to be on the bus.
         if let holds, delivery == .bus, !onBus.value.deliversElsewhere,
             onBus.value.heldOwner.epoch == holds._withUnsafeGuaranteedRef({ $0.epoch.load(ordering: .relaxed) }),
             let held = onBus.value.heldOwner.object
@@ -259,7 +259,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             return deliverElsewhere(changes, lock, handler, mainActorHandler, actorDelivery)
         }
         guard delivery == .bus, !onBus.value.deliversElsewhere else {
-            // The handlers one by one: a `ReactorBusSide<Owner>` copied whole went through its runtime
+            // The handlers one by one: a `ReactorBusSide<Owner>` copied whole would go through its runtime
             // metadata, looked up on every reaction.
             return deliverElsewhere(
                 changes, lock, onBus.value.handler, onBus.value.mainActorHandler, onBus.value.actorDelivery)
@@ -332,8 +332,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// unless its handler read `onLock`.
     ///
     /// The owner is not held while the reaction waits (the bus never holds it, so a UI owner is
-    /// released where it was); found from outside: queued reactions kept an owner its app had
-    /// released alive, and delivered every one of them.
+    /// released where it was): an owner its app released gets none of the reactions still queued
+    /// for it, and is not kept alive by them.
     func receive(_ sent: SentReaction, _ handle: (Owner, FlaskReaction) -> Void) {
         defer { sent.reaction.withdrawTentativeLockClaim() }
         guard !isDetached, let owner else { return detach() }

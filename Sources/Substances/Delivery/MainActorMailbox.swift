@@ -29,7 +29,7 @@ package final class MainActorMailbox: Sendable {
     private let pending = LockedValue(Pending())
 
     /// A job as the mailbox keeps it: in a struct, so that the closure is stored as it is (kept in
-    /// an array of closures, each was wrapped in a thunk allocated at `send`).
+    /// an array of closures, each would be wrapped in a thunk allocated at `send`).
     private struct Sent {
         let run: Job
     }

@@ -147,8 +147,8 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         if registering.load(ordering: .relaxed) {
             learn(mixer)
         } else if let event = definition.value.runningEvent {
-            // Only the definition at the running mixer's position is compared with it, so a
-            // dispatch costs a few instructions per other mixer the substance defines.
+            // Only the definition at the running mixer's position is compared with it: the other
+            // definitions a dispatch passes cost a counter each, not a comparison of mixers.
             let position = definition.value.nextPosition
             definition.value.nextPosition &+= 1
             let expected = definition.value.runningPosition
@@ -176,12 +176,11 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// Reacts to actions of type `A` with `body`, run on the bus as one transaction.
     ///
     /// Call it only from ``defineMixers()``.
-    // Inlinable, so that the work that depends on `A` is specialized where `defineMixers()` is
-    // written: called generically, it looked up the metadata of `A?` and of the body's type at
-    // every dispatch, which made an action cost twice an enum mixer.
-    // Always inlined, so that the body, which captures `self`, is called in place: made into a
-    // closure, it retained and released the substance, whose weak references put that on the
-    // runtime's slow path.
+    // Always inlined where `defineMixers()` is written: the work that depends on `A` is then
+    // specialized (called generically, it would look up the metadata of `A?` and of the body's
+    // type at every dispatch), and the body, which captures `self`, is called in place (made into
+    // a closure, it would retain and release the substance, whose weak references put that on the
+    // runtime's slow path).
     @inlinable @inline(__always)
     public final func define<A: FlaskAction>(_ action: A.Type, _ body: ActionBody<A>) {
         guard let event = runsActionBody(ObjectIdentifier(A.self), named: A.busName) else { return }

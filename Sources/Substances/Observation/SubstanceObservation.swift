@@ -79,8 +79,8 @@ extension Substance {
 /// update carries the newest state, and observation would have notified once for them anyway.
 ///
 /// A class generic over the state, rather than a closure: its methods find the state's type in
-/// the instance, where a closure generic over it looked up `Optional<S>` and `StateChanges<S>` at
-/// run time, twice per commit (about 1,000 instructions).
+/// the instance, where a closure generic over it would look up `Optional<S>` and
+/// `StateChanges<S>` at run time, twice per commit.
 ///
 /// `@unchecked Sendable`: `newest` and `isPending` are touched only with `lock` held; `view` is set
 /// once on the main actor before the feeder is bound, and read only on the main actor.

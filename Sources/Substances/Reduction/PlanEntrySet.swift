@@ -59,7 +59,7 @@ struct PlanEntrySet: RandomAccessCollection {
         return false
     }
 
-    /// Takes `other`'s entries, field by field: assigning the whole list went through its type's
+    /// Takes `other`'s entries, field by field: assigning the whole list would go through its type's
     /// value witness (a recycled commit does it on every dispatch).
     @inline(__always)
     mutating func replace(with other: consuming PlanEntrySet) {
