@@ -40,12 +40,22 @@ final class FlatNode {
         }
     }
 
+    // The children are taken out of `content` before they change, so that they are changed in
+    // place: a copy left in `content` would make each addition copy them all (quadratic).
+
     func keyedChild(_ key: String) -> FlatNode {
-        var children: [String: FlatNode]
-        if case .keyed(let existing) = content { children = existing } else { children = [:] }
-        if let child = children[key] { return child }
-        let child = FlatNode()
-        children[key] = child
+        var children: [String: FlatNode] = [:]
+        if case .keyed(let existing) = content {
+            content = .empty
+            children = existing
+        }
+        let child: FlatNode
+        if let existing = children[key] {
+            child = existing
+        } else {
+            child = FlatNode()
+            children[key] = child
+        }
         content = .keyed(children)
         return child
     }
@@ -56,8 +66,11 @@ final class FlatNode {
     }
 
     func appendChild() -> FlatNode {
-        var children: [FlatNode]
-        if case .unkeyed(let existing) = content { children = existing } else { children = [] }
+        var children: [FlatNode] = []
+        if case .unkeyed(let existing) = content {
+            content = .empty
+            children = existing
+        }
         let child = FlatNode()
         children.append(child)
         content = .unkeyed(children)
