@@ -94,6 +94,24 @@ struct ArchiveRestoreTests {
         #expect(Set(defaulted(restored) ?? []) == ["limits[…]", "limits[…] (left out)"])
     }
 
+    @Test("a dictionary with Int or enumeration keys keeps its other entries when one value does not fit")
+    func dictionaryKeysOtherThanStrings() throws {
+        enum Shelf: String, Codable, CodingKeyRepresentable { case top, bottom }
+        struct Counts: Codable, Equatable {
+            var byNumber: [Int: Int] = [:]
+            var byShelf: [Shelf: Int] = [:]
+        }
+        let restored = restore(
+            #"{"byNumber":{"7":7,"8":"x","nine":9},"byShelf":{"top":1,"bottom":"y"}}"#, as: Counts.self,
+            default: Counts())
+        #expect(restored.value.byNumber == [7: 7])
+        #expect(restored.value.byShelf == [.top: 1])
+        // Such a dictionary round-trips through the archive encoder.
+        let written = Counts(byNumber: [1: 2, -3: 4], byShelf: [.bottom: 5])
+        let data = try ArchiveEncoder().encode(written)
+        #expect(restore(String(decoding: data, as: UTF8.self), as: Counts.self, default: Counts()).value == written)
+    }
+
     @Test("each archived value is decoded at most twice, however many do not fit")
     func linear() {
         struct Tracking: Codable {

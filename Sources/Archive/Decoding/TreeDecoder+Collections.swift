@@ -27,18 +27,26 @@ extension Array: LossyDecodable where Element: Decodable {
     }
 }
 
-extension Dictionary: LossyDecodable where Key == String, Value: Decodable {
-    static func decodeLossily(from decoder: TreeDecoder) throws -> [String: Value] {
+/// A dictionary whose keys are written as the keys of a JSON object (`String` and `Int` keys, and
+/// any `CodingKeyRepresentable` key, as `Dictionary`'s own encoding writes them).
+extension Dictionary: LossyDecodable where Key: CodingKeyRepresentable, Value: Decodable {
+    static func decodeLossily(from decoder: TreeDecoder) throws -> [Key: Value] {
         guard case .object(let entries) = decoder.value else { throw decoder.mismatch(self, decoder.value) }
         var defaults: [String: JSONTree]?
         if case .object(let defaultEntries) = decoder.defaults { defaults = defaultEntries }
-        var result: [String: Value] = [:]
+        var result: [Key: Value] = [:]
         result.reserveCapacity(entries.count)
         for (key, entry) in entries {
             let codingKey = TreeKey(dictionaryKey: key)
             let mark = decoder.notes.mark
             do {
-                result[key] = try decoder.decode(Value.self, key: codingKey, value: entry, fallback: defaults?[key])
+                guard let typedKey = Key(codingKey: codingKey) else {
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: decoder.codingPath + [codingKey], debugDescription: "not a key of \(Key.self)"))
+                }
+                result[typedKey] = try decoder.decode(
+                    Value.self, key: codingKey, value: entry, fallback: defaults?[key])
             } catch {
                 decoder.notes.rewind(to: mark)
                 decoder.notes.add(

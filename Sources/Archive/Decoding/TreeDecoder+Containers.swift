@@ -250,7 +250,8 @@ struct TreeKey: CodingKey {
 
     init(dictionaryKey: String) {
         self.stringValue = dictionaryKey
-        self.intValue = nil
+        // As `Dictionary`'s own coding keys: an `Int` key is written as its digits.
+        self.intValue = Int(dictionaryKey)
         self.isDictionaryKey = true
     }
 
