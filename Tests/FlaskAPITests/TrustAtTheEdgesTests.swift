@@ -42,6 +42,41 @@ private final class Reset: ReactiveSubstance<Account, ResetPassword>, @unchecked
     }
 }
 
+/// A mixer whose own description puts the value first, with no parenthesis to cut at.
+private enum FancyMixers: SubstanceMixer, CustomStringConvertible {
+    case signIn(password: String)
+
+    var description: String {
+        switch self {
+        case .signIn(let password): "sign in with \(password)"
+        }
+    }
+}
+
+/// A structure mixer whose description is its value.
+private struct Token: SubstanceMixer, CustomStringConvertible {
+    let value: String
+    var description: String { value }
+}
+
+private final class Fancy: ReactiveSubstance<Account, FancyMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .signIn(password: secret)) { _, react, _ in
+            self.prop.logins += 1
+            react()
+        }
+    }
+}
+
+private final class Tokens: ReactiveSubstance<Account, Token>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: Token(value: secret)) { _, react, _ in
+            self.prop.user = "token"
+            react()
+        }
+    }
+}
+
 /// Everything a bus writes as text: diagnostics and a logger's lines.
 private final class Texts: Sendable {
     let diagnostics = Recorder<FluxDiagnostic>()
@@ -96,6 +131,50 @@ struct TrustAtTheEdgesTests {
         // The opt-in still shows them, and the bus still tells the values apart.
         #expect(Flask.mixerName(AuthMixers.login(password: "a")) != Flask.mixerName(AuthMixers.login(password: "b")))
         #expect(Flask.mixerName(AuthMixers.login(password: "a")).name.contains("\"a\""))
+    }
+
+    @Test("a mixer's own description never shows its values: its case or type is named instead")
+    func customDescriptions() async {
+        let bus = Flux(label: "fancy")
+        let texts = Texts(bus)
+        let journal = MixJournal(recordsPayloadValues: false)
+        bus.use(journal)
+        let fancy = Fancy(bus: bus)
+        let tokens = Tokens(bus: bus)
+        Flask.applyMixer(FancyMixers.signIn(password: secret), on: bus)
+        Flask.applyMixer(Token(value: secret), on: bus)
+        let lock = Flask.lock(withMixer: FancyMixers.signIn(password: secret), autorelease: false, on: bus)
+        let report = bus.lockReport().description
+        lock.release()
+        await bus.flush()
+        #expect(fancy.state.logins == 2, "a dispatch of the same values still reaches its definition")
+        #expect(tokens.state.user == "token")
+        let all = texts.all + [report] + journal.entries.map { "\($0.mixer) \($0.mixerDescription)" }
+        for text in all { #expect(!text.contains(secret), "\(text)") }
+        #expect(texts.lines.all.contains { $0.contains(" FancyMixers.signIn ") })
+        #expect(texts.lines.all.contains { $0.contains(" Token ") })
+        #expect(report.contains("(mixer FancyMixers.signIn)"))
+    }
+
+    @Test("a very long substance name is cut in every report that names it")
+    func longNames() async {
+        let bus = Flux(label: "long")
+        let codes = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { codes.append($0) }
+        let name = String(repeating: "長", count: 10_000)
+        let substance = Substance<Account>(name: name, bus: bus)
+        substance.prop.user = "outside a transaction"
+        let owner = TestOwner()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        reactor.handler = { _, reaction in reaction.on("no.such.key") { _ in } }
+        await reactor.mix(substance) { $0.prop.logins += 1 }.commit()
+        await bus.flush()
+        #expect(Set(codes.all.map(\.code)).isSuperset(of: [.propOutsideTransaction, .unknownKey]))
+        for diagnostic in codes.all {
+            #expect(diagnostic.message.count < 400, "\(diagnostic.code): \(diagnostic.message.count) characters")
+            #expect(diagnostic.message.contains("(10000 characters)"), "\(diagnostic.message.prefix(200))")
+        }
+        withExtendedLifetime(reactor) {}
     }
 
     @Test("misuse reports name the caller's file and line, on the bus concerned")

@@ -114,7 +114,7 @@ public struct FlaskReaction {
                 substance.bus.report(
                     .unknownKey,
                     "reaction.on(\"\(key)\") at \(fileID):\(line): \(substance.stateTypeName) has no key \"\(key)\" "
-                        + "(substance \(substance.name()))"
+                        + "(substance \(substance.nameInReports))"
                 )
             }
         }

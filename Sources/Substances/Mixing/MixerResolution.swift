@@ -76,7 +76,7 @@ final class MixerResolver: @unchecked Sendable {
         guard bus.isCurrent, serial == resolution.value.serial, resolution.value.outcome == nil else {
             bus.report(
                 .mixerResolvedLate,
-                "\(reference.withLock { $0?.name } ?? "a substance"): \(commit ? "react()" : "abort()") called after the mixer "
+                "\(reference.withLock { $0?.nameInReports } ?? "a substance"): \(commit ? "react()" : "abort()") called after the mixer "
                     + "returned or twice; ignored")
             return
         }

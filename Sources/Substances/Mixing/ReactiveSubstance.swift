@@ -169,7 +169,8 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             register(mixer, position: nil)
             bus.report(
                 .substanceMisuse,
-                "\(name()): define(mix: \(mixer.busName)) called outside defineMixers(); its body will never run")
+                "\(nameInReports): define(mix: \(mixer.busName)) called outside defineMixers(); its body will never run"
+            )
         }
     }
 
@@ -205,7 +206,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             registerAction(name, position: nil)
             bus.report(
                 .substanceMisuse,
-                "\(self.name()): define(\(name).self) called outside defineMixers(); its body will never run")
+                "\(nameInReports): define(\(name).self) called outside defineMixers(); its body will never run")
             return nil
         }
         let position = definition.value.nextPosition
@@ -221,7 +222,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     @usableFromInline
     final func reportMissingAction(named name: FluxMixerName) {
         bus.report(
-            .substanceMisuse, "\(self.name()): an action of type \(name) arrived without its value; it was ignored")
+            .substanceMisuse, "\(nameInReports): an action of type \(name) arrived without its value; it was ignored")
     }
 
     /// Learns a mixer while `init` runs `defineMixers()`. Out of line: naming `Learned`, a type
@@ -297,7 +298,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     private final func reportMixerWithValues(_ name: FluxMixerName) {
         bus.report(
             .mixerWithValues,
-            "\(self.name()): define(mix: \(name)): a mixer case with associated values is matched with its values "
+            "\(nameInReports): define(mix: \(name)): a mixer case with associated values is matched with its values "
                 + "too, so a dispatch of other values never reaches it; carry data in a FlaskAction")
     }
 
@@ -360,7 +361,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             abortTransaction()
             bus.report(
                 .mixerUnresolved,
-                "\(name()): mixer \(event.pointee.mixer) returned without react() or abort(); it was aborted")
+                "\(nameInReports): mixer \(event.pointee.mixer) returned without react() or abort(); it was aborted")
         }
     }
 }

@@ -14,8 +14,9 @@ public protocol SubstanceMixer: Hashable, Sendable {
 }
 
 extension SubstanceMixer {
-    /// The case's name.
-    public var mixerName: String { String(describing: self) }
+    /// The case's name; for a case with associated values, the name and its values
+    /// (`login(password: "…")`), which reports cut at the `(`.
+    public var mixerName: String { MixerValues.name(of: self) }
 
     /// The name the bus knows this mixer by: ``mixerName``, scoped by the enumeration, so that
     /// `AuthMixers.login` and `ShopMixers.login` never collide.

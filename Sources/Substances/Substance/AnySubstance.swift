@@ -1,3 +1,4 @@
+import Archive
 import FluxBus
 
 /// What every substance is, whatever its state type: for reactors, reactions and chains.
@@ -41,4 +42,10 @@ public protocol SubstanceObserver: AnyObject, Sendable {
 extension SubstanceObserver {
     /// False: an observer is a tool unless it says it is a reactor.
     public var countsAsReactor: Bool { false }
+}
+
+extension AnySubstance {
+    /// The name as reports write it: cut after 80 characters, with the full length said, so that a
+    /// very long name does not fill the diagnostics.
+    package var nameInReports: String { ArchiveProblem.shortened(name()) }
 }

@@ -93,7 +93,7 @@ extension Substance {
 
     static func report(_ recovery: ArchiveRecovery, of reference: SubstanceReference) {
         reference.bus.report(
-            .archiveWriteRecovered, "\(ArchiveProblem.shortened(reference.name)): \(recovery)")
+            .archiveWriteRecovered, "\(reference.nameInReports): \(recovery)")
     }
 
     static func report(_ problem: ArchiveProblem, of reference: SubstanceReference) {
@@ -105,6 +105,6 @@ extension Substance {
             case .partiallyRestored: .archivePartiallyRestored
             case .keyInUse: .archiveKeyInUse
             }
-        reference.bus.report(code, "\(ArchiveProblem.shortened(reference.name)): \(problem)")
+        reference.bus.report(code, "\(reference.nameInReports): \(problem)")
     }
 }

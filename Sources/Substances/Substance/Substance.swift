@@ -128,7 +128,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         if bus.isCurrent, inTransaction.value {
             bus.report(
                 .stateInsideTransaction,
-                "\(name()): `state` read inside a transaction\(CallerLocation.current().map { " at \($0)" } ?? "") "
+                "\(nameInReports): `state` read inside a transaction\(CallerLocation.current().map { " at \($0)" } ?? "") "
                     + "shows the committed value; use `prop` for the working copy"
             )
         }
@@ -175,7 +175,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let place = CallerLocation.current().map { " at \($0)" } ?? ""
         bus.report(
             .propOutsideTransaction,
-            "\(name()): `prop` used outside a transaction\(place); writes are discarded. "
+            "\(nameInReports): `prop` used outside a transaction\(place); writes are discarded. "
                 + "Mix it in a mixer or a chain step")
     }
 
@@ -250,7 +250,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Opens a transaction: `prop` becomes a working copy of the committed state. Nothing happens
     /// if one is open. Bus only (a debug build traps elsewhere).
     package final func beginTransaction() {
-        bus.assertIsCurrent("\(name()): beginTransaction()")
+        bus.assertIsCurrent("\(nameInReports): beginTransaction()")
         guard !inTransaction.value else { return }
         workingSlot.value.pointee = committedSlot.value.pointee
         inTransaction.value = true
@@ -260,7 +260,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// none computed, when nobody observes). While an awaited mix runs, records the outcome (a
     /// `MixOutcome.Entry`) in the bus's active receipt. Bus only.
     package final func commitTransaction() -> SubstanceChanges? {
-        bus.assertIsCurrent("\(name()): commitTransaction()")
+        bus.assertIsCurrent("\(nameInReports): commitTransaction()")
         guard inTransaction.value else { return nil }
         inTransaction.value = false
         // The working copy is the committed state now: the slots trade places, and the previous
@@ -309,7 +309,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Discards the working copy: the state stays exactly as it was. While an awaited mix runs,
     /// records the abort in the bus's active receipt. Bus only.
     package final func abortTransaction() {
-        bus.assertIsCurrent("\(name()): abortTransaction()")
+        bus.assertIsCurrent("\(nameInReports): abortTransaction()")
         guard inTransaction.value else { return }
         inTransaction.value = false
         workingSlot.value.pointee = committedSlot.value.pointee
@@ -318,7 +318,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Delivers a commit's changes to the bound observers. Bus only.
     package final func deliver(_ changes: consuming SubstanceChanges, lock: FluxLock?) {
-        bus.assertIsCurrent("\(name()): deliver(_:lock:)")
+        bus.assertIsCurrent("\(nameInReports): deliver(_:lock:)")
         // Observers change only through exclusive-lane tasks, never while this loop runs, so the
         // list's storage is read in place, and each binding borrowed, without retaining either.
         observers.beginReading()

@@ -1,3 +1,4 @@
+import Archive
 import FluxBus
 
 /// A weak reference to a substance, made once with it and shared by what refers to the substance
@@ -22,6 +23,9 @@ final class SubstanceReference: @unchecked Sendable {
 
     /// The substance's name for messages, or its state type's if it has gone away.
     var name: String { substance?.name() ?? "\(stateType) (gone)" }
+
+    /// The name as reports write it (see `AnySubstance.nameInReports`).
+    var nameInReports: String { ArchiveProblem.shortened(name) }
 
     /// Points the reference at its substance (once, in the substance's `init`).
     func attach(_ substance: any AnySubstance) {

@@ -45,7 +45,7 @@ public final class SubstanceHistory: Sendable {
         // write its state off its bus.
         let refused = substances.filter { $0.bus !== bus }
         if !refused.isEmpty {
-            let names = refused.map { "\($0.name()) (bus \"\($0.bus.label)\")" }.joined(separator: ", ")
+            let names = refused.map { "\($0.nameInReports) (bus \"\($0.bus.label)\")" }.joined(separator: ", ")
             bus.report(
                 .historyAcrossBuses,
                 "SubstanceHistory: \(names) mix on another bus than the first substance's (\"\(bus.label)\"); "
