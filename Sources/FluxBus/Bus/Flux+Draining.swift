@@ -7,12 +7,13 @@ import Synchronization
 extension Flux {
     @inline(__always)
     func enqueue(_ item: FluxItem) {
-        let (start, backlog) = queue.withLock { q in
+        let (start, backlog, full) = queue.withLock { q in
             q.main.append(item)
-            return (q.claimDrain(), q.reachedBacklogMark { itemsRun.load(ordering: .relaxed) })
+            return (q.claimDrain(), q.reachedBacklogMark { itemsRun.load(ordering: .relaxed) }, q.isFull)
         }
         if start { scheduleDrain() }
         if let backlog { reportBacklog(waiting: backlog) }
+        if full { waitForRoomIfAllowed() }
     }
 
     /// Reports that `waiting` items reached the backlog mark (on the thread that enqueued).
@@ -40,12 +41,16 @@ extension Flux {
 
     func drain() {
         drainer.enter()
-        defer { drainer.leave() }
+        FluxProducerThread.setDraining(true)
+        defer {
+            FluxProducerThread.setDraining(false)
+            drainer.leave()
+        }
         var batch: [FluxItem] = []
         // How many items this bus has run, kept here and published (without ordering: the backlog
         // count reads it) for each item.
         var ran = itemsRun.load(ordering: .relaxed)
-        while let (lane, epoch, start) = queue.withLock({ $0.takeBatch(into: &batch, itemsRun: ran) }) {
+        while let (lane, epoch, start) = takeBatch(into: &batch, itemsRun: ran) {
             // What stops this batch: any interrupt for the main lane, purges for the exclusive one.
             let watched: UInt64 = lane == .main ? .max : ~(Flux.purgeStep - 1)
             let seen = interrupts.load(ordering: .acquiring) & watched
@@ -72,6 +77,20 @@ extension Flux {
             if let stoppedAt { interrupt(&batch, at: stoppedAt, lane: lane, epoch: epoch) }
             batch.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Takes the next batch to run (see `FluxQueue.takeBatch`), and wakes the producers waiting
+    /// for room once it has made some.
+    @inline(__always)
+    private func takeBatch(into batch: inout [FluxItem], itemsRun: UInt64) -> (FluxQueue.Lane, UInt64, Int)? {
+        var room: FluxQueue.Room?
+        let taken = queue.withLock { q in
+            let taken = q.takeBatch(into: &batch, itemsRun: itemsRun)
+            if q.roomWanted { room = q.makeRoom() }
+            return taken
+        }
+        if let room { wake(room) }
+        return taken
     }
 
     /// Puts the rest of an interrupted batch back, so the drain looks at the lanes again: a main

@@ -57,6 +57,8 @@ public final class Flux: Sendable {
     /// The owners the bus delivered to in the items it is running, held until it lets go of them
     /// (see ``FluxOwnerHolds``); confined to the bus.
     package let ownerHolds: FluxOwnerHolds
+    /// Where producers sleep while the main lane is full (see ``backlogLimit``).
+    let roomGate = FluxRoomGate()
 
     /// Numbers the buses made without a label, so that diagnostics tell them apart.
     private static let unlabeledCount = Atomic<Int>(0)
@@ -387,11 +389,13 @@ public final class Flux: Sendable {
     /// - Returns: the number of work items dropped (flush waiters not counted).
     @discardableResult
     public func purge() -> Int {
-        let dropped = queue.withLock { q in
+        let (dropped, room) = queue.withLock { q in
             q.purgeEpoch += 1
-            return q.takeAll()
+            let dropped = q.takeAll()
+            return (dropped, q.roomWanted ? q.makeRoom() : nil)
         }
         interrupts.add(Flux.purgeStep, ordering: .releasing)
+        if let room { wake(room) }
         drop(dropped)
         return dropped.count { !$0.runsWhenDropped }
     }

@@ -21,6 +21,16 @@ struct FluxQueue {
     /// Whether the next crossing of `backlogMark` is reported: cleared when one is, set again once
     /// the bus finds the backlog below the mark.
     var backlogArmed = true
+    /// The main-lane depth at which producers that may wait do (`Int.max`: never).
+    var backlogLimit = Flux.defaultBacklogLimit
+    /// Producer threads sleeping until the bus takes the main lane.
+    var threadsWaitingForRoom = 0
+    /// Producer tasks suspended until the bus takes the main lane.
+    var tasksWaitingForRoom: [CheckedContinuation<Void, Never>] = []
+    /// Changes whenever the bus makes room for waiting producers: a sleeping thread goes on once
+    /// it differs from what it saw.
+    var roomGeneration: UInt64 = 0
+
     /// The batch the bus is running, as counts of the items the drain has run (see
     /// `Flux.itemsRun`): it started at `batchStart` and ends at `batchEnd`. The items of the batch
     /// not run yet are waiting too: a bus that woke late takes many at once, and counting only the
@@ -45,6 +55,26 @@ struct FluxQueue {
         var labels = suspended[suspendedIndex...].prefix(limit).map(\.label)
         labels += main.prefix(limit - labels.count).map(\.label)
         return labels
+    }
+
+    /// Whether the main lane holds as many items as the producers' limit.
+    var isFull: Bool { pendingMainCount >= backlogLimit }
+
+    /// Whether a producer waits for room.
+    var roomWanted: Bool { threadsWaitingForRoom > 0 || !tasksWaitingForRoom.isEmpty }
+
+    /// Who to wake when the lane has room again.
+    struct Room {
+        var wakesThreads: Bool
+        var tasks: [CheckedContinuation<Void, Never>]
+    }
+
+    /// The producers to wake now that the lane has room, if it has; nil while it is still full.
+    mutating func makeRoom() -> Room? {
+        guard !isFull else { return nil }
+        roomGeneration &+= 1
+        defer { tasksWaitingForRoom = [] }
+        return Room(wakesThreads: threadsWaitingForRoom > 0, tasks: tasksWaitingForRoom)
     }
 
     /// Keeps an interrupted main-lane batch to resume at `index` (the batch is swapped out: O(1)).

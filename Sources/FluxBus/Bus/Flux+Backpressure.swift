@@ -1,0 +1,153 @@
+import Dispatch
+import FlaskLocking
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Backpressure: a producer faster than the bus waits for it, so that the queue, and the memory it
+/// holds, stays bounded.
+extension Flux {
+    /// The default ``backlogLimit``: 50,000 work items.
+    public static let defaultBacklogLimit = 50_000
+
+    /// How many work items may wait on the main lane before a producer that dispatches another
+    /// waits for the bus to take them; nil: producers never wait.
+    ///
+    /// A dispatch that finds the lane at the limit is queued, then its thread sleeps until the bus
+    /// takes the lane's items to run them. Only threads that can wait safely do:
+    ///
+    /// - **not the main thread, nor the main queue** (where the main actor runs), which never
+    ///   wait: a UI dispatches at human speed, and a main actor that slept could be the one whose
+    ///   reaction releases a lock the bus waits for;
+    /// - **not a bus's own thread** (a handler or task that dispatches), which would wait for
+    ///   itself or for a bus that waits for it;
+    /// - **not a Swift concurrency task**, which must not block its thread: in async code,
+    ///   `await bus.waitForRoom()` before dispatching, or `await Flask.apply`, which returns once
+    ///   its mix has run.
+    ///
+    /// Those dispatch past the limit, and the ``backlogHighWaterMark`` diagnostic tells when the
+    /// backlog grows anyway. A lock pauses the main lane: a producer waits until it is released
+    /// and the bus has caught up, so the thread that releases a lock should not be one that floods
+    /// the bus with dispatches.
+    ///
+    /// Memory then stays near the limit's worth of items (about 50 bytes each, more with a payload
+    /// or a value; see docs/performance.md, "Backlog"), whatever the producers do.
+    public var backlogLimit: Int? {
+        get { queue.withLock { $0.backlogLimit == .max ? nil : $0.backlogLimit } }
+        set {
+            let room = queue.withLock { q in
+                q.backlogLimit = max(1, newValue ?? .max)
+                return q.roomWanted ? q.makeRoom() : nil
+            }
+            if let room { wake(room) }
+        }
+    }
+
+    /// Suspends while the main lane holds ``backlogLimit`` items or more, until the bus takes them
+    /// to run: what an async producer calls before dispatching, since a task never waits inside a
+    /// dispatch.
+    ///
+    /// ```swift
+    /// func importAll(_ lines: AsyncStream<String>, on bus: Flux) async {
+    ///     for await line in lines {
+    ///         await bus.waitForRoom()
+    ///         bus.dispatch("imported", payload: ["line": line])
+    ///     }
+    /// }
+    /// ```
+    public func waitForRoom() async {
+        guard queue.withLock({ $0.isFull }) else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waits = queue.withLock { q in
+                guard q.isFull else { return false }
+                q.tasksWaitingForRoom.append(continuation)
+                return true
+            }
+            if !waits { continuation.resume() }
+        }
+    }
+
+    /// How many producers wait for room now (threads and tasks): for tests and diagnostics.
+    package var producersWaitingForRoom: Int {
+        queue.withLock { $0.threadsWaitingForRoom + $0.tasksWaitingForRoom.count }
+    }
+
+    /// Called after an enqueue found the main lane full: sleeps until the bus takes the lane's
+    /// items, unless the calling thread must not wait (see ``backlogLimit``).
+    @inline(never)
+    func waitForRoomIfAllowed() {
+        guard FluxProducerThread.mayWait else { return }
+        let generation = queue.withLock { q -> UInt64? in
+            guard q.isFull else { return nil }
+            q.threadsWaitingForRoom += 1
+            return q.roomGeneration
+        }
+        guard let generation else { return }
+        roomGate.sleep(until: { queue.withLock { $0.roomGeneration } != generation })
+        queue.withLock { $0.threadsWaitingForRoom -= 1 }
+    }
+
+    /// Wakes the producers `room` names: the sleeping threads, the suspended tasks.
+    @inline(never)
+    func wake(_ room: FluxQueue.Room) {
+        if room.wakesThreads { roomGate.open() }
+        for task in room.tasks { task.resume() }
+    }
+}
+
+/// What the calling thread is, for whether a producer may wait on it (see ``Flux/backlogLimit``).
+enum FluxProducerThread {
+    /// Non-nil on a thread while it drains a bus.
+    private static let drainingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let made = pthread_key_create(&key, nil)
+        precondition(made == 0, "cannot make a thread-specific key: \(made)")
+        return key
+    }()
+
+    /// Marks the calling thread as draining a bus, or no longer.
+    static func setDraining(_ draining: Bool) {
+        pthread_setspecific(drainingKey, draining ? UnsafeRawPointer(bitPattern: 1) : nil)
+    }
+
+    /// Whether a producer may sleep on the calling thread: not the main thread or the main queue,
+    /// a bus's thread, nor a Swift concurrency task's.
+    static var mayWait: Bool {
+        pthread_getspecific(drainingKey) == nil && withUnsafeCurrentTask(body: { $0 == nil }) && !isMainQueue
+            && !isMain
+    }
+
+    /// Marks the main queue, so that its blocks can tell where they run: after `dispatchMain()` on
+    /// Linux, they run on a worker thread, not the main thread.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether the calling code runs in a block of the main queue (the main actor's jobs included).
+    private static var isMainQueue: Bool {
+        DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+
+    /// Whether the calling thread is the process's main thread (when that cannot be told: yes, so
+    /// that it never waits).
+    private static var isMain: Bool {
+        #if canImport(Darwin)
+            return pthread_main_np() != 0
+        #else
+            // `/proc/thread-self` links to `PID/task/TID`; the main thread's id is the process's.
+            var buffer = [CChar](repeating: 0, count: 64)
+            let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+            guard count > 0 else { return true }
+            let link = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let parts = link.split(separator: "/")
+            return parts.count != 3 || parts[0] == parts[2]
+        #endif
+    }
+}

@@ -1,0 +1,141 @@
+import Dispatch
+import FlaskTestSupport
+import FluxBus
+import Foundation
+import Synchronization
+import Testing
+
+/// Waits until `condition` holds, checking it again and again (not a timed sleep: a bound only, so
+/// that a broken promise fails the test instead of hanging it).
+private func eventually(_ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
+    while !condition() {
+        if DispatchTime.now().uptimeNanoseconds > deadline { return false }
+        usleep(0)
+    }
+    return true
+}
+
+@Suite("Flux: backpressure, producers wait for the bus")
+struct FluxBackpressureTests {
+    @Test("the default limit is 50,000 items; nil lifts it")
+    func defaultLimit() {
+        let bus = Flux()
+        #expect(bus.backlogLimit == 50_000)
+        bus.backlogLimit = nil
+        #expect(bus.backlogLimit == nil)
+    }
+
+    @Test("a producer thread waits at the limit until the bus takes the lane, then goes on; nothing is lost")
+    func producerThreadWaits() async {
+        let bus = Flux(label: "backpressure.thread")
+        bus.backlogLimit = 10
+        let ran = Recorder<Int>()
+        let owner = Owner()
+        bus.observe("tick", owner: owner) { _, event in ran.append(event.payload?["n"] as? Int ?? -1) }
+        let lock = bus.lock()
+        let dispatched = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for n in 0..<25 {
+                bus.dispatch("tick", payload: ["n": n])
+                dispatched.add(1, ordering: .relaxed)
+            }
+            done.signal()
+        }
+        // The lane is paused by the lock: the producer queues ten, then waits after the tenth.
+        #expect(eventually { bus.producersWaitingForRoom == 1 })
+        let returned = dispatched.load(ordering: .relaxed)
+        #expect(returned == 9, "the tenth dispatch is queued, and waits to return")
+        lock.release()
+        done.wait()
+        await bus.flush()
+        #expect(ran.all == Array(0..<25), "every dispatch ran once, in order")
+        #expect(bus.producersWaitingForRoom == 0)
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test("the main queue never waits: it dispatches past the limit, and the backlog is reported")
+    func mainThreadNeverWaits() async {
+        let bus = Flux(label: "backpressure.main")
+        bus.backlogLimit = 10
+        bus.backlogHighWaterMark = 20
+        let codes = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { codes.append($0.code) }
+        let lock = bus.lock()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.main.async {
+                for _ in 0..<25 { bus.dispatch("tick") }
+                done.resume()
+            }
+        }
+        #expect(bus.producersWaitingForRoom == 0)
+        #expect(codes.all == [.backlog])
+        lock.release()
+        await bus.flush()
+    }
+
+    @Test("a Swift task never blocks its thread in a dispatch; waitForRoom() suspends it instead")
+    func tasksSuspend() async {
+        let bus = Flux(label: "backpressure.task")
+        bus.backlogLimit = 10
+        let lock = bus.lock()
+        // Not blocked: the task finishes its 25 dispatches while the lane is paused.
+        await Task.detached { for _ in 0..<25 { bus.dispatch("tick") } }.value
+        let resumed = Atomic<Bool>(false)
+        let waiter = Task.detached {
+            await bus.waitForRoom()
+            resumed.store(true, ordering: .relaxed)
+        }
+        #expect(eventually { bus.producersWaitingForRoom == 1 })
+        let resumedEarly = resumed.load(ordering: .relaxed)
+        #expect(!resumedEarly)
+        lock.release()
+        await waiter.value
+        let resumedAfter = resumed.load(ordering: .relaxed)
+        #expect(resumedAfter)
+        await bus.flush()
+    }
+
+    @Test("a handler that dispatches never waits, even on a full lane (it would wait for its own bus)")
+    func busThreadNeverWaits() async {
+        let bus = Flux(label: "backpressure.bus")
+        bus.backlogLimit = 5
+        let owner = Owner()
+        let echoes = Recorder<Int>()
+        bus.observe("burst", owner: owner) { _, _ in
+            for n in 0..<20 { bus.dispatch("echo", payload: ["n": n]) }
+        }
+        bus.observe("echo", owner: owner) { _, event in echoes.append(event.payload?["n"] as? Int ?? -1) }
+        bus.dispatch("burst")
+        await bus.flush()  // the burst ran; its echoes were queued behind this flush
+        await bus.flush()
+        #expect(echoes.all == Array(0..<20))
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test("a purge, or a higher limit, lets waiting producers go on")
+    func purgeAndLimitWake() async {
+        let bus = Flux(label: "backpressure.purge")
+        bus.backlogLimit = 4
+        let lock = bus.lock()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for _ in 0..<4 { bus.dispatch("tick") }
+            done.signal()
+        }
+        #expect(eventually { bus.producersWaitingForRoom == 1 })
+        bus.purge()
+        done.wait()
+        let raised = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for _ in 0..<4 { bus.dispatch("tick") }
+            raised.signal()
+        }
+        #expect(eventually { bus.producersWaitingForRoom == 1 })
+        bus.backlogLimit = 100
+        raised.wait()
+        lock.release()
+        await bus.flush()
+    }
+}
