@@ -37,6 +37,9 @@ struct Rig {
     /// Whether the reactions arrive on the main queue: then the main thread runs the main queue
     /// while another thread dispatches.
     var reactsOnMain = false
+    /// Dispatches `count` units at once, for scenarios whose producer is not a loop of
+    /// ``dispatch`` (a task that awaits each one); nil: `dispatch` `count` times.
+    var produce: ((_ count: Int) -> Void)? = nil
 }
 
 /// A scenario of SCENARIOS.md.
@@ -97,9 +100,14 @@ func measureThroughput(_ scenario: Scenario, count: Int) -> (rate: Double, check
     // where the main thread never would. This (main) thread waits for the last reaction, or runs
     // the main queue, where the reactions arrive, until the last one.
     nonisolated(unsafe) let dispatch = rig.dispatch
+    nonisolated(unsafe) let produce = rig.produce
     let produced = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
-        for _ in 0..<count { dispatch() }
+        if let produce {
+            produce(count)
+        } else {
+            for _ in 0..<count { dispatch() }
+        }
         produced.signal()
     }
     if rig.reactsOnMain {

@@ -116,12 +116,11 @@ let concurrencyScenarios: [Scenario] = [
         return counterRig(counter, substance: substance, teardown: { substance.purgeArchive() })
     },
     Scenario(id: "S1a", name: "counter-awaited", defaultCount: 100_000) { counter in
-        // `dispatch:` named: a trailing closure would be taken as `teardown` (the first closure
-        // parameter), and the scenario would measure S1 (it did, until 2026-11-23).
-        counterRig(
+        // One task awaits each dispatch in turn (`await Flask.apply`), as async code does: the
+        // cost of the round trip, from the dispatch until the task goes on after its mix.
+        var rig = counterRig(
             counter, substance: CounterSubstance(),
             dispatch: {
-                // One awaited dispatch at a time, from a task: the cost of the round trip.
                 let done = DispatchSemaphore(value: 0)
                 Task {
                     await Flask.apply(CounterMixers.increment)
@@ -129,6 +128,15 @@ let concurrencyScenarios: [Scenario] = [
                 }
                 done.wait()
             })
+        rig.produce = { count in
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                for _ in 0..<count { await Flask.apply(CounterMixers.increment) }
+                done.signal()
+            }
+            done.wait()
+        }
+        return rig
     },
 ]
 

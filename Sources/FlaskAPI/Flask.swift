@@ -153,16 +153,18 @@ public enum Flask {
     /// need to wait.
     @discardableResult
     public static func apply<M: SubstanceMixer>(
-        _ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .shared
+        _ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .shared, isolation: isolated (any Actor)? = #isolation
     ) async -> MixOutcome {
-        MixOutcome(receipt: await bus.dispatchAndWait(mixerName(mixer), payload: payload))
+        MixOutcome(receipt: await bus.dispatchAndWait(mixerName(mixer), payload: payload, isolation: isolation))
     }
 
     /// Dispatches a typed action and suspends until it has been applied and its bus reactions
     /// delivered; returns what each substance did.
     @discardableResult
-    public static func apply<A: FlaskAction>(_ action: A, on bus: Flux = .shared) async -> MixOutcome {
-        MixOutcome(receipt: await bus.dispatchAndWait(A.busName, value: action))
+    public static func apply<A: FlaskAction>(
+        _ action: A, on bus: Flux = .shared, isolation: isolated (any Actor)? = #isolation
+    ) async -> MixOutcome {
+        MixOutcome(receipt: await bus.dispatchAndWait(A.busName, value: action, isolation: isolation))
     }
 
     /// Low-level spelling of `substances(reactTo:payload:on:)`.

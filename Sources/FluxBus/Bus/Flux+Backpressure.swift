@@ -72,6 +72,10 @@ extension Flux {
         }
     }
 
+    /// How many items wait on the main lane now (queued, or suspended by a lock): for tests and
+    /// diagnostics.
+    package var waitingItemCount: Int { queue.withLock { $0.pendingMainCount } }
+
     /// How many producers wait for room now (threads and tasks): for tests and diagnostics.
     package var producersWaitingForRoom: Int {
         queue.withLock { $0.threadsWaitingForRoom + $0.tasksWaitingForRoom.count }
@@ -122,6 +126,14 @@ enum FluxProducerThread {
             && !isMain
     }
 
+    /// Whether the calling code, a task isolated to `isolation` that awaits a dispatch, may run the
+    /// bus's work on its own thread: not on the main actor or the main thread, which keep bus work
+    /// off the UI's thread.
+    static func mayRunBusWork(isolation: (any Actor)?) -> Bool {
+        if let isolation, isolation === MainActor.shared { return false }
+        return !isMain
+    }
+
     /// Marks the main queue, so that its blocks can tell where they run: after `dispatchMain()` on
     /// Linux, they run on a worker thread, not the main thread.
     private static let mainQueueKey: DispatchSpecificKey<Bool> = {
@@ -135,9 +147,24 @@ enum FluxProducerThread {
         DispatchQueue.getSpecific(key: mainQueueKey) == true
     }
 
+    /// What each thread found it is, once: `1` the main thread, `2` another.
+    private static let mainKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let made = pthread_key_create(&key, nil)
+        precondition(made == 0, "cannot make a thread-specific key: \(made)")
+        return key
+    }()
+
     /// Whether the calling thread is the process's main thread (when that cannot be told: yes, so
-    /// that it never waits).
+    /// that it never waits), found once per thread.
     private static var isMain: Bool {
+        if let known = pthread_getspecific(mainKey) { return Int(bitPattern: known) == 1 }
+        let main = findIsMain()
+        pthread_setspecific(mainKey, UnsafeRawPointer(bitPattern: main ? 1 : 2))
+        return main
+    }
+
+    private static func findIsMain() -> Bool {
         #if canImport(Darwin)
             return pthread_main_np() != 0
         #else

@@ -79,6 +79,39 @@ extension Flux {
         }
     }
 
+    /// Claims the bus for one work item run on the calling thread (``runClaimed(_:)``), when the
+    /// bus is idle: nothing queued, running or suspended, no lock, no exclusive work. The item is
+    /// then next in FIFO order wherever it runs.
+    func claimIdleBus() -> Bool {
+        queue.withLock { q in
+            guard !q.draining, q.main.isEmpty, !q.hasSuspended, q.exclusive.isEmpty, q.locks.isEmpty else {
+                return false
+            }
+            q.draining = true
+            return true
+        }
+    }
+
+    /// Runs `work` as the bus's one work item on the calling thread, which ``claimIdleBus()``
+    /// claimed: the bus is current meanwhile (its confined state is reachable, `isCurrent` is
+    /// true), and it lets go of what it held after, as at the end of a batch. Work enqueued
+    /// meanwhile is left to a drain on the bus's executor.
+    func runClaimed(_ work: () -> Void) {
+        drainer.enter()
+        FluxProducerThread.setDraining(true)
+        confined.state.value.itemSerial &+= 1
+        work()
+        itemsRun.store(itemsRun.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+        ownerHolds.releaseAll()
+        FluxProducerThread.setDraining(false)
+        drainer.leave()
+        let start = queue.withLock { q in
+            q.draining = false
+            return q.claimDrain()
+        }
+        if start { scheduleDrain() }
+    }
+
     /// Takes the next batch to run (see `FluxQueue.takeBatch`), and wakes the producers waiting
     /// for room once it has made some.
     @inline(__always)

@@ -1,0 +1,80 @@
+import Dispatch
+import FlaskTestSupport
+import FluxBus
+import Foundation
+import Synchronization
+import Testing
+
+/// The thread that runs the calling code, as a number.
+private func threadNumber() -> UInt {
+    UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(bitPattern: UInt(pthread_self()))))
+}
+
+@Suite("Flux: awaited dispatch")
+struct AwaitedDispatchTests {
+    @Test("on an idle bus, off the main actor, the mix runs on the awaiting task's thread, as the bus's item")
+    func idleBusRunsInline() async {
+        let bus = Flux(label: "awaited.inline")
+        let owner = Owner()
+        let seen = Recorder<(thread: UInt, onBus: Bool)>()
+        bus.observe("tick", owner: owner) { _, _ in seen.append((threadNumber(), bus.isCurrent)) }
+        await bus.flush()  // the observer is registered: the bus is idle
+        let caller = await Task.detached { () -> UInt in
+            let thread = threadNumber()
+            let receipt = await bus.dispatchAndWait("tick")
+            #expect(receipt.observersCalled == 1)
+            return thread
+        }.value
+        #expect(seen.all.count == 1)
+        #expect(seen.all.first?.onBus == true, "the observer runs as the bus's work item")
+        #expect(seen.all.first?.thread == caller, "no hop: the awaiting task's thread ran it")
+        withExtendedLifetime(owner) {}
+    }
+
+    @MainActor
+    @Test("from the main actor the mix runs on the bus's thread, never on the main thread")
+    func mainActorHops() async {
+        let bus = Flux(label: "awaited.main")
+        let owner = Owner()
+        let onMain = Recorder<Bool>()
+        bus.observe("tick", owner: owner) { _, _ in onMain.append(Thread.isMainThread) }
+        _ = await bus.dispatchAndWait("tick")
+        #expect(onMain.all == [false])
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test("a busy bus keeps the FIFO: an awaited dispatch waits behind a lock and the work queued before it")
+    func busyBusKeepsOrder() async {
+        let bus = Flux(label: "awaited.busy")
+        let owner = Owner()
+        let order = Recorder<String>()
+        bus.observe("first", owner: owner) { _, _ in order.append("first") }
+        bus.observe("awaited", owner: owner) { _, _ in order.append("awaited") }
+        let lock = bus.lock()
+        bus.dispatch("first")
+        let awaited = Task.detached { await bus.dispatchAndWait("awaited") }
+        let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
+        while bus.waitingItemCount < 2, DispatchTime.now().uptimeNanoseconds < deadline { await Task.yield() }
+        #expect(bus.waitingItemCount == 2, "the awaited dispatch is queued behind the first")
+        #expect(order.all.isEmpty, "nothing runs while the lock is held")
+        lock.release()
+        _ = await awaited.value
+        #expect(order.all == ["first", "awaited"])
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test("work a mix run on the caller's thread enqueues runs afterwards, on the bus")
+    func followUpsDrain() async {
+        let bus = Flux(label: "awaited.follow")
+        let owner = Owner()
+        let echoes = Recorder<Int>()
+        bus.observe("burst", owner: owner) { _, _ in
+            for n in 0..<5 { bus.dispatch("echo", payload: ["n": n]) }
+        }
+        bus.observe("echo", owner: owner) { _, event in echoes.append(event.payload?["n"] as? Int ?? -1) }
+        await Task.detached { _ = await bus.dispatchAndWait("burst") }.value
+        await bus.flush()
+        #expect(echoes.all == Array(0..<5))
+        withExtendedLifetime(owner) {}
+    }
+}
