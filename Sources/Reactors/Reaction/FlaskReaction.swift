@@ -36,6 +36,7 @@ public struct FlaskReaction {
     /// the lock from when it is sent until its handler has run, then lets it go unless the handler
     /// read this property.
     public var onLock: FluxLock? {
+        commit.noteReadBeyondKeys()
         if let carriedLock { carriedLock.claim(by: claimant) }
         return carriedLock
     }
@@ -74,12 +75,16 @@ public struct FlaskReaction {
     /// The changes of the commit, to keep or to hand to another thread.
     public var changes: SubstanceChanges {
         // Whoever asks may keep them beyond the handler: they are never refilled from now on.
+        commit.noteReadBeyondKeys()
         commit.markEscaped()
         return commit
     }
 
     /// The substance that changed.
-    public var substance: any AnySubstance { commit.substance }
+    public var substance: any AnySubstance {
+        commit.noteReadBeyondKeys()
+        return commit.substance
+    }
 
     /// Calls `body` if `key` (a dotted key) changed. A key the state does not have is reported
     /// (`unknown-key`), with the caller's file and line; for a reactor over several substances, a
@@ -132,20 +137,31 @@ public struct FlaskReaction {
     public func on<S: State, Value: Equatable & Sendable>(
         _ keyPath: KeyPath<S, Value>, _ body: (TypedChange<Value>) -> Void
     ) {
+        commit.noteReadBeyondKeys()
         if let change = commit.change(keyPath) { body(change) }
     }
 
     /// This reaction if it comes from `substance`, else nil: to tell a reactor's substances apart.
     public func at(_ substance: any AnySubstance) -> FlaskReaction? {
-        commit.substanceIdentity == ObjectIdentifier(substance) ? self : nil
+        commit.noteReadBeyondKeys()
+        return commit.substanceIdentity == ObjectIdentifier(substance) ? self : nil
     }
 
     /// Whether anything observable changed (always true for a delivered reaction).
-    public func changed() -> Bool { !commit.isEmpty }
+    public func changed() -> Bool {
+        commit.noteReadBeyondKeys()
+        return !commit.isEmpty
+    }
 
     /// Whether `key` changed.
-    public func changed(_ key: String) -> Bool { commit.contains(key) }
+    public func changed(_ key: String) -> Bool {
+        commit.noteReadBeyondKeys()
+        return commit.contains(key)
+    }
 
     /// The changed keys, parents included.
-    public var keys: [String] { commit.keys }
+    public var keys: [String] {
+        commit.noteReadBeyondKeys()
+        return commit.keys
+    }
 }

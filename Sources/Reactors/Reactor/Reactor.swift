@@ -135,6 +135,33 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             }
             guard !isDetached else { return }
             for substance in substances { substance.setInterest(of: self, keys: newValue) }
+            restartKeyLearning()
+        }
+    }
+
+    /// Whether the reactor learns which commits concern its handler (true by default): a handler
+    /// that asks only for keys (`reaction.on(key)`), the same ones on every call, is then called
+    /// only for commits that change one of them, as if it had declared them in ``keys``.
+    ///
+    /// The reactor watches the handler's first calls. Once the handler asked for the same keys, and
+    /// for nothing else, on 8 calls in a row, commits that change none of them no longer call it
+    /// (a commit that hands over a lock still does). A handler that asks for different keys on
+    /// different calls is called for every commit, and so is one that reads anything else of the
+    /// reaction (`changes`, `keys`, `changed()`, `onLock`, `at(_:)`, a key path, a key below a
+    /// dictionary, a property beyond the state's 64th) or asks for nothing. After learning, one
+    /// call in 16 is still watched: a handler that then asks for other keys is called for every
+    /// commit from that call on. Only a bus handler of a reactor of one substance learns, and only
+    /// while it has no main-actor handler or actor delivery and no declared ``keys``.
+    ///
+    /// What it changes: code in the handler outside its `on` blocks runs only for commits that
+    /// changed a learned key. A handler that must run for every commit (counting them, say), or
+    /// whose keys depend on something other than the commit, sets this to false. The reactions
+    /// themselves (the `on` blocks that run) are the same either way.
+    public var learnsKeys: Bool {
+        get { settings.withLock { $0.learnsKeys } }
+        set {
+            settings.withLock { $0.learnsKeys = newValue }
+            restartKeyLearning()
         }
     }
 
@@ -161,12 +188,31 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // would wrap it in reabstraction thunks, two calls more per reaction.
             if let handler { onBus.value.handler = ReactorHandlerBox(handler) } else { onBus.value.handler = nil }
         }
+        restartKeyLearning()
+    }
+
+    /// Forgets what was learned of the keys the bus handler asks for (a new handler, other keys,
+    /// another delivery), and starts learning again if the reactor may: before any work item that
+    /// has not started yet.
+    private func restartKeyLearning() {
+        let (learns, hasHandler, declaresKeys) = settings.withLock {
+            ($0.learnsKeys, $0.handler != nil, $0.keys != nil)
+        }
+        let substance = weakSubstances.count == 1 ? weakSubstances[0].substance as? any KeyLearningSubstance : nil
+        let eligible = learns && hasHandler && !declaresKeys && delivery == .bus && holds != nil && substance != nil
+        bus.performUpkeep { [self] in
+            if onBus.value.keyLearning == .learned, !declaresKeys { substance?.setLearnedInterest(of: self, asks: nil) }
+            onBus.value.keyLearning = eligible && !onBus.value.deliversElsewhere ? .learning : .off
+            onBus.value.knownAsks = KeyAsks()
+            onBus.value.agreeingCalls = 0
+        }
     }
 
     /// Sets the handler that runs on the main actor (nil removes it).
     func setMainActorHandler(_ handler: MainActorHandler?) {
         settings.withLock { $0.mainActorHandler = handler }
         bus.performUpkeep { [self] in onBus.value.mainActorHandler = handler }
+        restartKeyLearning()
     }
 
     /// Calls `react`, a closure of the main actor, with every reaction, on the main actor.
@@ -191,6 +237,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         }
         previous?.finish()
         bus.performUpkeep { [self] in onBus.value.actorDelivery = delivery }
+        restartKeyLearning()
     }
 
     // MARK: Chains
@@ -240,11 +287,66 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// Calls the bus handler, if any, with `owner`; both borrowed, not retained.
     @inline(__always)
     private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
+        if onBus.value.callsUntilWatched != 0 {
+            if onBus.value.callsUntilWatched == 1 { return callWatchingAsks(owner, changes, lock) }
+            onBus.value.callsUntilWatched -= 1
+        }
         owner._withUnsafeGuaranteedRef { owner in
             onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { handler in
                 handler.call(owner, reaction(changes, lock))
             }
         }
+    }
+
+    /// Calls the bus handler while the reactor learns, or checks, the keys it asks for (see
+    /// ``learnsKeys``), and learns from what it asked.
+    @inline(never)
+    private func callWatchingAsks(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
+        guard let handler = onBus.value.unretainedHandler else { return }
+        changes.beginRecordingAsks()
+        owner._withUnsafeGuaranteedRef { owner in
+            handler._withUnsafeGuaranteedRef { $0.call(owner, reaction(changes, lock)) }
+        }
+        let comparison = changes.endRecordingAsks(comparedWith: onBus.value.knownAsks)
+        // Learned, and the same keys again: the common case, decided without touching the rest.
+        if comparison == .same, onBus.value.keyLearning == .learned {
+            onBus.value.callsUntilWatched = ReactorKeyLearning.learnedCallsPerWatch
+            return
+        }
+        let interest = Self.learn(comparison, asked: changes.recordedAsks, into: &onBus.value)
+        if let interest { learnedSubstance?.setLearnedInterest(of: self, asks: interest) }
+    }
+
+    /// Updates what `side` learned after a call whose asks compared as `comparison` with what it
+    /// knew (`asked` being what the call asked); returns the interest the substance must take now:
+    /// `.some(asks)` to limit the handler to them, `.some(nil)` to lift the limit, nil to leave it.
+    /// (Through `inout`, so that the reactor's delivery state is changed where it lies, not copied.)
+    private static func learn(
+        _ comparison: KeyAsks.Comparison, asked: KeyAsks, into side: inout ReactorBusSide<Owner>
+    ) -> KeyAsks?? {
+        switch comparison {
+        case .same:
+            guard side.keyLearning == .learning else { return nil }
+            side.agreeingCalls += 1
+            guard side.agreeingCalls >= ReactorKeyLearning.callsToLearn else { return nil }
+            side.keyLearning = .learned
+            return .some(side.knownAsks)
+        case .different where side.keyLearning == .learning && side.agreeingCalls == 0:
+            // The first call: what it asked is what later calls must agree with.
+            side.knownAsks = asked
+            side.agreeingCalls = 1
+            return nil
+        case .different, .notLearnable:
+            // Different keys on different calls, or more than keys: called for every commit.
+            let wasLearned = side.keyLearning == .learned
+            side.keyLearning = .gaveUp
+            return wasLearned ? .some(nil) : nil
+        }
+    }
+
+    /// The substance whose delivery to this reactor learned keys limit: its only one.
+    private var learnedSubstance: (any KeyLearningSubstance)? {
+        weakSubstances.first?.substance as? any KeyLearningSubstance
     }
 
     /// Every other case: the owner to load and hold, reactions elsewhere than the bus, two buses.

@@ -4,4 +4,5 @@ struct ReactorSettings<Owner: AnyObject> {
     var mainActorHandler: Reactor<Owner>.MainActorHandler?
     var actorDelivery: ActorDelivery<Owner>?
     var keys: [String]?
+    var learnsKeys = true
 }

@@ -4,7 +4,9 @@
 /// on every dispatch.
 struct PlanEntrySet: RandomAccessCollection {
     private var inline: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-    private var inlineCount = 0
+    /// How many of `inline` hold entries: a byte, so that with ``isExactInMask`` the list stays five
+    /// words (a sixth made it copied through `memcpy`).
+    private var inlineCount: UInt8 = 0
     /// Nil until a fifth entry: an empty array would still be released whenever a list is
     /// replaced (a recycled commit's list is, on every dispatch).
     private var overflow: [Int32]? = nil
@@ -20,7 +22,7 @@ struct PlanEntrySet: RandomAccessCollection {
     private static func bit(of entry: Int32) -> UInt64 { 1 &<< UInt64(entry & 63) }
 
     var startIndex: Int { 0 }
-    var endIndex: Int { inlineCount + (overflow?.count ?? 0) }
+    var endIndex: Int { Int(inlineCount) + (overflow?.count ?? 0) }
 
     subscript(position: Int) -> Int32 {
         switch position {
@@ -55,9 +57,23 @@ struct PlanEntrySet: RandomAccessCollection {
     @inline(__always)
     func intersects(_ other: PlanEntrySet) -> Bool {
         if mask & other.mask == 0 { return false }
-        for index in other.indices where contains(other[index]) { return true }
+        // With every entry below 64, a shared bit is a shared entry.
+        if isExactInMask && other.isExactInMask { return true }
+        var index = 0
+        let count = other.entryCount
+        while index < count {
+            if contains(other[index]) { return true }
+            index += 1
+        }
         return false
     }
+
+    /// How many entries the list holds (without the collection's generic `count`).
+    @inline(__always)
+    var entryCount: Int { Int(inlineCount) + (overflow?.count ?? 0) }
+
+    /// Whether every entry is below 64, so that the mask names the entries exactly.
+    private(set) var isExactInMask = true
 
     /// Takes `other`'s entries, field by field: assigning the whole list would go through its type's
     /// value witness (a recycled commit does it on every dispatch).
@@ -66,11 +82,14 @@ struct PlanEntrySet: RandomAccessCollection {
         inline = other.inline
         inlineCount = other.inlineCount
         mask = other.mask
+        isExactInMask = other.isExactInMask
         if overflow != nil || other.overflow != nil { overflow = other.overflow }
     }
 
+    @inline(__always)
     mutating func append(_ entry: Int32) {
         mask |= PlanEntrySet.bit(of: entry)
+        if entry >= 64 { isExactInMask = false }
         switch inlineCount {
         case 0: inline.0 = entry
         case 1: inline.1 = entry

@@ -49,3 +49,12 @@ extension AnySubstance {
     /// very long name does not fill the diagnostics.
     package var nameInReports: String { ArchiveProblem.shortened(name()) }
 }
+
+/// A substance whose bound observers can be limited to the keys a reactor learned (see
+/// `Reactor.learnsKeys`): every `Substance`.
+package protocol KeyLearningSubstance: AnySubstance {
+    /// See `Substance.setLearnedInterest(of:asks:)`.
+    func setLearnedInterest(of observer: any SubstanceObserver, asks: KeyAsks?)
+}
+
+extension Substance: KeyLearningSubstance {}

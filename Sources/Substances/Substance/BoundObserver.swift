@@ -12,6 +12,12 @@ struct BoundObserver: Sendable {
     /// Whether `changes` concern the observer.
     @inline(__always)
     func accepts(_ changes: SubstanceChanges) -> Bool {
-        !filtersByKey || interest.intersects(changes.entries)
+        guard filtersByKey else { return true }
+        // The masks first, read as plain words: the lists are compared (and copied) only when a
+        // shared bit may stand for different entries (beyond the 64th).
+        let changed = changes.entries.mask
+        if interest.mask & changed == 0 { return false }
+        if interest.isExactInMask && changes.entries.isExactInMask { return true }
+        return interest.intersects(changes.entries)
     }
 }

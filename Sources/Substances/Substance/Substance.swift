@@ -216,6 +216,18 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         }
     }
 
+    /// Limits a bound observer to the commits that change one of the entries its handler asked
+    /// for (`asks`), or, with nil, lifts that limit: a reactor's learned keys (see
+    /// `Reactor.learnsKeys`). Takes effect before the next work item.
+    package func setLearnedInterest(of observer: any SubstanceObserver, asks: KeyAsks?) {
+        let id = ObjectIdentifier(observer)
+        bus.performUpkeep { [self] in
+            guard let slot = observerSlots.value[id] else { return }
+            observers[slot].filtersByKey = asks != nil
+            observers[slot].interest = asks?.entries ?? PlanEntrySet()
+        }
+    }
+
     /// Stops delivering commits to `observer` from the next work item on.
     public func unbind(_ observer: any SubstanceObserver) {
         let id = ObjectIdentifier(observer)
