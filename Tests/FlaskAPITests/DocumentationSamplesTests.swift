@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// Every Swift code block of README.md, docs/*.md and the DocC catalog must appear, line for line (indentation
-/// aside), in a Swift file under Tests/, which the test build compiles. So a sample that stops
-/// compiling, or drifts from the compiled copy, fails here.
+/// Every Swift code block of README.md, docs/*.md, the DocC catalog and the `///` comments of Sources/ must
+/// appear, line for line (indentation aside), in a Swift file under Tests/, which the test build compiles. So a
+/// sample that stops compiling, or drifts from the compiled copy, fails here.
 @Suite("Documentation samples are compiled")
 struct DocumentationSamplesTests {
     static let root = URL(fileURLWithPath: #filePath)
@@ -27,20 +27,75 @@ struct DocumentationSamplesTests {
     }
 
     static func swiftBlocks(in markdown: String) -> [String] {
-        var blocks: [String] = []
-        var current: [Substring]?
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+        swiftBlocks(in: markdown.split(separator: "\n", omittingEmptySubsequences: false)).map(\.text)
+    }
+
+    /// The ```swift blocks of Markdown `lines`, each with the index of its opening fence in `lines`.
+    static func swiftBlocks(in lines: [Substring]) -> [(fence: Int, text: String)] {
+        var blocks: [(fence: Int, text: String)] = []
+        var current: (fence: Int, lines: [Substring])?
+        for (index, line) in lines.enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if current == nil, trimmed == "```swift" {
-                current = []
-            } else if current != nil, trimmed == "```" {
-                blocks.append(current!.joined(separator: "\n"))
+                current = (index, [])
+            } else if let block = current, trimmed == "```" {
+                blocks.append((block.fence, block.lines.joined(separator: "\n")))
                 current = nil
             } else if current != nil {
-                current!.append(line)
+                current!.lines.append(line)
             }
         }
         return blocks
+    }
+
+    /// A ```swift block of a `///` comment: where its opening fence is, and its code.
+    struct DocCommentSample: CustomStringConvertible {
+        let file: String
+        let line: Int
+        let text: String
+
+        var description: String { "\(file):\(line)" }
+    }
+
+    /// The ```swift blocks of the `///` comments of `source`: each run of `///` lines, stripped of
+    /// the `///` and one space after it, is read as Markdown (a block never spans two runs).
+    static func swiftBlocks(inDocCommentsOf source: String, file: String) -> [DocCommentSample] {
+        var samples: [DocCommentSample] = []
+        var run: (start: Int, lines: [Substring])?
+        func endRun() {
+            guard let current = run else { return }
+            for block in swiftBlocks(in: current.lines) {
+                samples.append(DocCommentSample(file: file, line: current.start + block.fence + 1, text: block.text))
+            }
+            run = nil
+        }
+        for (index, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let code = line.drop(while: { $0 == " " || $0 == "\t" })
+            guard code.hasPrefix("///"), !code.hasPrefix("////") else {
+                endRun()
+                continue
+            }
+            var text = code.dropFirst(3)
+            if text.first == " " { text = text.dropFirst() }
+            if run == nil { run = (index, []) }
+            run!.lines.append(text)
+        }
+        endRun()
+        return samples
+    }
+
+    /// Every ```swift block of a `///` comment in Sources/, in file order.
+    static var docCommentSamples: [DocCommentSample] {
+        let sources = root.appendingPathComponent("Sources")
+        // Paths relative to Sources/, for the reports.
+        let paths = (FileManager.default.enumerator(atPath: sources.path)?.allObjects as? [String]) ?? []
+        var samples: [DocCommentSample] = []
+        for path in paths.filter({ $0.hasSuffix(".swift") }).sorted() {
+            let url = sources.appendingPathComponent(path)
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            samples += swiftBlocks(inDocCommentsOf: text, file: "Sources/" + path)
+        }
+        return samples
     }
 
     static var compiledSources: [[String]] {
@@ -80,6 +135,26 @@ struct DocumentationSamplesTests {
             let lines = Self.normalized(block)
             let found = sources.contains { Self.contains($0, lines) }
             #expect(found, "\(document.lastPathComponent): this sample is not in any compiled file:\n\(block)")
+        }
+    }
+
+    @Test("the documentation comments of Sources/ have Swift samples")
+    func thereAreDocCommentSamples() {
+        let samples = Self.docCommentSamples
+        #expect(samples.contains { $0.file == "Sources/FluxBus/Bus/Flux.swift" })
+        #expect(samples.count >= 40)
+    }
+
+    @Test("every Swift block of a documentation comment is in a compiled file")
+    func everyDocCommentBlockIsCompiled() {
+        // Tests/ only: the comment itself has the lines, and Sources/ is not where samples compile.
+        let sources = Self.compiledSources
+        for sample in Self.docCommentSamples {
+            let lines = Self.normalized(sample.text)
+            let found = sources.contains { Self.contains($0, lines) }
+            let first = lines.first ?? ""
+            #expect(
+                found, "\(sample): the `///` sample starting `\(first)` is not in any compiled file:\n\(sample.text)")
         }
     }
 }

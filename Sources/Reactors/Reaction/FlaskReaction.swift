@@ -5,9 +5,13 @@ import Substances
 ///
 /// ```swift
 /// reactor.handler = { owner, reaction in
-///     reaction.on(AppState.prop.counter) { change in print(change.newValue() as Int?) }
-///     reaction.on("info.nest.foo") { change in ... }
-///     reaction.at(otherSubstance)?.on("title") { change in ... }
+///     reaction.on(AppState.prop.counter) { change in print(change.newValue() as Int? ?? 0) }
+///     reaction.on("info.nest.foo") { change in
+///         // ...
+///     }
+///     reaction.at(otherSubstance)?.on("title") { change in
+///         // ...
+///     }
 ///     reaction.onLock?.release()
 /// }
 /// ```

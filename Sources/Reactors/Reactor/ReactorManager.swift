@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ```swift
 /// let reactor = ReactorManager.shared.reactor(attachedTo: owner, mixing: [substance])
-/// ReactorManager.shared.reactors(of: owner)   // [reactor]
+/// let reactors = ReactorManager.shared.reactors(of: owner)   // [reactor]
 /// ReactorManager.shared.detach(from: owner)
 /// ```
 public final class ReactorManager: Sendable {

@@ -4,6 +4,7 @@
 /// reaction.on(AppState.prop.counter) { change in
 ///     let old: Int? = change.oldValue()
 ///     let new: Int? = change.newValue()
+///     print("counter: \(old ?? 0) -> \(new ?? 0)")
 /// }
 /// ```
 ///

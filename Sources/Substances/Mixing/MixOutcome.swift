@@ -5,7 +5,9 @@ import FluxBus
 ///
 /// ```swift
 /// let outcome = await Flask.apply(SessionMixers.login, payload: ["user": "ada"])
-/// if outcome.wasAborted { ... }
+/// if outcome.wasAborted {
+///     // ...
+/// }
 /// for changes in outcome.changes { print(changes.keys) }
 /// ```
 public struct MixOutcome: Sendable {

@@ -5,7 +5,7 @@ extension Substance {
     ///
     /// ```swift
     /// for await changes in substance.changes(of: ["counter"]) {
-    ///     print(changes.change("counter")?.newValue() as Int?)
+    ///     print(changes.change("counter")?.newValue() as Int? ?? 0)
     /// }
     /// ```
     ///

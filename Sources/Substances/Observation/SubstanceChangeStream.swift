@@ -6,7 +6,7 @@ import FluxBus
 ///
 /// ```swift
 /// for await changes in substance.changes(of: ["counter"]) {
-///     print(changes.change("counter")?.newValue() as Int?)
+///     print(changes.change("counter")?.newValue() as Int? ?? 0)
 /// }
 /// ```
 ///

@@ -9,7 +9,7 @@ import Foundation
 /// // in a mixer:
 /// substance.prop.info = FlaskDictRef(["foo": "bar", "nest": ["data": "some"]])
 /// // in a reactor:
-/// reaction.on("info.nest.data") { change in print(change.newValue() as String?) }
+/// reaction.on("info.nest.data") { change in print(change.newValue() as String? ?? "nil") }
 /// ```
 ///
 /// Values may be strings, numbers, booleans, arrays, nested dictionaries, `Flask.Nil` or `NSNull`
@@ -74,7 +74,9 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
     /// backslash doubled, so that `"a.b"` (one key) is `a\.b` and never the nested path `a` → `b`.
     ///
     /// ```swift
-    /// reaction.on("info." + FlaskDictRef.escapedKey("a.b")) { change in ... }   // "info.a\\.b"
+    /// reaction.on("info." + FlaskDictRef.escapedKey("a.b")) { change in   // "info.a\\.b"
+    ///     // ...
+    /// }
     /// ```
     public static func escapedKey(_ key: String) -> String {
         DottedKey.escape(key)

@@ -1,0 +1,238 @@
+// The `///` samples of Sources/Substances, compiled as they appear there (DocumentationSamplesTests
+// checks that every Swift block of a documentation comment appears in a file of this folder).
+// Each fragment runs inside a function that declares what it uses; nothing calls them. `AppState`,
+// `CounterState`, `EnvMixers`, `SessionState`, `SettingsState`, `TodoState` and `Session` are the
+// README samples'. `swift-format-ignore` keeps a sample's own layout where swift-format would change
+// it (the spaces before an end-of-line comment, say): the copy must match the comment line for line.
+import FlaskAPI
+import Foundation
+import Testing
+import XCTest
+
+private enum SubstancesDocSamples {
+    enum SessionMixers: SubstanceMixer {
+        case login, logout
+    }
+
+    struct Rename: FlaskAction {
+        let title: String
+    }
+
+    struct FeedState: State {
+        var items: [String] = []
+    }
+
+    enum CounterMixers: SubstanceMixer {
+        case increment
+    }
+
+    struct CountState: State {
+        var count = 0
+    }
+
+    final class Counter: ReactiveSubstance<CountState, CounterMixers>, @unchecked Sendable {
+        override func defineMixers() {
+            define(mix: .increment) { _, react, _ in
+                self.prop.count += 1
+                react()
+            }
+        }
+    }
+
+    // SubstanceChange
+    static func readValues(of reaction: FlaskReaction) {
+        reaction.on(AppState.prop.counter) { change in
+            let old: Int? = change.oldValue()
+            let new: Int? = change.newValue()
+            print("counter: \(old ?? 0) -> \(new ?? 0)")
+        }
+    }
+
+    // FlaskAction
+    static func typedAction() {
+        struct Login: FlaskAction {
+            let user: String
+        }
+
+        final class Session: ReactiveSubstance<SessionState, SessionMixers>, @unchecked Sendable {
+            override func defineMixers() {
+                define(Login.self) { action, react, abort in
+                    guard !action.user.isEmpty else { return abort() }
+                    self.prop.user = action.user
+                    react()
+                }
+            }
+        }
+
+        Flask.substances(reactTo: Login(user: "ada"))
+    }
+
+    // MixOutcome
+    static func logIn() async {
+        let outcome = await Flask.apply(SessionMixers.login, payload: ["user": "ada"])
+        if outcome.wasAborted {
+            // ...
+        }
+        for changes in outcome.changes { print(changes.keys) }
+    }
+
+    // MixerDefinitions
+    static func defineApp() -> ReactiveSubstance<AppState, EnvMixers> {
+        let app = ReactiveSubstance<AppState, EnvMixers>(name: "app") { define in
+            define(mix: .Login) { app, payload, react, abort in
+                app.prop.title = "signed"
+                react()
+            }
+            define(Rename.self) { app, action, react, abort in
+                app.prop.title = action.title
+                react()
+            }
+        }
+        return app
+    }
+
+    // ReactiveSubstance (the first declaration is also SubstanceMixer's sample)
+    // swift-format-ignore
+    static func defineAppWithItsMixers() {
+        enum EnvMixers: SubstanceMixer { case Login, Logout }
+
+        let app = ReactiveSubstance<AppState, EnvMixers>(name: "app") { define in
+            define(mix: .Login) { app, payload, react, abort in
+                app.prop.title = "signed"
+                react()
+            }
+            define(Rename.self) { app, action, react, abort in   // a typed action (FlaskAction)
+                app.prop.title = action.title
+                react()
+            }
+        }
+        _ = app
+    }
+
+    // ReactiveSubstance, the seed's subclass
+    final class AppReactiveSubstance: ReactiveSubstance<AppState, EnvMixers>, @unchecked Sendable {
+        override func defineMixers() {
+            define(mix: .Login) { payload, react, abort in
+                self.prop.title = "signed"
+                react()
+            }
+        }
+    }
+
+    // ReactiveSubstance.init(name:archive:bus:mixers:)
+    static func defineLogin() -> ReactiveSubstance<AppState, EnvMixers> {
+        let app = ReactiveSubstance<AppState, EnvMixers>(name: "app") { define in
+            define(mix: .Login) { app, payload, react, abort in
+                app.prop.title = "signed"
+                react()
+            }
+        }
+        return app
+    }
+
+    // Substance.changes(of:bufferingPolicy:) (also SubstanceChangeStream's sample)
+    static func printCounts(of substance: Substance<CounterState>) async {
+        for await changes in substance.changes(of: ["counter"]) {
+            print(changes.change("counter")?.newValue() as Int? ?? 0)
+        }
+    }
+
+    // Substance.changes(of:bufferingPolicy:), by key path
+    static func printTypedCounts(of substance: Substance<CounterState>) async {
+        for await change in substance.changes(of: \.counter) { print(change.newValue) }
+    }
+
+    // SubstanceObservation
+    @MainActor func counterView(of substance: Substance<CounterState>) -> Int {
+        let view = substance.observable()
+        return view.counter
+    }
+
+    // FlaskDictRef, FlaskDictRef.updating(_:to:) and FlaskDictRef.escapedKey(_:)
+    // swift-format-ignore
+    static func dictionaries(_ reaction: FlaskReaction) {
+        let substance = Substance<AppState>()  // the local `AppState` below, which opens the sample
+        struct AppState: State {
+            var info: FlaskDictRef?
+        }
+        // in a mixer:
+        substance.prop.info = FlaskDictRef(["foo": "bar", "nest": ["data": "some"]])
+        // in a reactor:
+        reaction.on("info.nest.data") { change in print(change.newValue() as String? ?? "nil") }
+
+        substance.prop.info = substance.prop.info?.updating("foo", to: "baz")
+
+        reaction.on("info." + FlaskDictRef.escapedKey("a.b")) { change in   // "info.a\\.b"
+            // ...
+        }
+    }
+
+    // FlaskRef
+    struct UIState: State {
+        var controller = FlaskRef<AnyObject>(nil)
+    }
+
+    // Substance+Archive: archiveNow(completion:)
+    static func save(_ settings: Substance<SettingsState>) {
+        settings.archiveNow { problem in
+            if problem == nil { print("saved") }
+        }
+    }
+
+    // Substance+Archive: archiveNowAndWait()
+    static func saveAndWait(_ settings: Substance<SettingsState>) async throws {
+        try await settings.archiveNowAndWait()
+    }
+
+    // Substance
+    static func substances() -> [any AnySubstance] {
+        class Feed: Substance<FeedState>, @unchecked Sendable {}
+        let feed = Feed()
+        let settings = Substance<SettingsState>(name: "settings", archive: true)
+        return [feed, settings]
+    }
+
+    // ChangeProbe
+    // swift-format-ignore
+    static func expectIncrement(of counter: Counter) async throws {
+        let probe = ChangeProbe(counter)
+        Flask.applyMixer(CounterMixers.increment)
+        try await probe.expect([
+            .change("count", from: 0, to: 1),
+        ])
+    }
+
+    // ChangeProbe.mismatch(with:)
+    // swift-format-ignore
+    static func checkIncrement(with probe: ChangeProbe) async {
+        let mismatch = await probe.mismatch(with: [.change("count", from: 0, to: 1)])
+        #expect(mismatch == nil)     // Swift Testing
+        XCTAssertNil(mismatch)       // XCTest
+    }
+
+    // SubstanceHistory
+    // swift-format-ignore
+    static func undoAndRedo(session: Session, todos: Substance<TodoState>) async {
+        let history = SubstanceHistory(of: [session, todos], limit: 100, mergingWithin: .milliseconds(500))
+        // ... a chain logs out and clears the todos: one step ...
+        await history.undo()   // both come back
+        await history.redo()
+    }
+
+    // MixJournal
+    static func saveJournal(to url: URL) throws {
+        let journal = MixJournal(capacity: 1_000)
+        Flask.bus.use(journal)
+        // ... the app mixes ...
+        try journal.jsonLines().write(to: url, atomically: true, encoding: .utf8)
+    }
+}
+
+// State: its own namespace, since its `AppState` is not the README's.
+private enum StateDocSample {
+    struct AppState: State {
+        enum prop: StateProp { case counter, text }
+        var counter = 0
+        var text = ""
+    }
+}
