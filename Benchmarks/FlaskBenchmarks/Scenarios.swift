@@ -258,8 +258,39 @@ func collectionFloor(size: Int, count: Int) -> Double {
 let collectionSizes = [10, 1_000, 100_000]
 
 /// Every scenario the executable knows, in the order of its table.
+/// Scale: many reactors on one state, many substances.
+let scaleScenarios: [Scenario] = [
+    // S3 with ten times the reactors: 100 on each of the ten fields.
+    Scenario(id: "S3x", name: "fanout-1000", defaultCount: 50_000) { counter in
+        wideRig(counter, reactorsPerField: 100)
+    },
+    // 1,000 substances, one reactor each; each dispatch mixes one of them in turn (a chain of one
+    // step): what a dispatch costs in an app of many substances.
+    Scenario(id: "S9", name: "substances-1000", defaultCount: 500_000) { counter in
+        let owners = (0..<1_000).map { _ in BenchOwner() }
+        let substances = (0..<1_000).map { _ in Substance<CounterState>() }
+        let reactors = zip(owners, substances).map { owner, substance in
+            let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+            reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
+            return reactor
+        }
+        nonisolated(unsafe) var next = 0  // only the producer thread touches it
+        return Rig(
+            dispatch: {
+                reactors[next].mix(substances[next]) { $0.prop.counter += 1 }.react()
+                next = next == 999 ? 0 : next + 1
+            },
+            reactionsPerDispatch: 1,
+            verify: { count in
+                let total = substances.reduce(0) { $0 + $1.state.counter }
+                return total == count ? nil : "the counters add up to \(total), expected \(count)"
+            },
+            teardown: { for owner in owners { Flask.detachReactor(from: owner) } })
+    },
+]
+
 let allScenarios =
-    scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios
+    scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios + scaleScenarios
     + collectionSizes.map(collectionScenario(size:))
 
 /// Watches the counter of an observable view as SwiftUI would: `withObservationTracking`, re-armed

@@ -15,6 +15,7 @@ struct Options {
     var json = false
     var smoke = false
     var memoryOnly = false
+    var memoryScaling = false
     var probe: String?
     var reps = 3
 
@@ -30,10 +31,12 @@ struct Options {
             case "--json": options.json = true
             case "--smoke": options.smoke = true
             case "--memory": options.memoryOnly = true
+            case "--memory-scaling": options.memoryScaling = true
             case "--probe": options.probe = iterator.next()
             case "--help", "-h":
                 print(
-                    "usage: FlaskBenchmarks [--scenario S1..S8|name] [--count N] [--size N] [--reps R] [--json] [--smoke] [--memory]"
+                    "usage: FlaskBenchmarks [--scenario S1..S9|name] [--count N] [--size N] [--reps R] [--json] [--smoke] "
+                        + "[--memory] [--memory-scaling]"
                 )
                 exit(0)
             default:
@@ -71,7 +74,12 @@ func run(_ scenario: Scenario, count: Int, reps: Int, latencySamples: Int) -> Sc
         peakRSS: ResidentMemory.peak, check: check)
 }
 
-func json(_ result: ScenarioResult, naive: Double?) -> String {
+/// S1's median in `results`, the rate other scenarios are compared with in the same run.
+func s1Rate(in results: [ScenarioResult]) -> Double? {
+    results.first { $0.id == "S1" }?.median
+}
+
+func json(_ result: ScenarioResult, naive: Double?, s1: Double? = nil) -> String {
     var fields: [String] = [
         "\"scenario\":\"\(result.id)\"", "\"name\":\"\(result.name)\"", "\"count\":\(result.count)",
         "\"reps\":\(result.reps)", "\"ops_per_s_median\":\(Int(result.median))",
@@ -81,6 +89,7 @@ func json(_ result: ScenarioResult, naive: Double?) -> String {
         "\"peak_rss_bytes\":\(result.peakRSS)",
     ]
     if let naive { fields.append("\"ratio_to_naive_queue\":\(String(format: "%.3f", result.median / naive))") }
+    if let s1 { fields.append("\"ratio_to_s1\":\(String(format: "%.3f", result.median / s1))") }
     fields.append("\"check\":\"\(result.check.replacingOccurrences(of: "\"", with: "'"))\"")
     return "{" + fields.joined(separator: ",") + "}"
 }
@@ -90,13 +99,15 @@ func micros(_ nanos: UInt64?) -> String { nanos.map { String(format: "%.1f", Dou
 
 func printTable(_ results: [ScenarioResult], naive: Double?) {
     let header = [
-        "scenario", "count", "reps", "median M/s", "min", "max", "x naive", "p50 us", "p99 us", "peak RSS MB", "check",
+        "scenario", "count", "reps", "median M/s", "min", "max", "x S1", "x naive", "p50 us", "p99 us", "peak RSS MB",
+        "check",
     ]
     var rows = [header]
+    let s1 = s1Rate(in: results)
     for r in results {
         rows.append([
             "\(r.id) \(r.name)", "\(r.count)", "\(r.reps)", millions(r.median), millions(r.minimum),
-            millions(r.maximum),
+            millions(r.maximum), s1.map { String(format: "%.2f", r.median / $0) } ?? "-",
             naive.map { String(format: "%.2f", r.median / $0) } ?? "-", micros(r.latency(0.5)), micros(r.latency(0.99)),
             String(format: "%.0f", Double(r.peakRSS) / 1_048_576), r.check,
         ])
@@ -141,7 +152,8 @@ if let wanted = options.scenario {
         ran.append((result, collection))
     }
     if options.json {
-        for (result, _) in ran { print(json(result, naive: nil)) }
+        let s1 = s1Rate(in: ran.map(\.0))
+        for (result, _) in ran { print(json(result, naive: nil, s1: s1)) }
     } else {
         printTable(ran.map(\.0), naive: nil)
         for (result, collection) in ran where collection { printFloor(result, size: options.size ?? 100_000) }
@@ -239,6 +251,49 @@ func printMemory(_ memory: (pending: Double, perReactor: Double, isolation: Doub
     )
 }
 
+/// Peak resident memory of S1 and S3 by dispatch count (10^5, 10^6, 10^7), each run in a process
+/// of its own: flat when producers that outrun the bus wait for it (backpressure).
+if options.memoryScaling {
+    var rows: [(scenario: String, count: Int, peak: Int)] = []
+    for scenario in ["S1", "S3"] {
+        for count in [100_000, 1_000_000, 10_000_000] {
+            progress("\(scenario) ×\(count): peak memory")
+            let process = Process()
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["--scenario", scenario, "--count", "\(count)", "--json"]
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let line = String(decoding: data, as: UTF8.self)
+            guard process.terminationStatus == 0,
+                let field = line.split(separator: ",").first(where: { $0.hasPrefix("\"peak_rss_bytes\":") }),
+                let peak = Int(field.dropFirst("\"peak_rss_bytes\":".count))
+            else {
+                failures.append("\(scenario) ×\(count): the run failed")
+                continue
+            }
+            rows.append((scenario, count, peak))
+        }
+    }
+    for row in rows {
+        if options.json {
+            print(
+                "{\"memory\":\"scaling\",\"scenario\":\"\(row.scenario)\",\"count\":\(row.count),\"peak_rss_bytes\":\(row.peak)}"
+            )
+        } else {
+            print(
+                String(
+                    format: "%@ ×%d: peak resident memory %.0f MB", row.scenario, row.count,
+                    Double(row.peak) / 1_048_576))
+        }
+    }
+    for failure in failures { print("FAILED \(failure)") }
+    exit(failures.isEmpty ? 0 : 1)
+}
+
 if options.memoryOnly {
     printMemory(memoryReport())
     for probe in flatnessReport() {
@@ -275,7 +330,7 @@ if options.json {
     print("{\"reference\":\"mutex-batch-queue\",\"ops_per_s\":\(Int(mutexQueue))}")
     print("{\"reference\":\"flux-bus-1-producer\",\"ops_per_s\":\(Int(busOneRate))}")
     print("{\"reference\":\"flux-bus-4-producers\",\"ops_per_s\":\(Int(busFourRate))}")
-    for result in results { print(json(result, naive: naive)) }
+    for result in results { print(json(result, naive: naive, s1: s1Rate(in: results))) }
     print(
         "{\"memory\":\"probes\",\"bytes_per_pending_dispatch\":\(Int(memory.pending)),\"bytes_per_reactor\":\(Int(memory.perReactor)),\"isolation_ratio_10000_reactors\":\(String(format: "%.3f", memory.isolation))}"
     )

@@ -1,6 +1,6 @@
 import FlaskLocking
 
-/// What the receivers of one awaited dispatch did: see ``Flux/dispatchAndWait(_:payload:)``.
+/// What the receivers of one awaited dispatch did: see ``Flux/dispatchAndWait(_:payload:isolation:)``.
 ///
 /// Receivers add records while the dispatch runs on the bus; the dispatcher reads them once it
 /// resumes, after the dispatch has finished.

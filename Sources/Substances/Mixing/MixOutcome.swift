@@ -91,7 +91,7 @@ public struct MixOutcome: Sendable {
     /// Whether no substance received the mix (no reactive substance defines the mixer).
     public var reachedNobody: Bool { entries.isEmpty }
 
-    /// The outcome recorded in a receipt of `Flux.dispatchAndWait(_:payload:)`.
+    /// The outcome recorded in a receipt of `Flux.dispatchAndWait(_:payload:isolation:)`.
     public init(receipt: FluxReceipt) {
         self.entries = receipt.records.compactMap(Entry.unboxed)
     }

@@ -72,7 +72,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     private let storedObservations = LockedValue<[FluxObservation]>([])
     /// What `define` needs to know while `defineMixers()` runs for a dispatch, in one property:
     /// each property of a generic class is found through its metadata.
-    @exclusivity(unchecked) private final var definition: BusConfined<MixerDefinition>
+    @exclusivity(unchecked) private final var definition: BusConfined<DefineMixersRun>
     /// True while `init` runs `defineMixers()` to learn the mixers.
     private let registering = Atomic<Bool>(false)
     /// The mixers and actions `init` learned, in the order of their first definition: used only by
@@ -89,7 +89,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// ``Substance/init(name:archive:bus:)``).
     public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
         resolver = MixerResolver(bus: bus)
-        definition = BusConfined(MixerDefinition(), on: bus, "ReactiveSubstance.define outside init and dispatches")
+        definition = BusConfined(DefineMixersRun(), on: bus, "ReactiveSubstance.define outside init and dispatches")
         super.init(name: name, archive: archive, bus: bus)
         resolver.name(reference)
         // The mixers are learned first and observed after: no dispatch can reach the substance

@@ -3,7 +3,7 @@ import FluxBus
 /// The bookkeeping of `defineMixers()` runs: registration at creation, or the dispatch of one mixer.
 /// Not nested in the generic substance class, nor generic: its metadata would be looked up at run
 /// time on every dispatch.
-struct MixerDefinition {
+struct DefineMixersRun {
     /// The mixer being dispatched (an `M`), or the type of the action being dispatched, and its
     /// event, while `defineMixers()` runs for it.
     var runningMixer: UnsafeRawPointer?
