@@ -10,8 +10,13 @@
 //   lifts the limit and exits normally: the exit flush must write 2.
 // - `terminate flush|noflush`: (with `flush`, asks for `Archiver.flushOnTermination()`), sets the
 //   counter to 42 with a write an hour away, prints "ready" and waits for a signal.
+// - `durable`: a server's way: 8 tasks handle requests in a loop, each appending its id to a
+//   ledger with `await Flask.apply`, then `try await ...stored()`, then printing "ack <id>", until
+//   the process is killed. The ledger's writes are an hour's debounce away: only `stored()` writes.
+// - `read-ledger`: prints the ids the ledger restored, one per line.
 import FlaskAPI
 import Foundation
+import Synchronization
 
 struct ProbeState: State {
     var counter = 0
@@ -39,6 +44,65 @@ final class ProbeSubstance: ReactiveSubstance<ProbeState, ProbeMixers>, @uncheck
             self.prop.counter = counter
             ProbeTiming.log?.write(Data("\(counter) \(DispatchTime.now().uptimeNanoseconds)\n".utf8))
             react()
+        }
+    }
+}
+
+struct LedgerState: State {
+    var ids: [Int] = []
+}
+
+struct Append: FlaskAction {
+    let id: Int
+}
+
+enum LedgerMixers: SubstanceMixer { case none }
+
+/// The ledger of the `durable` mode: a substance made with its mixers, archived, its writes an hour
+/// away unless asked for.
+func makeLedger() -> ReactiveSubstance<LedgerState, LedgerMixers> {
+    ProbeTiming.delay = 3_600
+    ProbeTiming.maxDelay = 3_600
+    return LedgerSubstance(name: "ledger", archive: true) { define in
+        define(Append.self) { ledger, append, react, _ in
+            ledger.prop.ids.append(append.id)
+            react()
+        }
+    }
+}
+
+/// `@unchecked Sendable`: `ReactiveSubstance`'s reasoning; it adds no stored property.
+final class LedgerSubstance: ReactiveSubstance<LedgerState, LedgerMixers>, @unchecked Sendable {
+    override func archiveDelay() -> Double { ProbeTiming.delay }
+    override func archiveMaxDelay() -> Double { ProbeTiming.maxDelay }
+}
+
+/// The ids of the `durable` mode's requests, taken in turn from any task.
+final class IDs: Sendable {
+    private let last = Atomic<Int>(0)
+
+    func take() -> Int { last.add(1, ordering: .relaxed).newValue }
+}
+
+/// The `durable` mode: 8 request loops acknowledging each append once it is stored.
+func serveDurably() async {
+    let ledger = makeLedger()
+    let next = IDs()
+    say("ready")
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<8 {
+            group.addTask {
+                while true {
+                    let id = next.take()
+                    await Flask.apply(Append(id: id))
+                    do {
+                        try await ledger.stored()
+                        say("ack \(id)")
+                    } catch {
+                        say("failed \(id)")
+                    }
+                }
+            }
         }
     }
 }
@@ -82,6 +146,11 @@ case "terminate" where arguments.count == 2:
     // Kept alive while it waits: a release build frees what is not used again (and a loop that
     // never ends has no end of lifetime to extend to, so the substance is used in it).
     while true { withExtendedLifetime(substance) { _ = sleep(60) } }
+case "durable":
+    await serveDurably()
+case "read-ledger":
+    let ledger = makeLedger()
+    for id in ledger.state.ids { say("\(id)") }
 #if os(Linux)
     case "full-disk":
         signal(SIGXFSZ, SIG_IGN)

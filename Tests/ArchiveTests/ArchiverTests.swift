@@ -1,6 +1,7 @@
 import Archive
 import FlaskTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 struct Settings: Codable, Equatable {
@@ -107,6 +108,72 @@ struct ArchiverTests {
             #expect(keys.allSatisfy(stored.contains), "round \(round): \(keys.filter { !stored.contains($0) }) missing")
             if !keys.allSatisfy(stored.contains) { break }
         }
+    }
+
+    @Test("stored(key:) writes a pending value now and returns once it is stored; with nothing pending, at once")
+    func storedWritesNow() async throws {
+        let store = MemoryArchiveStore()
+        let archiver = Archiver(store: store)
+        try await archiver.stored(key: "nothing")
+        #expect(store.writes.all.isEmpty)
+        archiver.scheduleWrite(key: "a", after: 3600) { Data("1".utf8) }
+        try await archiver.stored(key: "a")
+        #expect(store.writes.all == ["a"])
+        #expect(try store.data(forKey: "a") == Data("1".utf8))
+        #expect(archiver.pendingKeys.isEmpty)
+    }
+
+    @Test("callers that ask while a write is under way share the next one (group commit)")
+    func groupCommit() async throws {
+        let store = MemoryArchiveStore()
+        let archiver = Archiver(store: store)
+        let firstWriteStarted = DispatchSemaphore(value: 0)
+        let releaseFirstWrite = DispatchSemaphore(value: 0)
+        let attempts = Mutex(0)
+        store.whenAttempted {
+            let attempt = attempts.withLock { attempt in
+                attempt += 1
+                return attempt
+            }
+            if attempt == 1 {
+                firstWriteStarted.signal()
+                releaseFirstWrite.wait()
+            }
+        }
+        archiver.scheduleWrite(key: "k", after: 3600) { Data("1".utf8) }
+        let first = Task { try await archiver.stored(key: "k") }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                firstWriteStarted.wait()
+                continuation.resume()
+            }
+        }
+        // The first write is under way: 20 callers commit and ask meanwhile.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for value in 2...21 {
+                archiver.scheduleWrite(key: "k", after: 3600) { Data("\(value)".utf8) }
+                group.addTask { try await archiver.stored(key: "k") }
+            }
+            while archiver.durableCallers(of: "k") < 21 { await Task.yield() }
+            releaseFirstWrite.signal()
+            try await group.waitForAll()
+        }
+        try await first.value
+        #expect(store.writes.all == ["k", "k"], "one write for the first caller, one for the 20 that came meanwhile")
+        #expect(try store.data(forKey: "k") == Data("21".utf8))
+    }
+
+    @Test("a stored(key:) whose write fails throws its problem; the write stays pending and is retried")
+    func storedFails() async throws {
+        let store = MemoryArchiveStore()
+        store.failWrites = true
+        let archiver = Archiver(store: store)
+        archiver.scheduleWrite(key: "k", after: 3600) { Data("1".utf8) }
+        await #expect(throws: ArchiveProblem.self) { try await archiver.stored(key: "k") }
+        #expect(archiver.pendingKeys == ["k"])
+        store.failWrites = false
+        try await archiver.stored(key: "k")
+        #expect(try store.data(forKey: "k") == Data("1".utf8))
     }
 
     @Test("a key scheduled again after its write was flushed or removed is pending again, with its new value")

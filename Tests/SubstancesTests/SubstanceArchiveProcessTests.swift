@@ -86,6 +86,31 @@ struct SubstanceArchiveProcessTests {
         return (Double(killedAt - committedAt) / 1e9, times.count)
     }
 
+    @Test("a server that acknowledges after stored() loses no acknowledged commit when killed with SIGKILL")
+    func durableAcknowledgements() throws {
+        var acknowledgedInAll = 0
+        for run in 0..<10 {
+            let home = DataHome()
+            let server = try ChildProcess("ArchiveAppProbe", ["durable"], environment: home.environment)
+            guard server.waitFor("ready") else {
+                Issue.record("run \(run): the server did not start")
+                continue
+            }
+            // A random moment: in the middle of a write, between writes, before the first one.
+            usleep(UInt32.random(in: 50_000...600_000))
+            server.stop(with: SIGKILL)
+            let acknowledged = server.finish().split(separator: "\n").compactMap { line -> Int? in
+                line.hasPrefix("ack ") ? Int(line.dropFirst(4)) : nil
+            }
+            let reader = try ChildProcess("ArchiveAppProbe", ["read-ledger"], environment: home.environment)
+            let stored = Set(reader.finish().split(separator: "\n").compactMap { Int($0) })
+            let lost = acknowledged.filter { !stored.contains($0) }
+            #expect(lost.isEmpty, "run \(run): \(lost.count) of \(acknowledged.count) acknowledged ids lost")
+            acknowledgedInAll += acknowledged.count
+        }
+        #expect(acknowledgedInAll > 100, "the servers acknowledged requests before they were killed")
+    }
+
     @Test("a process killed with SIGKILL in a stream of commits loses no more than the maximum wait")
     func killedMidStream() throws {
         // maxDelay 0.5 s; the margin covers the write itself and a loaded (or sanitized) machine.

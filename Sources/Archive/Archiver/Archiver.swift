@@ -35,7 +35,7 @@ public final class Archiver: Sendable {
     public static let defaultMaxDelay = 5.0
 
     /// What the archiver changes as it goes, behind one lock.
-    private struct State: Sendable {
+    struct State: Sendable {
         var pending = PendingWrites()
         var claims = ArchiveClaims()
         /// Keys whose unreadable content could not be kept aside: writing them would destroy it, so
@@ -47,12 +47,14 @@ public final class Archiver: Sendable {
     }
 
     private let storage: LockedValue<any ArchiveStore>
-    private let state = LockedValue(State())
+    let state = LockedValue(State())
+    /// The callers waiting for their keys to be stored (see ``stored(key:)``).
+    let durability = LockedValue(ArchiveDurability())
     private let clock: any ArchiveClock
     /// Whether `clock` is the system's: then `now` is read directly, without the existential call and
     /// the `Duration` (every commit of an archived substance reads it).
     private let systemClock: Bool
-    private let worker = ArchiveWorker.shared
+    let worker = ArchiveWorker.shared
 
     /// Creates an archiver writing to `store` by default, timed by `clock`.
     public init(store: any ArchiveStore, clock: any ArchiveClock = SystemArchiveClock()) {
@@ -417,7 +419,7 @@ public final class Archiver: Sendable {
     /// retried after ``retryDelays``; the failure is reported when it starts an episode of the key,
     /// and the first success after it is reported as a recovery. Returns what went wrong.
     @discardableResult
-    private func perform(_ write: PendingWrites.Write, key: String) -> ArchiveProblem? {
+    func perform(_ write: PendingWrites.Write, key: String) -> ArchiveProblem? {
         let protected = state.withLock { $0.protected.contains(key) }
         guard let problem = Archiver.store(write, key: key, protected: protected) else {
             let (episode, onRecovery) = state.withLock { ($0.failing.removeValue(forKey: key), write.onRecovery) }

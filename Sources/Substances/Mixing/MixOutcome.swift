@@ -1,3 +1,4 @@
+import Archive
 import FluxBus
 
 /// What an awaited mix did: for each substance that ran a mixer (or a chain step), whether it
@@ -81,6 +82,22 @@ public struct MixOutcome: Sendable {
     /// The changes committed, one per substance that changed.
     public var changes: [SubstanceChanges] {
         entries.compactMap { if case .committed(let changes) = $0.result { changes } else { nil } }
+    }
+
+    /// Suspends until every state this mix changed is stored, for the substances that archive
+    /// (see ``Substance/stored()``), or throws the first problem: what a server awaits before it
+    /// acknowledges a request, so that a crash loses nothing acknowledged.
+    ///
+    /// ```swift
+    /// try await Flask.apply(Login(user: "ada")).stored()
+    /// ```
+    public func stored() async throws(ArchiveProblem) {
+        for entry in entries {
+            guard case .committed = entry.result, let substance = entry.substance as? any StoredSubstance else {
+                continue
+            }
+            try await substance.stored()
+        }
     }
 
     /// Whether any substance aborted.

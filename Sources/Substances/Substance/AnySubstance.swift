@@ -58,3 +58,12 @@ package protocol KeyLearningSubstance: AnySubstance {
 }
 
 extension Substance: KeyLearningSubstance {}
+
+/// A substance whose committed state can be waited for on disk (see `Substance.stored()`): every
+/// `Substance`.
+package protocol StoredSubstance: AnySubstance {
+    /// See `Substance.stored()`.
+    func stored() async throws(ArchiveProblem)
+}
+
+extension Substance: StoredSubstance {}

@@ -64,6 +64,27 @@ extension Substance {
         if let problem { throw problem }
     }
 
+    /// Suspends until the state committed before this call is stored, or throws the problem of the
+    /// write that should have stored it; returns at once for a substance that does not archive.
+    ///
+    /// A write waiting for its delay starts now, and callers that ask while one is under way share
+    /// the next (group commit): a server that acknowledges each request after `stored()` pays one
+    /// write, and one `fsync`, per batch of requests, and loses no acknowledged commit to a crash.
+    /// After an awaited dispatch, ``MixOutcome/stored()`` does it for every substance the mix
+    /// changed.
+    ///
+    /// ```swift
+    /// func place(_ order: Order, in orders: Orders) async throws -> String {
+    ///     await Flask.apply(PlaceOrder(order: order), on: orders.bus)
+    ///     try await orders.stored()
+    ///     return "ok"  // on disk: safe to acknowledge
+    /// }
+    /// ```
+    public func stored() async throws(ArchiveProblem) {
+        guard !archiveDisabled() else { return }
+        try await archiver().stored(key: archiveKey())
+    }
+
     /// Deletes the archived state and any write pending for it.
     public func purgeArchive() {
         let key = archiveKey()

@@ -1,0 +1,96 @@
+import FlaskLocking
+
+/// Waiting until what was scheduled is stored, with group commit: callers that ask while a write
+/// of their key is under way share the next one.
+extension Archiver {
+    /// Suspends until every value scheduled under `key` before this call is stored, or throws the
+    /// problem of the attempt that should have stored it.
+    ///
+    /// A write of `key` that waits for its delay is started now. Callers that ask while a write of
+    /// the key is under way wait for the next one, which then stores what all of them scheduled
+    /// (group commit): under load, a key is written once per batch of callers, not once per
+    /// caller, and the store's `fsync` is paid once per batch. A write that fails is retried as
+    /// usual (see ``retryDelays``); the callers waiting for it are told at once.
+    ///
+    /// ```swift
+    /// archiver.scheduleWrite(key: "orders", after: 2) { try ArchiveEncoder().encode(orders) }
+    /// try await archiver.stored(key: "orders")   // on disk now: acknowledge the order
+    /// ```
+    public func stored(key: String) async throws(ArchiveProblem) {
+        let problem = await withCheckedContinuation { (continuation: CheckedContinuation<ArchiveProblem?, Never>) in
+            let job = durability.withLock { durability in
+                durability.join(key, continuation)
+            }
+            if let job { startDurableWrite(job) }
+        }
+        if let problem { throw problem }
+    }
+
+    /// How many callers of ``stored(key:)`` wait for `key` now: for tests and diagnostics.
+    package func durableCallers(of key: String) -> Int {
+        durability.withLock { $0.callers(of: key) }
+    }
+
+    /// Starts the durable write `job` asks for: the key's pending write, taken now, or, with none
+    /// pending, a barrier after the writes already on the archive thread (one of them may be the
+    /// key's); then settles the job's callers and starts the next batch, if callers came meanwhile.
+    func startDurableWrite(_ key: String) {
+        let write = state.withLock { state -> PendingWrites.Write? in
+            guard let write = state.pending.remove(key) else { return nil }
+            state.pending.start(key, write)
+            return write
+        }
+        worker.async { [self] in
+            let problem: ArchiveProblem?
+            if let write {
+                problem = perform(write, key: key)
+            } else {
+                // Nothing pending: what was scheduled is stored, or its last attempt failed.
+                problem = state.withLock { $0.failing[key] }.map { failure in
+                    ArchiveProblem(key: key, kind: failure.kind, reason: "the last write of the key failed")
+                }
+            }
+            let (waiting, next) = durability.withLock { $0.finish(key) }
+            for continuation in waiting { continuation.resume(returning: problem) }
+            if next { startDurableWrite(key) }
+        }
+    }
+}
+
+/// The callers of ``Archiver/stored(key:)`` by key: those whose write is under way, and those who
+/// came since and wait for the next one.
+struct ArchiveDurability {
+    private struct Batches {
+        var current: [CheckedContinuation<ArchiveProblem?, Never>] = []
+        var next: [CheckedContinuation<ArchiveProblem?, Never>] = []
+    }
+
+    private var byKey: [String: Batches] = [:]
+
+    /// How many callers wait for `key`.
+    func callers(of key: String) -> Int {
+        byKey[key].map { $0.current.count + $0.next.count } ?? 0
+    }
+
+    /// Adds a caller for `key`; returns the key when a write must start now (none under way).
+    mutating func join(_ key: String, _ continuation: CheckedContinuation<ArchiveProblem?, Never>) -> String? {
+        if byKey[key] != nil {
+            byKey[key]?.next.append(continuation)
+            return nil
+        }
+        byKey[key] = Batches(current: [continuation])
+        return key
+    }
+
+    /// The write of `key`'s current batch is done: returns its callers, and whether a next batch
+    /// starts (it becomes the current one).
+    mutating func finish(_ key: String) -> (waiting: [CheckedContinuation<ArchiveProblem?, Never>], next: Bool) {
+        guard let batches = byKey[key] else { return ([], false) }
+        guard !batches.next.isEmpty else {
+            byKey[key] = nil
+            return (batches.current, false)
+        }
+        byKey[key] = Batches(current: batches.next)
+        return (batches.current, true)
+    }
+}
