@@ -98,16 +98,21 @@ struct DocumentationSamplesTests {
         return samples
     }
 
+    /// The Swift files a sample may be compiled in: under Tests/, which the test build compiles,
+    /// and the sources of the sample packages under Samples/, which CI builds (a sample that needs
+    /// a server framework lives there).
     static var compiledSources: [[String]] {
-        let tests = root.appendingPathComponent("Tests")
-        let enumerator = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil)
         var sources: [[String]] = []
-        while let url = enumerator?.nextObject() as? URL {
-            // The client packages are not built by the test build (RejectedClient must not compile).
-            let skipped = [".build", "ClientPackage", "RejectedClient"]
-            if url.pathComponents.contains(where: skipped.contains) { continue }
-            if url.pathExtension == "swift", let text = try? String(contentsOf: url, encoding: .utf8) {
-                sources.append(normalized(text))
+        for folder in ["Tests", "Samples"] {
+            let enumerator = FileManager.default.enumerator(
+                at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
+            while let url = enumerator?.nextObject() as? URL {
+                // The client packages are not built by the test build (RejectedClient must not compile).
+                let skipped = [".build", "ClientPackage", "RejectedClient"]
+                if url.pathComponents.contains(where: skipped.contains) { continue }
+                if url.pathExtension == "swift", let text = try? String(contentsOf: url, encoding: .utf8) {
+                    sources.append(normalized(text))
+                }
             }
         }
         return sources

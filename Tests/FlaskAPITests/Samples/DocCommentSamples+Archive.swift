@@ -27,6 +27,13 @@ private enum ArchiveDocSamples {
         }
     }
 
+    // Archiver.stored(key:)
+    // swift-format-ignore
+    static func acknowledge(_ orders: [String], with archiver: Archiver) async throws {
+        archiver.scheduleWrite(key: "orders", after: 2) { try ArchiveEncoder().encode(orders) }
+        try await archiver.stored(key: "orders")   // on disk now: acknowledge the order
+    }
+
     // ArchiveClock
     static func debounce(into store: any ArchiveStore) {
         let clock = ManualArchiveClock()

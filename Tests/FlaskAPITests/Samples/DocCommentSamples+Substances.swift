@@ -219,6 +219,36 @@ private enum SubstancesDocSamples {
         await history.redo()
     }
 
+    // Substance.stored()
+    struct OrderState: State {
+        var orders: [String] = []
+    }
+
+    struct Order: Sendable {
+        let item: String
+    }
+
+    struct PlaceOrder: FlaskAction {
+        let order: Order
+    }
+
+    typealias Orders = ReactiveSubstance<OrderState, SessionMixers>
+
+    // swift-format-ignore
+    func place(_ order: Order, in orders: Orders) async throws -> String {
+        await Flask.apply(PlaceOrder(order: order), on: orders.bus)
+        try await orders.stored()
+        return "ok"  // on disk: safe to acknowledge
+    }
+
+    // MixOutcome.stored()
+    static func loginDurably() async throws {
+        struct Login: FlaskAction {
+            let user: String
+        }
+        try await Flask.apply(Login(user: "ada")).stored()
+    }
+
     // MixJournal
     static func saveJournal(to url: URL) throws {
         let journal = MixJournal(capacity: 1_000)
