@@ -178,16 +178,24 @@ let toolScenarios: [Scenario] = [
         return counterRig(counter, substance: CounterSubstance(), teardown: { Flask.bus.remove(middleware) })
     },
     Scenario(id: "S1j", name: "counter+journal", defaultCount: 1_000_000) { counter in
-        let journal = MixJournal(capacity: 10_000)
-        Flask.bus.use(journal)
-        return counterRig(
-            counter, substance: CounterSubstance(),
-            teardown: {
-                Flask.bus.remove(journal)
-                journal.clear()
-            })
+        journalRig(counter, journal: MixJournal(capacity: 10_000))
+    },
+    // The journal keeping no values of the changes: names, keys and payloads only.
+    Scenario(id: "S1jk", name: "counter+journal-keys", defaultCount: 1_000_000) { counter in
+        journalRig(counter, journal: MixJournal(capacity: 10_000, recordsChangedValues: false))
     },
 ]
+
+/// S1 with `journal` recording every mix.
+private func journalRig(_ counter: ReactionCounter, journal: MixJournal) -> Rig {
+    Flask.bus.use(journal)
+    return counterRig(
+        counter, substance: CounterSubstance(),
+        teardown: {
+            Flask.bus.remove(journal)
+            journal.clear()
+        })
+}
 
 /// S2 and S3 with reactors that declare their keys (`reactor.keys`, not in SCENARIOS.md): what the
 /// fan-out costs when the bus may skip the reactors whose key did not change.

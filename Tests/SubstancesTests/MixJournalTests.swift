@@ -136,7 +136,9 @@ struct MixJournalTests {
     func replayFromJSONLines() async throws {
         let (recorded, journal) = await recordedSession()
         let text = journal.jsonLines()
-        #expect(text.split(separator: "\n").count == journal.entries.count)
+        // The starting states, then one line per entry.
+        #expect(text.split(separator: "\n").count == journal.entries.count + 1)
+        #expect(text.hasPrefix(#"{"flaskJournal":{"startStates":{"#), "\(text.prefix(80))")
 
         let entries = try MixJournal.entries(fromJSONLines: text)
         #expect(entries.map(\.mixer) == journal.entries.map(\.mixer))
@@ -182,7 +184,7 @@ struct MixJournalTests {
         let other = Editor(name: "renamed", bus: otherBus)
         let diverged = await journal.replay(on: otherBus, domains: [EditorMixers.self])
         #expect(diverged.divergences.count == 1)
-        #expect(diverged.divergences.first?.replayed == [MixJournal.Change(substance: "renamed", keys: ["count"])])
+        #expect(diverged.divergences.first?.replayed.map(\.description) == ["renamed: count"])
         #expect(other.state.count == 1)
     }
 

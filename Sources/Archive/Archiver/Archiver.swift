@@ -54,13 +54,24 @@ public final class Archiver: Sendable {
     /// Whether `clock` is the system's: then `now` is read directly, without the existential call and
     /// the `Duration` (every commit of an archived substance reads it).
     private let systemClock: Bool
-    let worker = ArchiveWorker.shared
+    let worker: ArchiveWorker
 
     /// Creates an archiver writing to `store` by default, timed by `clock`.
     public init(store: any ArchiveStore, clock: any ArchiveClock = SystemArchiveClock()) {
         self.storage = LockedValue(store)
         self.clock = clock
         self.systemClock = clock is SystemArchiveClock
+        self.worker = .shared
+        ArchiverRegistry.register(self)
+    }
+
+    /// An archiver with an archive thread of its own: for tests that hold a write up on purpose,
+    /// which would hold up every other archiver of the process on the shared thread.
+    package init(store: any ArchiveStore, clock: any ArchiveClock, ownThread: Void) {
+        self.storage = LockedValue(store)
+        self.clock = clock
+        self.systemClock = clock is SystemArchiveClock
+        self.worker = ArchiveWorker()
         ArchiverRegistry.register(self)
     }
 

@@ -70,6 +70,54 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
 
     override func encodedNewState() -> Data? { try? JSONEncoder().encode(new) }
 
+    override func journalKeyChanges(limit: Int) -> [KeyChange] {
+        let count = self.count
+        var changes: [KeyChange] = []
+        changes.reserveCapacity(count)
+        for slot in 0..<count {
+            let key = key(at: slot)
+            // A parent (`info` beside `info.counter`): its children carry the values.
+            if count > 1, isParent(key) { continue }
+            if S.isSecret(key) {
+                changes.append(KeyChange(key: key, old: .redacted, new: .redacted))
+                continue
+            }
+            let (old, new) = journalValues(at: slot, limit: limit)
+            changes.append(KeyChange(key: key, old: old.value, new: new.value, cut: old.cut || new.cut))
+        }
+        return changes
+    }
+
+    /// Whether another changed key is below `key`.
+    private func isParent(_ key: String) -> Bool {
+        (0..<count).contains { slot in
+            let other = self.key(at: slot)
+            return other.count > key.count && other.hasPrefix(key) && other.dropFirst(key.count).first == "."
+        }
+    }
+
+    /// The values before and after at `slot`, as a journal records them: a plan entry's read as its
+    /// type (no cast), a flattened key's converted.
+    private func journalValues(at slot: Int, limit: Int) -> (
+        old: (value: JournalValue, cut: Bool), new: (value: JournalValue, cut: Bool)
+    ) {
+        guard slot < entries.count else {
+            let flat = flat[slot - entries.count]
+            return (
+                JournalValue.captured(flat.old?.anyValue, limit: limit),
+                JournalValue.captured(flat.new?.anyValue, limit: limit)
+            )
+        }
+        let entry = layout.entries[Int(entries[slot])]
+        let old = withUnsafePointer(to: self.old) { entry.traits.journal(UnsafeRawPointer($0) + entry.offset, limit) }
+        let new = withUnsafePointer(to: self.new) { entry.traits.journal(UnsafeRawPointer($0) + entry.offset, limit) }
+        return (old, new)
+    }
+
+    override func journalOldState(limit: Int) -> JournalValue? {
+        JournalValue(encoding: old).strippingInternalKeys().redacting(S.secretKeys).bounded(to: limit).value
+    }
+
     override func oldValue(at slot: Int) -> Any? {
         value(at: slot, in: old, flat: flat[safe: slot - entries.count]?.old)
     }

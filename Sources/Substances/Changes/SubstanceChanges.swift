@@ -164,6 +164,14 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// The keys found by flattening, which have no plan entry (after the entries, in order).
     var flattenedKeys: [String] { [] }
 
+    /// The changed keys with their values, as a journal records them (on the bus): each value cut
+    /// to about `limit` bytes of JSON, secret keys redacted; a key some other changed key is below
+    /// (`info` beside `info.counter`) is left out, its children say what changed.
+    func journalKeyChanges(limit: Int) -> [KeyChange] { [] }
+    /// The state before the commit as a journal's starting point: `_`-prefixed properties left
+    /// out, secret keys redacted, cut to about `limit` bytes.
+    func journalOldState(limit: Int) -> JournalValue? { nil }
+
     func oldValue(at slot: Int) -> Any? { nil }
     func newValue(at slot: Int) -> Any? { nil }
     /// The committed state as JSON, for a journal (nil if it cannot be encoded).

@@ -258,6 +258,15 @@ private enum SubstancesDocSamples {
     }
 }
 
+// State.secretKeys
+private enum SecretKeysDocSample {
+    struct Account: State {
+        var user = ""
+        var token = ""
+        static var secretKeys: Set<String> { ["token"] }
+    }
+}
+
 // State: its own namespace, since its `AppState` is not the README's.
 private enum StateDocSample {
     struct AppState: State {

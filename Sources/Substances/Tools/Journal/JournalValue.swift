@@ -17,6 +17,8 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     case object([String: JournalValue])
     /// A value JSON cannot carry; its type's name.
     case unrepresentable(type: String)
+    /// A value that is not recorded: a key the state marks secret (``State/secretKeys``).
+    case redacted
 
     /// The journal form of a `Codable` value (a typed action): its JSON encoding, read back as
     /// plain values; a value that is not `Encodable`, or fails to encode, by its type's name.
@@ -47,7 +49,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch value {
-            case .null, .unrepresentable: try container.encodeNil()
+            case .null, .unrepresentable, .redacted: try container.encodeNil()
             case .bool(let value): try container.encode(value)
             case .int(let value): try container.encode(value)
             case .double(let value): try container.encode(value)
@@ -95,7 +97,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     /// Whether the value, and everything inside it, can be replayed.
     public var isRepresentable: Bool {
         switch self {
-        case .unrepresentable: false
+        case .unrepresentable, .redacted: false
         case .array(let values): values.allSatisfy(\.isRepresentable)
         case .object(let values): values.values.allSatisfy(\.isRepresentable)
         default: true
@@ -114,6 +116,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         case .string(let value): value
         case .object(let values): values.mapValues(\.value) as [String: any Sendable]
         case .unrepresentable(let type): "<\(type)>"
+        case .redacted: "<redacted>"
         case .array(let values):
             if let ints = JournalValue.all(values, as: Int.self) {
                 ints
@@ -149,6 +152,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         case .object(let values):
             "[" + values.keys.sorted().map { "\($0): \(values[$0]!)" }.joined(separator: ", ") + "]"
         case .unrepresentable(let type): "<\(type)>"
+        case .redacted: "<redacted>"
         }
     }
 
@@ -158,6 +162,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     private enum Tag: String, CodingKey {
         case double = "$double"
         case unrepresentable = "$unrepresentable"
+        case redacted = "$redacted"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -168,6 +173,9 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         case .unrepresentable(let type):
             var container = encoder.container(keyedBy: Tag.self)
             try container.encode(type, forKey: .unrepresentable)
+        case .redacted:
+            var container = encoder.container(keyedBy: Tag.self)
+            try container.encode(true, forKey: .redacted)
         default:
             var container = encoder.singleValueContainer()
             switch self {
@@ -178,7 +186,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
             case .string(let value): try container.encode(value)
             case .array(let values): try container.encode(values)
             case .object(let values): try container.encode(values)
-            case .unrepresentable: break
+            case .unrepresentable, .redacted: break
             }
         }
     }
@@ -191,6 +199,10 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
             }
             if let type = try tagged.decodeIfPresent(String.self, forKey: .unrepresentable) {
                 self = .unrepresentable(type: type)
+                return
+            }
+            if try tagged.decodeIfPresent(Bool.self, forKey: .redacted) == true {
+                self = .redacted
                 return
             }
         }

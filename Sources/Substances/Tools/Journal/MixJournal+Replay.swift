@@ -5,7 +5,8 @@ import Foundation
 extension MixJournal {
     /// What a replay did, and where it did not reproduce the recording.
     public struct Replay: Sendable, CustomStringConvertible {
-        /// A mix whose changes differ from the recorded ones.
+        /// A mix whose changes differ from the recorded ones: other substances or keys, or a key
+        /// that got another value.
         public struct Divergence: Sendable, CustomStringConvertible {
             /// The mix's serial in the recording.
             public let serial: UInt64
@@ -15,11 +16,30 @@ extension MixJournal {
             public let recorded: [Change]
             /// What they did when it was replayed.
             public let replayed: [Change]
+            /// The keys that changed in both, but to other values.
+            public let values: [ValueDivergence]
 
             public var description: String {
-                "mix #\(serial) \(mixer): recorded [\(recorded.map(\.description).joined(separator: "; "))]"
+                if !values.isEmpty, recorded.map(\.keys) == replayed.map(\.keys) {
+                    return "mix #\(serial) \(mixer): " + values.map(\.description).joined(separator: "; ")
+                }
+                return "mix #\(serial) \(mixer): recorded [\(recorded.map(\.description).joined(separator: "; "))]"
                     + ", replayed [\(replayed.map(\.description).joined(separator: "; "))]"
             }
+        }
+
+        /// A key that got another value when replayed than when recorded.
+        public struct ValueDivergence: Sendable, Equatable, CustomStringConvertible {
+            /// The substance's name.
+            public let substance: String
+            /// The dotted key.
+            public let key: String
+            /// Its new value in the recording.
+            public let recorded: JournalValue
+            /// Its new value in the replay.
+            public let replayed: JournalValue
+
+            public var description: String { "\(substance).\(key) recorded \(recorded), replayed \(replayed)" }
         }
 
         /// A mix the replay could not run, and why.
@@ -41,7 +61,8 @@ extension MixJournal {
         /// The mixes whose changes differ from the recorded ones.
         public let divergences: [Divergence]
 
-        /// Whether every mix ran again and changed the same keys of the same substances.
+        /// Whether every mix ran again and changed the same keys of the same substances, each to
+        /// the value it was recorded with (when the journal recorded values).
         public var reproducesRecording: Bool { skipped.isEmpty && divergences.isEmpty }
 
         public var description: String {
@@ -99,14 +120,39 @@ extension MixJournal {
                 replayed += 1
                 let recorded = entry.changes.sorted { $0.substance < $1.substance }
                 let again = changes.sorted { $0.substance < $1.substance }
-                if recorded != again {
+                let sameKeys =
+                    recorded.map { ($0.substance, $0.keys, $0.aborted) }.elementsEqual(
+                        again.map { ($0.substance, $0.keys, $0.aborted) }, by: ==)
+                let values = sameKeys ? valueDivergences(recorded, again) : []
+                if !sameKeys || !values.isEmpty {
                     divergences.append(
                         Replay.Divergence(
-                            serial: entry.serial, mixer: entry.mixerDescription, recorded: recorded, replayed: again))
+                            serial: entry.serial, mixer: entry.mixerDescription, recorded: recorded, replayed: again,
+                            values: values))
                 }
             }
         }
         return Replay(replayed: replayed, skipped: skipped, divergences: divergences)
+    }
+
+    /// The keys whose new values differ between a recording and its replay, for the substances
+    /// whose values the recording has (the same substances and keys, in the same order).
+    private static func valueDivergences(_ recorded: [Change], _ replayed: [Change]) -> [Replay.ValueDivergence] {
+        var divergences: [Replay.ValueDivergence] = []
+        for (recorded, replayed) in zip(recorded, replayed) {
+            guard let recordedValues = recorded.values, let replayedValues = replayed.values else { continue }
+            let again = Dictionary(replayedValues.map { ($0.key, $0.new) }, uniquingKeysWith: { $1 })
+            for value in recordedValues {
+                let replayedValue = again[value.key] ?? .null
+                if !value.new.isSame(as: replayedValue) {
+                    divergences.append(
+                        Replay.ValueDivergence(
+                            substance: recorded.substance, key: value.key, recorded: value.new,
+                            replayed: replayedValue))
+                }
+            }
+        }
+        return divergences
     }
 
     /// The action of type `type` that `recorded` holds, if the type is `Decodable`.
@@ -181,9 +227,26 @@ extension MixJournal {
 }
 
 extension MixJournal.Change {
-    /// What a receiver recorded of a mix, as the journal keeps it.
+    /// What a receiver recorded of a mix, as the journal keeps it, values included.
     init(_ record: MixOutcome.Entry) {
-        self.init(substance: record.receiverName, keys: record.changedKeys, aborted: record.aborted)
+        var values: [KeyChange]? = nil
+        if case .committed(let changes) = record.result {
+            values = changes.journalKeyChanges(limit: MixJournal.valueLimit)
+        }
+        self.init(substance: record.receiverName, keys: record.changedKeys, values: values, aborted: record.aborted)
+    }
+}
+
+extension JournalValue {
+    /// Whether two values are the same, a NaN the same as a NaN.
+    func isSame(as other: JournalValue) -> Bool {
+        switch (self, other) {
+        case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
+        case (.array(let a), .array(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.isSame(as: $1) }
+        case (.object(let a), .object(let b)):
+            a.count == b.count && a.allSatisfy { key, value in b[key].map(value.isSame(as:)) ?? false }
+        default: self == other
+        }
     }
 }
 

@@ -224,7 +224,14 @@ public final class MixJournal: FluxMiddleware {
         let duration: Duration
         let states: [String: Data]?
 
-        init(report: borrowing FluxMixReport, recordsPayloadValues: Bool, recordsStates: Bool) {
+        /// The states before this mix of the substances the journal sees here for the first time:
+        /// where a rebuild of their states starts (see ``MixJournal/Document/startStates``).
+        let starts: [(substance: String, state: JournalValue)]
+
+        init(report: borrowing FluxMixReport, journal: MixJournal) {
+            let recordsPayloadValues = journal.recordsPayloadValues
+            let recordsStates = journal.recordsStates
+            let recordsChangedValues = journal.recordsChangedValues
             let reportKind = report.kind
             serial = report.serial
             kind = reportKind
@@ -252,6 +259,7 @@ public final class MixJournal: FluxMiddleware {
             var changes = RecordedChanges()
             var reactorsNotified = 0
             var states: [String: Data]? = nil
+            var starts: [(substance: String, state: JournalValue)] = []
             let recordsTaskStates = recordsStates && reportKind == .task
             report.recordsReadInPlace.withUnsafeBufferPointer { records in
                 for record in records {
@@ -259,7 +267,17 @@ public final class MixJournal: FluxMiddleware {
                     reactorsNotified += entry.reactorsNotified
                     switch entry.result {
                     case .committed(let committed):
-                        changes.append(RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot))
+                        var values: [KeyChange]? = nil
+                        if recordsChangedValues {
+                            values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
+                            if journal.seesForTheFirstTime(committed.substanceIdentity),
+                                let start = committed.journalOldState(limit: MixJournal.startStateLimit)
+                            {
+                                starts.append((entry.receiverName, start))
+                            }
+                        }
+                        changes.append(
+                            RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot, values: values))
                         if recordsTaskStates, let data = committed.encodedNewState() {
                             states = (states ?? [:]).merging([entry.receiverName: data]) { $1 }
                         }
@@ -273,6 +291,7 @@ public final class MixJournal: FluxMiddleware {
             self.changes = consume changes
             self.reactorsNotified = reactorsNotified
             self.states = consume states
+            self.starts = starts
         }
     }
 
@@ -281,9 +300,11 @@ public final class MixJournal: FluxMiddleware {
         let substance: String
         /// Nil when it changed nothing or aborted.
         let keys: ChangedKeySnapshot?
+        /// The changed keys' values, when the journal records them.
+        var values: [KeyChange]? = nil
         var aborted = false
 
-        var change: Change { Change(substance: substance, keys: keys?.keys ?? [], aborted: aborted) }
+        var change: Change { Change(substance: substance, keys: keys?.keys ?? [], values: values, aborted: aborted) }
     }
 
     /// The substances' parts in a recorded mix: the first inline (most mixes reach one substance),
@@ -301,6 +322,13 @@ public final class MixJournal: FluxMiddleware {
             guard let first else { return [] }
             return [first.change] + others.map(\.change)
         }
+
+        /// Calls `body` with each part.
+        func visit(_ body: (RecordedChange) -> Void) {
+            guard let first else { return }
+            body(first)
+            for other in others { body(other) }
+        }
     }
 
     /// What one substance did with a mix.
@@ -309,13 +337,18 @@ public final class MixJournal: FluxMiddleware {
         public let substance: String
         /// The keys it changed, parents included.
         public let keys: [String]
+        /// The changed keys with their values before and after, when the journal records values
+        /// (``MixJournal/recordsChangedValues``): the keys no other changed key is below (a parent
+        /// such as `info` is in ``keys`` only; its children carry the values).
+        public let values: [KeyChange]?
         /// Whether it aborted.
         public let aborted: Bool
 
-        /// A substance's part in a mix: the keys it changed, or that it aborted.
-        public init(substance: String, keys: [String], aborted: Bool = false) {
+        /// A substance's part in a mix: the keys it changed (with their values), or that it aborted.
+        public init(substance: String, keys: [String], values: [KeyChange]? = nil, aborted: Bool = false) {
             self.substance = substance
             self.keys = keys
+            self.values = values
             self.aborted = aborted
         }
 
@@ -338,8 +371,38 @@ public final class MixJournal: FluxMiddleware {
     public let recordsPayloadValues: Bool
     /// Whether the new states of tasks (chains, rollbacks, undo) are recorded, so they replay.
     public let recordsStates: Bool
+    /// Whether each changed key's values before and after are recorded, and each substance's state
+    /// where the journal first sees it, so that the state after any mix can be rebuilt
+    /// (``Document/states(after:)``, the timeline page).
+    public let recordsChangedValues: Bool
 
-    private let storage = LockedValue<(entries: [Recorded], start: Int, dropped: Int)>(([], 0, 0))
+    /// About how many bytes of JSON a changed value may take in the journal; a longer one is cut.
+    public static let valueLimit = 4_096
+    /// About how many bytes of JSON a substance's starting state may take.
+    public static let startStateLimit = 1_048_576
+
+    /// The entries, in a ring; and where the rebuild of each substance's states starts: its state
+    /// where the journal first saw it, and what the entries dropped from the ring changed since.
+    private struct Storage {
+        var entries: [Recorded] = []
+        var start = 0
+        var dropped = 0
+        var starts: [String: JournalValue] = [:]
+        /// By substance, the newest value of each key the dropped entries changed.
+        var folded: [String: [String: JournalValue]] = [:]
+
+        /// Keeps the new values of `dropped`, an entry leaving the ring.
+        mutating func fold(_ dropped: Recorded) {
+            dropped.changes.visit { change in
+                guard let values = change.values else { return }
+                for value in values { folded[change.substance, default: [:]][value.key] = value.new }
+            }
+        }
+    }
+
+    private let storage = LockedValue(Storage())
+    /// The substances seen so far (on the bus only, but behind a lock: `clear()` comes from anywhere).
+    private let seen = LockedValue<Set<ObjectIdentifier>>([])
     /// Dates the entries from the bus's monotonic clock.
     private let clock = JournalClock()
 
@@ -350,24 +413,46 @@ public final class MixJournal: FluxMiddleware {
     ///     replay reproduces them (their closures cannot be recorded). States are user data: by
     ///     default they are recorded only when payload values are, so that a journal told to keep
     ///     no values keeps none.
-    public init(capacity: Int = 10_000, recordsPayloadValues: Bool = true, recordsStates: Bool? = nil) {
+    ///   - recordsChangedValues: record each changed key's values before and after (bounded by
+    ///     ``valueLimit``), and each substance's state where the journal first sees it: what the
+    ///     timeline page and a value-exact replay need. Like states, values are user data: by
+    ///     default they are recorded when payload values are. `_`-prefixed properties and the
+    ///     state's ``State/secretKeys`` are never recorded.
+    public init(
+        capacity: Int = 10_000, recordsPayloadValues: Bool = true, recordsStates: Bool? = nil,
+        recordsChangedValues: Bool? = nil
+    ) {
         self.capacity = max(1, capacity)
         self.recordsPayloadValues = recordsPayloadValues
         self.recordsStates = recordsStates ?? recordsPayloadValues
+        self.recordsChangedValues = recordsChangedValues ?? recordsPayloadValues
     }
 
     /// Records the mix (on the bus).
     public func didMix(_ report: FluxMixReport) {
-        let entry = Recorded(report: report, recordsPayloadValues: recordsPayloadValues, recordsStates: recordsStates)
+        let entry = Recorded(report: report, journal: self)
+        let recordsChangedValues = self.recordsChangedValues
         storage.withLock { storage in
+            if !entry.starts.isEmpty {
+                for start in entry.starts where storage.starts[start.substance] == nil {
+                    storage.starts[start.substance] = start.state
+                }
+            }
             if storage.entries.count < capacity {
                 storage.entries.append(entry)
             } else {
+                // The dropped entry's new values move into where its substances' rebuild starts.
+                if recordsChangedValues { storage.fold(storage.entries[storage.start]) }
                 storage.entries[storage.start] = entry
                 storage.start = (storage.start + 1) % capacity
                 storage.dropped += 1
             }
         }
+    }
+
+    /// Whether the journal sees `substance` for the first time (on the bus).
+    func seesForTheFirstTime(_ substance: ObjectIdentifier) -> Bool {
+        seen.withLock { $0.insert(substance).inserted }
     }
 
     /// The entries kept, oldest first.
@@ -378,33 +463,43 @@ public final class MixJournal: FluxMiddleware {
         return recorded.map { Entry($0, clock: clock) }
     }
 
+    /// The entries kept, and each substance's state before the first of them, from which the state
+    /// after each mix is rebuilt.
+    public var document: Document {
+        let (starts, folded) = storage.withLock { ($0.starts, $0.folded) }
+        var startStates = starts
+        for (substance, values) in folded {
+            guard var state = startStates[substance] else { continue }
+            // Shorter keys first: a key's value, then what changed below it later.
+            for key in values.keys.sorted(by: { ($0.count, $0) < ($1.count, $1) }) {
+                state.set(values[key].unsafelyUnwrapped, at: key)
+            }
+            startStates[substance] = state
+        }
+        return Document(startStates: startStates, entries: entries)
+    }
+
     /// How many entries were dropped to stay within ``capacity``.
     public var droppedCount: Int { storage.withLock { $0.dropped } }
 
     /// Forgets every entry.
     public func clear() {
-        storage.withLock { $0 = ([], 0, 0) }
+        storage.withLock { $0 = Storage() }
+        seen.withLock { $0.removeAll() }
     }
 
-    /// The entries as JSON lines: one JSON object per line, oldest first.
+    /// The journal as JSON lines: a first line with each substance's starting state (when values
+    /// are recorded; see ``Document``), then one JSON object per entry, oldest first.
     public func jsonLines() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return entries.compactMap { entry in
-            (try? encoder.encode(entry)).flatMap { String(data: $0, encoding: .utf8) }
-        }.joined(separator: "\n")
+        document.jsonLines()
     }
 
-    /// Reads entries exported by ``jsonLines()``; empty lines are skipped.
+    /// Reads the entries of JSON lines exported by ``jsonLines()``; empty lines and the line of
+    /// starting states are skipped.
     ///
     /// - Throws: a `DecodingError` naming the first line that is not an entry.
     public static func entries(fromJSONLines text: String) throws -> [Entry] {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try text.split(whereSeparator: \.isNewline).map { line in
-            try decoder.decode(Entry.self, from: Data(line.utf8))
-        }
+        try Document(jsonLines: text).entries
     }
 }
 

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The values a ``MixJournal`` records of states: converted on the bus as they are committed
+/// (numbers, booleans and strings at once; other values through their `Codable` encoding),
+/// bounded in size, with secrets and `_`-prefixed properties left out.
+extension JournalValue {
+    /// The journal form of `value`, a key's value in a state (nil: the key did not exist), cut to
+    /// about `limit` bytes of JSON; whether it was cut.
+    static func captured(_ value: Any?, limit: Int) -> (value: JournalValue, cut: Bool) {
+        guard let value else { return (.null, false) }
+        switch value {
+        case let value as Int: return (.int(value), false)
+        case let value as Double: return (.double(value), false)
+        case let value as Bool: return (.bool(value), false)
+        case let value as String: return JournalValue.string(value).bounded(to: limit)
+        default:
+            if let optional = value as? any OptionalProtocol {
+                return captured(optional.wrapped, limit: limit)
+            }
+            return JournalValue(encoding: value).strippingInternalKeys().bounded(to: limit)
+        }
+    }
+
+    /// The value cut to about `limit` bytes of JSON, what was cut said where it was (a string ends
+    /// with `… (N characters)`, an array with `"… N more"`, an object gets a `"…"` key); whether
+    /// anything was cut.
+    func bounded(to limit: Int) -> (value: JournalValue, cut: Bool) {
+        var budget = limit
+        var cut = false
+        let value = bounded(budget: &budget, cut: &cut)
+        return (value, cut)
+    }
+
+    private func bounded(budget: inout Int, cut: inout Bool) -> JournalValue {
+        switch self {
+        case .string(let text):
+            let size = text.utf8.count + 2
+            guard size > budget else {
+                budget -= size
+                return self
+            }
+            cut = true
+            let kept = max(0, budget - 2)
+            budget = 0
+            return .string("\(text.prefix(kept))… (\(text.count) characters)")
+        case .array(let values):
+            var kept: [JournalValue] = []
+            for (index, element) in values.enumerated() {
+                guard budget > 0 else {
+                    cut = true
+                    kept.append(.string("… \(values.count - index) more"))
+                    break
+                }
+                kept.append(element.bounded(budget: &budget, cut: &cut))
+                budget -= 1
+            }
+            return .array(kept)
+        case .object(let values):
+            var kept: [String: JournalValue] = [:]
+            let keys = values.keys.sorted()
+            for (index, key) in keys.enumerated() {
+                guard budget > 0 else {
+                    cut = true
+                    kept["…"] = .string("\(keys.count - index) more keys")
+                    break
+                }
+                budget -= key.utf8.count + 3
+                kept[key] = values[key].unsafelyUnwrapped.bounded(budget: &budget, cut: &cut)
+            }
+            return .object(kept)
+        case .null, .bool, .int, .double, .unrepresentable, .redacted:
+            budget -= 8
+            return self
+        }
+    }
+
+    /// The value without the keys of `_`-prefixed properties, at any depth: internal state is
+    /// never recorded.
+    func strippingInternalKeys() -> JournalValue {
+        switch self {
+        case .object(let values):
+            var kept: [String: JournalValue] = [:]
+            for (key, value) in values where !key.hasPrefix("_") { kept[key] = value.strippingInternalKeys() }
+            return .object(kept)
+        case .array(let values):
+            return .array(values.map { $0.strippingInternalKeys() })
+        default:
+            return self
+        }
+    }
+
+    /// The value with what is at each of `keys` (dotted) redacted.
+    func redacting(_ keys: Set<String>) -> JournalValue {
+        var value = self
+        for key in keys where value.value(at: key) != nil { value.set(.redacted, at: key) }
+        return value
+    }
+
+    /// What is at `key` (dotted), if there is something.
+    public func value(at key: String) -> JournalValue? {
+        var current = self
+        for component in key.split(separator: ".", omittingEmptySubsequences: false) {
+            guard case .object(let values) = current, let next = values[String(component)] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    /// Sets what is at `key` (dotted), making the objects on the way.
+    public mutating func set(_ newValue: JournalValue, at key: String) {
+        let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        set(newValue, at: components[...])
+    }
+
+    private mutating func set(_ newValue: JournalValue, at components: ArraySlice<String>) {
+        guard let first = components.first else {
+            self = newValue
+            return
+        }
+        var values: [String: JournalValue] = [:]
+        if case .object(let existing) = self {
+            values = existing
+            self = .null  // the dictionary is changed in place, not copied
+        }
+        var child = values[first] ?? .null
+        child.set(newValue, at: components.dropFirst())
+        values[first] = child
+        self = .object(values)
+    }
+}
+
+extension State {
+    /// Whether `key` (dotted) is secret: one of ``secretKeys``, or below one.
+    static func isSecret(_ key: String) -> Bool {
+        let secrets = secretKeys
+        guard !secrets.isEmpty else { return false }
+        return secrets.contains { key == $0 || (key.hasPrefix($0) && key.dropFirst($0.count).first == ".") }
+    }
+}
