@@ -249,6 +249,15 @@ private enum SubstancesDocSamples {
         try await Flask.apply(Login(user: "ada")).stored()
     }
 
+    // MixDiffPrinter
+    static func printDiffs(on bus: Flux) {
+        bus.use(MixDiffPrinter())
+        // mix #2 SessionMixers.login [user: String] → 1 observer; session: user (1 reactor); 0.05 ms
+        //   session.user
+        //   - nil
+        //   + "ada"
+    }
+
     // MixJournal
     static func saveJournal(to url: URL) throws {
         let journal = MixJournal(capacity: 1_000)
