@@ -66,7 +66,8 @@ extension JournalValue {
         case .string(let value): JournalValue.quoted(value)
         case .array(let values): "[" + values.map(\.json).joined(separator: ",") + "]"
         case .object(let values):
-            "{" + values.keys.sorted().map { "\(JournalValue.quoted($0)):\(values[$0].unsafelyUnwrapped.json)" }
+            "{"
+                + values.keys.sorted().map { "\(JournalValue.quoted($0)):\(values[$0].unsafelyUnwrapped.json)" }
                 .joined(separator: ",") + "}"
         case .unrepresentable(let type): "<\(type)>"
         case .redacted: "<redacted>"
