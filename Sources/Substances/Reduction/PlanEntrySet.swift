@@ -5,8 +5,11 @@
 struct PlanEntrySet: RandomAccessCollection {
     private var inline: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
     /// How many of `inline` hold entries: a byte, so that with ``isExactInMask`` the list stays five
-    /// words (a sixth made it copied through `memcpy`).
+    /// words (a sixth would have it copied through `memcpy`).
     private var inlineCount: UInt8 = 0
+    /// Whether every entry is below 64, so that the mask names the entries exactly. (Declared next
+    /// to the count, so that both fit in the word after `inline`.)
+    private(set) var isExactInMask = true
     /// Nil until a fifth entry: an empty array would still be released whenever a list is
     /// replaced (a recycled commit's list is, on every dispatch).
     private var overflow: [Int32]? = nil
@@ -72,8 +75,6 @@ struct PlanEntrySet: RandomAccessCollection {
     @inline(__always)
     var entryCount: Int { Int(inlineCount) + (overflow?.count ?? 0) }
 
-    /// Whether every entry is below 64, so that the mask names the entries exactly.
-    private(set) var isExactInMask = true
 
     /// Takes `other`'s entries, field by field: assigning the whole list would go through its type's
     /// value witness (a recycled commit does it on every dispatch).
