@@ -3,6 +3,7 @@ import FluxBus
 import Foundation
 import Testing
 
+@testable import FlaskJournalTool
 @testable import Substances
 
 /// A notebook: a nested structure, a list long enough to be cut, a secret, a double.
@@ -422,6 +423,50 @@ struct MixJournalTimelineTests {
             "timeline of 10,000 mixes: \(bytes) bytes, DOM ready in \(best) ms (loads: \(readyTimes)), "
                 + "written by Swift in \(rendered)")
         #expect(best < 2_000, "DOM ready in \(readyTimes) ms")
+    }
+
+    @Test("flask-journal: arguments, usage, and the page of a journal read back from its JSON lines")
+    func tool() async throws {
+        #expect(
+            try JournalTool.parse(["timeline", "in.jsonl", "-o", "out.html"])
+                == .timeline(input: "in.jsonl", output: "out.html", title: nil))
+        #expect(
+            try JournalTool.parse(["timeline", "--title", "T", "in.jsonl", "-o", "-"])
+                == .timeline(input: "in.jsonl", output: nil, title: "T"))
+        #expect(try JournalTool.parse(["timeline", "-"]) == .timeline(input: "-", output: nil, title: nil))
+        #expect(try JournalTool.parse(["--help"]) == .help)
+        for bad in [
+            [], ["replay", "in.jsonl"], ["timeline"], ["timeline", "a", "b"], ["timeline", "a", "-o"],
+            ["timeline", "a", "-x"],
+        ] {
+            #expect(throws: JournalTool.UsageError.self, "\(bad)") { try JournalTool.parse(bad) }
+        }
+
+        let document = try await session()
+        let folder = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("journal.jsonl")
+        try document.jsonLines().write(to: input, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent("timeline.html")
+        let printed = Recorder<String>()
+        let errors = Recorder<String>()
+        let tool = JournalTool(standardOutput: { printed.append($0) }, standardError: { errors.append($0) })
+
+        #expect(tool.run(["timeline", input.path, "-o", output.path, "--title", "Read back"]) == 0)
+        let page = try String(contentsOf: output, encoding: .utf8)
+        #expect(page == document.timelineHTML(title: "Read back"))
+        #expect(tool.run(["timeline", input.path]) == 0)
+        #expect(printed.all.last == document.timelineHTML())
+        #expect(errors.all.isEmpty)
+
+        #expect(tool.run(["timeline"]) == 64)
+        #expect(errors.all.last?.contains("usage: flask-journal timeline IN.jsonl") == true)
+        #expect(tool.run(["timeline", folder.appendingPathComponent("missing.jsonl").path]) == 66)
+        let notJSON = folder.appendingPathComponent("notes.txt")
+        try "hello\n".write(to: notJSON, atomically: true, encoding: .utf8)
+        #expect(tool.run(["timeline", notJSON.path]) == 65)
+        #expect(
+            tool.run(["timeline", input.path, "-o", folder.appendingPathComponent("no/such/folder.html").path]) == 73)
     }
 
     // MARK: Reading pages and DOMs
