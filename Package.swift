@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "Reactors", targets: ["Reactors"]),
         .library(name: "FlaskAPI", targets: ["FlaskAPI"]),
         .executable(name: "FlaskBenchmarks", targets: ["FlaskBenchmarks"]),
+        // `swift run flask-journal timeline IN.jsonl -o OUT.html`: a journal's timeline page.
+        .executable(name: "flask-journal", targets: ["FlaskJournalTool"]),
     ],
     targets: [
         // The one lock of the package, below both leaves (not a product).
@@ -23,6 +25,7 @@ let package = Package(
         .target(name: "Reactors", dependencies: ["FlaskLocking", "FluxBus", "Substances"]),
         .target(name: "FlaskAPI", dependencies: ["FluxBus", "Archive", "Substances", "Reactors"]),
         .executableTarget(name: "FlaskBenchmarks", dependencies: ["FlaskAPI"], path: "Benchmarks/FlaskBenchmarks"),
+        .executableTarget(name: "FlaskJournalTool", dependencies: ["Substances"]),
         .target(name: "FlaskTestSupport", dependencies: ["Archive"], path: "Tests/FlaskTestSupport"),
         .testTarget(name: "FluxBusTests", dependencies: ["FlaskLocking", "FluxBus", "FlaskTestSupport"]),
         .executableTarget(name: "ArchiveProbe", dependencies: ["Archive"], path: "Tests/ArchiveProbe"),
@@ -30,7 +33,7 @@ let package = Package(
         .executableTarget(name: "ArchiveAppProbe", dependencies: ["FlaskAPI"], path: "Tests/ArchiveAppProbe"),
         .testTarget(
             name: "SubstancesTests",
-            dependencies: ["FlaskLocking", "Substances", "FlaskTestSupport", "ArchiveAppProbe"]),
+            dependencies: ["FlaskLocking", "Substances", "FlaskTestSupport", "ArchiveAppProbe", "FlaskJournalTool"]),
         .testTarget(name: "ReactorsTests", dependencies: ["FlaskLocking", "Reactors", "FlaskTestSupport"]),
         .testTarget(name: "FlaskAPITests", dependencies: ["FlaskAPI", "FlaskTestSupport"]),
     ],

@@ -3,10 +3,12 @@
 #
 #   FlaskLocking  <- FluxBus, Archive  <- Substances  <- Reactors  <- FlaskAPI
 #
+# The flask-journal tool (FlaskJournalTool) reads journals with Substances alone.
+#
 # Each module may import the toolchain's modules and the project modules listed for it, no other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-project="FlaskLocking FluxBus Archive Substances Reactors FlaskAPI"
+project="FlaskLocking FluxBus Archive Substances Reactors FlaskAPI FlaskJournalTool"
 declare -A allowed=(
     [FlaskLocking]=""
     [FluxBus]="FlaskLocking"
@@ -14,6 +16,7 @@ declare -A allowed=(
     [Substances]="FlaskLocking FluxBus Archive"
     [Reactors]="FlaskLocking FluxBus Substances"
     [FlaskAPI]="FluxBus Archive Substances Reactors"
+    [FlaskJournalTool]="Substances"
 )
 status=0
 for module in $project; do

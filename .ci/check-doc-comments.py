@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-MODULES = ["FlaskLocking", "FluxBus", "Archive", "Substances", "Reactors", "FlaskAPI"]
+MODULES = ["FlaskLocking", "FluxBus", "Archive", "Substances", "Reactors", "FlaskAPI", "FlaskJournalTool"]
 DECLARATION = re.compile(
     r"^\s*(?:@[\w().:, \"]+\s+)*(?:(?:public|open)(?:\(set\))?\s+)+(?:(?:final|static|class|override|"
     r"nonisolated|convenience|required|mutating|indirect|dynamic|lazy|(?:private|internal|fileprivate|package)\(set\))\s+)*"

@@ -61,6 +61,23 @@ struct ToolsTests {
         #expect(state == CartState())
     }
 
+    @Test("the timeline samples write the page, and the journal that the command line reads back")
+    func timelineSamples() async throws {
+        let journal = await recordSession(on: Flux())
+        let folder = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = folder.appendingPathComponent("timeline.html")
+        try writeTimeline(of: journal, to: page)
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains(#"data-key="total""#))
+        let saved = try saveJournal(journal, in: folder)
+        let document = try MixJournal.Document(jsonLines: String(contentsOf: saved, encoding: .utf8))
+        #expect(document.entries.map(\.serial) == journal.entries.map(\.serial))
+        // The JSON lines keep whole seconds of the dates: the rows are the same, the times may not be.
+        let rows = document.timelineHTML().components(separatedBy: "data-mix-serial=\"").count - 1
+        #expect(rows == journal.entries.count && rows == 3)
+    }
+
     @Test("a session with chain reactions and reactors replays to the same states and changes")
     func chainReplay() async throws {
         let bus = Flux()

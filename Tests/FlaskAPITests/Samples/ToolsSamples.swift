@@ -76,6 +76,17 @@ func recordSession(on bus: Flux = Flask.bus) async -> MixJournal {
     return journal
 }
 
+func writeTimeline(of journal: MixJournal, to url: URL) throws {
+    try journal.timelineHTML().write(to: url, atomically: true, encoding: .utf8)
+}
+
+func saveJournal(_ journal: MixJournal, in folder: URL? = nil) throws -> URL {
+    let documents = folder ?? FileManager.default.urls(for: .documentDirectory, in: .userDomainMask)[0]
+    let url = documents.appendingPathComponent("flask-journal.jsonl")
+    try journal.jsonLines().write(to: url, atomically: true, encoding: .utf8)
+    return url
+}
+
 func replaySession(_ jsonLines: String) async throws -> (MixJournal.Replay, CartState) {
     let entries = try MixJournal.entries(fromJSONLines: jsonLines)
     let bus = Flux(label: "replay")

@@ -1,0 +1,406 @@
+// The style and the script of the timeline page (`MixJournal+Timeline.swift`), inlined in it.
+extension TimelinePage {
+    /// The page's style: system fonts, the rows on the left, the state panel sticky on the right.
+    static let style = #"""
+        :root {
+          color-scheme: light dark;
+          --bg: #f5f5f7; --fg: #1d1d1f; --muted: #6e6e73; --card: #fff; --line: #dcdce1;
+          --accent: #0a66d8; --selected: #e7f0fd; --old-bg: #fdecea; --old-fg: #a1251b;
+          --new-bg: #e6f4ea; --new-fg: #17693a; --warn-bg: #fff4e0; --warn-fg: #8a5300;
+          --badge-bg: #ececf1; --mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
+        }
+        @media (prefers-color-scheme: dark) {
+          :root {
+            --bg: #1c1c1e; --fg: #f2f2f7; --muted: #a1a1a6; --card: #2c2c2e; --line: #3a3a3c;
+            --accent: #4c9bff; --selected: #1f3350; --old-bg: #4a1f1c; --old-fg: #ffb4ab;
+            --new-bg: #173d26; --new-fg: #9ee2b0; --warn-bg: #47340f; --warn-fg: #ffd38a; --badge-bg: #3a3a3c;
+          }
+        }
+        * { box-sizing: border-box; }
+        [hidden] { display: none !important; }
+        /* The header on top; below it the rows and the state panel, each scrolling on its own. */
+        html, body { height: 100%; }
+        body {
+          margin: 0; background: var(--bg); color: var(--fg); display: flex; flex-direction: column; overflow: hidden;
+          font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+        }
+        header { flex: none; padding: 12px 20px 10px; border-bottom: 1px solid var(--line); background: var(--card); }
+        h1 { font-size: 19px; margin: 0 0 2px; }
+        .counts { margin: 0 0 8px; color: var(--muted); }
+        .counts b { color: var(--fg); font-variant-numeric: tabular-nums; }
+        .dropped b { color: var(--warn-fg); }
+        .filters { display: flex; flex-wrap: wrap; gap: 8px 18px; align-items: center; }
+        .filters label { display: flex; gap: 6px; align-items: center; font-weight: 600; }
+        select, input[type=search] {
+          font: inherit; font-weight: normal; padding: 3px 6px; border: 1px solid var(--line);
+          border-radius: 6px; background: var(--bg); color: var(--fg);
+        }
+        input[type=search] { width: 16em; }
+        .muted { color: var(--muted); }
+        .layout {
+          flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1fr) minmax(300px, 40%);
+        }
+        main { min-width: 0; min-height: 0; overflow: auto; padding: 12px 12px 12px 20px; }
+        .empty { color: var(--muted); padding: 24px; text-align: center; }
+        .mix {
+          background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 7px 12px 6px;
+          margin: 0 0 6px; cursor: pointer; content-visibility: auto; contain-intrinsic-size: auto 96px;
+        }
+        .mix:hover { border-color: var(--muted); }
+        .mix.selected { border-color: var(--accent); box-shadow: 0 0 0 1px var(--accent); background: var(--selected); }
+        .mix.stopped { border-left: 4px solid var(--warn-fg); }
+        .mix.aborts { border-left: 4px solid var(--old-fg); }
+        .head { display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; }
+        .serial { color: var(--muted); font-weight: 600; font-variant-numeric: tabular-nums; min-width: 3.5em; }
+        .mixer { font-weight: 600; overflow-wrap: anywhere; }
+        .replacing { color: var(--muted); font-size: 12px; }
+        time, .dur { color: var(--muted); font-size: 12px; font-variant-numeric: tabular-nums; }
+        time { margin-left: auto; }
+        .dur { min-width: 6.5em; text-align: right; }
+        .badge {
+          display: inline-block; font-size: 11px; line-height: 16px; padding: 0 6px; border-radius: 8px;
+          background: var(--badge-bg); color: var(--muted); font-weight: 600; letter-spacing: .02em;
+        }
+        .badge.action { background: #e8e1fb; color: #5b36b8; }
+        .badge.abort { background: var(--old-bg); color: var(--old-fg); }
+        .badge.cut { background: var(--warn-bg); color: var(--warn-fg); }
+        @media (prefers-color-scheme: dark) { .badge.action { background: #3b2d66; color: #d4c6ff; } }
+        .payload { font-size: 12px; color: var(--muted); margin-top: 2px; overflow-wrap: anywhere; }
+        .payload::before { content: "payload"; margin-right: 6px; }
+        .payload.typed::before { content: "action"; }
+        code, .key, .old, .new, pre { font-family: var(--mono); font-size: 12px; }
+        .payload code { color: var(--fg); }
+        .stop {
+          margin-top: 4px; padding: 2px 8px; border-radius: 6px; background: var(--warn-bg); color: var(--warn-fg);
+        }
+        .changes { list-style: none; margin: 4px 0 0; padding: 0; }
+        .change {
+          display: flex; flex-wrap: wrap; gap: 2px 8px; align-items: baseline; padding: 1px 0; color: var(--muted);
+        }
+        .substance { color: var(--muted); font-size: 12px; min-width: 5em; }
+        .key { font-weight: 600; color: var(--fg); }
+        .old, .new {
+          padding: 0 5px; border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere;
+          max-height: 7.5em; overflow: auto; max-width: 100%;
+        }
+        .old { background: var(--old-bg); color: var(--old-fg); }
+        .new { background: var(--new-bg); color: var(--new-fg); }
+        .redacted { font-style: italic; }
+        .meta { font-size: 12px; color: var(--muted); margin-top: 2px; }
+        .locks { color: var(--fg); }
+        #panel {
+          min-height: 0; overflow: auto; background: var(--card); border-left: 1px solid var(--line);
+          padding: 12px 16px;
+        }
+        .stepper { display: flex; gap: 8px; align-items: center; }
+        .stepper input { flex: 1; min-width: 0; accent-color: var(--accent); }
+        button {
+          font: inherit; padding: 2px 10px; border: 1px solid var(--line); border-radius: 6px;
+          background: var(--bg); color: var(--fg); cursor: pointer;
+        }
+        button:hover { border-color: var(--accent); }
+        h2 { font-size: 16px; margin: 10px 0 0; }
+        #selected-mix { font-variant-numeric: tabular-nums; }
+        #selected-info { margin: 0 0 6px; font-size: 12px; overflow-wrap: anywhere; }
+        h3 { font-size: 13px; margin: 10px 0 4px; }
+        .substance-state.touched h3::after {
+          content: "changed"; margin-left: 8px; font-size: 11px; padding: 0 6px; border-radius: 8px;
+          background: var(--new-bg); color: var(--new-fg);
+        }
+        pre {
+          margin: 0; padding: 8px 10px; background: var(--bg); border: 1px solid var(--line); border-radius: 6px;
+          white-space: pre-wrap; overflow-wrap: anywhere; max-height: 60vh; overflow: auto;
+        }
+        .note, .help { font-size: 12px; }
+        /* Narrow windows: one column, the state panel first, sticky over the rows. */
+        @media (max-width: 760px) {
+          body { display: block; overflow: visible; }
+          .layout { display: flex; flex-direction: column; }
+          main { overflow: visible; padding: 12px; }
+          #panel {
+            order: -1; position: sticky; top: 0; z-index: 1; max-height: 45vh; border-left: 0;
+            border-bottom: 1px solid var(--line); box-shadow: 0 2px 6px rgba(0, 0, 0, .08);
+          }
+        }
+
+        """#
+
+    /// The page's script: reads the data once, rebuilds the states after the selected mix as
+    /// `MixJournal.Document.states(after:)` does, steps, filters (by hiding rows), and follows
+    /// `#mix=N`. It writes `performance.now()` at `DOMContentLoaded` into `#ready-ms`.
+    static let script = #"""
+        (function () {
+          "use strict";
+          var data = JSON.parse(document.getElementById("journal-data").textContent);
+          var mixes = data.mixes;
+          var rows = document.querySelectorAll("#mixes [data-mix-serial]");
+          var indexBySerial = new Map();
+          mixes.forEach(function (mix, index) {
+            var serial = String(mix.s);
+            if (!indexBySerial.has(serial)) indexBySerial.set(serial, index);
+          });
+          var slider = document.getElementById("step");
+          var selectedLabel = document.getElementById("selected-mix");
+          var selectedInfo = document.getElementById("selected-info");
+          var has = Object.prototype.hasOwnProperty;
+
+          // A state as the journal writes it: whole doubles, secrets and unrepresentable values are
+          // tagged objects, which count as values, not as objects to set keys in.
+          function isObject(value) {
+            if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+            return !(typeof value.$double === "string" || typeof value.$unrepresentable === "string" ||
+              value.$redacted === true);
+          }
+          function put(object, key, value) {
+            if (key === "__proto__") {
+              var property = { value: value, writable: true, enumerable: true, configurable: true };
+              Object.defineProperty(object, key, property);
+            } else {
+              object[key] = value;
+            }
+          }
+          // Sets `value` at the dotted key `parts[at...]` of `root`, making the objects on the way, and
+          // returns the new root. Objects the rebuild has not made itself (the starting states, the
+          // recorded values) are copied before they change: they are shared.
+          function setAt(root, parts, at, value, owned) {
+            if (at === parts.length) return value;
+            var object;
+            if (isObject(root)) {
+              if (owned.has(root)) {
+                object = root;
+              } else {
+                object = {};
+                Object.keys(root).forEach(function (key) { put(object, key, root[key]); });
+                owned.add(object);
+              }
+            } else {
+              object = {};
+              owned.add(object);
+            }
+            var key = parts[at];
+            var child = has.call(object, key) ? object[key] : null;
+            put(object, key, setAt(child, parts, at + 1, value, owned));
+            return object;
+          }
+
+          var rebuilt = null;
+          // Every substance's state after the mix at `index`, as MixJournal.Document.states(after:):
+          // from the starting states, each change's new values in order; aborted changes, changes
+          // without values and substances without a starting state are skipped.
+          function statesAfter(index) {
+            if (rebuilt === null || rebuilt.index > index) {
+              var states = new Map();
+              Object.keys(data.start).forEach(function (name) { states.set(name, data.start[name]); });
+              rebuilt = { index: -1, states: states, owned: new Set(), dirty: new Set(states.keys()) };
+            }
+            for (var at = rebuilt.index + 1; at <= index; at++) {
+              var changes = mixes[at].c;
+              for (var c = 0; c < changes.length; c++) {
+                var change = changes[c];
+                if (change.a || !change.v || !rebuilt.states.has(change.n)) continue;
+                var state = rebuilt.states.get(change.n);
+                for (var v = 0; v < change.v.length; v++) {
+                  state = setAt(state, change.v[v][0].split("."), 0, change.v[v][1], rebuilt.owned);
+                }
+                rebuilt.states.set(change.n, state);
+                rebuilt.dirty.add(change.n);
+              }
+            }
+            rebuilt.index = Math.max(rebuilt.index, index);
+            return rebuilt.states;
+          }
+
+          function isScalar(value) {
+            return value === null || typeof value !== "object" || (!Array.isArray(value) && !isObject(value));
+          }
+          // JSON with two spaces of indentation, keys sorted; tagged values on one line, and arrays of
+          // scalars as many to a line as fit.
+          function pretty(value, indent) {
+            if (isScalar(value)) return JSON.stringify(value);
+            var inner = indent + "  ";
+            if (Array.isArray(value)) {
+              if (value.length === 0) return "[]";
+              if (value.every(isScalar)) {
+                var lines = [];
+                var line = "";
+                value.forEach(function (element, index) {
+                  var text = JSON.stringify(element) + (index < value.length - 1 ? "," : "");
+                  if (line && line.length + 1 + text.length > 56) {
+                    lines.push(line);
+                    line = text;
+                  } else {
+                    line = line ? line + " " + text : text;
+                  }
+                });
+                lines.push(line);
+                if (lines.length === 1) return "[" + lines[0] + "]";
+                return "[\n" + lines.map(function (text) { return inner + text; }).join("\n") + "\n" + indent + "]";
+              }
+              return "[\n" + value.map(function (element) { return inner + pretty(element, inner); }).join(",\n") +
+                "\n" + indent + "]";
+            }
+            var keys = Object.keys(value).sort();
+            if (keys.length === 0) return "{}";
+            return "{\n" + keys.map(function (key) {
+              return inner + JSON.stringify(key) + ": " + pretty(value[key], inner);
+            }).join(",\n") + "\n" + indent + "}";
+          }
+
+          var panels = new Map();
+          document.querySelectorAll("#state [data-state-substance]").forEach(function (element) {
+            panels.set(element.getAttribute("data-state-substance"), { element: element });
+          });
+
+          var selected = -1;
+          function select(index, options) {
+            if (mixes.length === 0) return;
+            index = Math.max(0, Math.min(mixes.length - 1, index));
+            if (selected >= 0) rows[selected].classList.remove("selected");
+            selected = index;
+            var row = rows[index];
+            row.classList.add("selected");
+            slider.value = String(index);
+            selectedLabel.textContent = String(mixes[index].s);
+            var mixer = row.querySelector(".mixer");
+            var time = row.querySelector("time");
+            selectedInfo.textContent = (mixer ? mixer.textContent : "") + (time ? " · " + time.textContent : "") +
+              " · " + (index + 1) + " of " + mixes.length;
+            var states = statesAfter(index);
+            var touched = new Set();
+            mixes[index].c.forEach(function (change) { if (!change.a && change.v) touched.add(change.n); });
+            panels.forEach(function (panel, name) {
+              var state = states.get(name);
+              // The rebuild changes the objects it made in place: what changed is in `dirty`.
+              if (rebuilt.dirty.has(name)) panel.element.textContent = pretty(state, "");
+              panel.element.parentElement.classList.toggle("touched", touched.has(name));
+            });
+            rebuilt.dirty.clear();
+            if (options.scroll) row.scrollIntoView({ block: options.center ? "center" : "nearest" });
+            if (options.hash) writeHash();
+          }
+
+          // The address's fragment: `#mix=N`, and the filters (`&substance=NAME&key=TEXT`).
+          function hashParameters() {
+            var parameters = Object.create(null);
+            location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+              var equals = part.indexOf("=");
+              if (equals < 0) return;
+              try {
+                parameters[part.slice(0, equals)] = decodeURIComponent(part.slice(equals + 1));
+              } catch (error) {
+                // Not percent-encoded text: ignored.
+              }
+            });
+            return parameters;
+          }
+          function fromHash() {
+            var parameters = hashParameters();
+            if (parameters.substance !== undefined) {
+              var known = Array.prototype.some.call(substanceFilter.options, function (option) {
+                return option.value === parameters.substance;
+              });
+              substanceFilter.value = known ? parameters.substance : "";
+            }
+            if (parameters.key !== undefined) keyFilter.value = parameters.key;
+            if (parameters.substance !== undefined || parameters.key !== undefined) filter();
+            if (parameters.mix === undefined) return -1;
+            var index = indexBySerial.get(parameters.mix);
+            // A serial not in the journal: the state after every mix, as states(after:) gives.
+            return index === undefined ? mixes.length - 1 : index;
+          }
+          function writeHash() {
+            if (selected < 0) return;
+            var hash = "#mix=" + mixes[selected].s;
+            if (substanceFilter.value) hash += "&substance=" + encodeURIComponent(substanceFilter.value);
+            if (keyFilter.value) hash += "&key=" + encodeURIComponent(keyFilter.value);
+            try { history.replaceState(null, "", hash); } catch (error) { location.replace(hash); }
+          }
+
+          function visible(index) { return !rows[index].hidden; }
+          function step(direction) {
+            for (var at = selected + direction; at >= 0 && at < mixes.length; at += direction) {
+              if (visible(at)) { select(at, { scroll: true, hash: true }); return; }
+            }
+          }
+
+          // Filters: each row's substances and keys, read from its markup the first time a filter is used.
+          var filterIndex = null;
+          var substanceFilter = document.getElementById("filter-substance");
+          var keyFilter = document.getElementById("filter-key");
+          var shown = document.getElementById("shown");
+          function filter() {
+            var substance = substanceFilter.value;
+            var key = keyFilter.value.trim().toLowerCase();
+            var count = 0;
+            if (!substance && !key) {
+              for (var all = 0; all < rows.length; all++) rows[all].hidden = false;
+              shown.textContent = "";
+              return;
+            }
+            if (filterIndex === null) {
+              filterIndex = [];
+              rows.forEach(function (row) {
+                var parts = [];
+                row.querySelectorAll("[data-substance]").forEach(function (element) {
+                  var key = element.getAttribute("data-key") || "";
+                  parts.push(element.getAttribute("data-substance"), key.toLowerCase());
+                });
+                filterIndex.push(parts);
+              });
+            }
+            for (var index = 0; index < rows.length; index++) {
+              var parts = filterIndex[index];
+              var match = false;
+              for (var p = 0; p < parts.length && !match; p += 2) {
+                match = (!substance || parts[p] === substance) && (!key || parts[p + 1].indexOf(key) >= 0);
+              }
+              rows[index].hidden = !match;
+              if (match) count++;
+            }
+            shown.textContent = count + " of " + rows.length + " mixes shown";
+          }
+          substanceFilter.addEventListener("change", function () { filter(); writeHash(); });
+          keyFilter.addEventListener("input", function () { filter(); writeHash(); });
+
+          document.getElementById("prev").addEventListener("click", function () { step(-1); });
+          document.getElementById("next").addEventListener("click", function () { step(1); });
+          slider.addEventListener("input", function () {
+            select(Number(slider.value), { scroll: true, hash: true });
+          });
+          document.getElementById("mixes").addEventListener("click", function (event) {
+            var row = event.target.closest("[data-mix-serial]");
+            if (!row) return;
+            var index = indexBySerial.get(row.getAttribute("data-mix-serial"));
+            if (index !== undefined) select(index, { scroll: false, hash: true });
+          });
+          document.addEventListener("keydown", function (event) {
+            var target = event.target;
+            if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
+            if (event.key === "ArrowLeft" || event.key === "k") { step(-1); event.preventDefault(); }
+            if (event.key === "ArrowRight" || event.key === "j") { step(1); event.preventDefault(); }
+          });
+          window.addEventListener("hashchange", function () {
+            var index = fromHash();
+            if (index >= 0 && index !== selected) select(index, { scroll: true, center: true, hash: false });
+          });
+
+          var initial = fromHash();
+          select(initial >= 0 ? initial : mixes.length - 1, { scroll: false, hash: false });
+
+          function ready() {
+            document.getElementById("ready-ms").textContent = performance.now().toFixed(1);
+            // The mix of #mix=N is scrolled to once the page is ready: bringing a row into view lays
+            // out the rows above it, which would hold the page back.
+            if (initial >= 0) {
+              setTimeout(function () { rows[initial].scrollIntoView({ block: "center" }); }, 0);
+            }
+          }
+          if (document.readyState === "loading") {
+            document.addEventListener("DOMContentLoaded", ready);
+          } else {
+            ready();
+          }
+        })();
+
+        """#
+}
