@@ -129,3 +129,13 @@ func watchLocks(on bus: Flux = Flask.bus) -> FluxLockWatch {
         print("a lock is held too long:\n\(report)")
     }
 }
+
+struct AccountState: State {
+    var user = ""
+    var token = ""
+    static var secretKeys: Set<String> { ["token"] }
+}
+
+func printDiffs(of bus: Flux) {
+    bus.use(MixDiffPrinter())
+}
