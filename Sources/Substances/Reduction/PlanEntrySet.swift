@@ -75,7 +75,6 @@ struct PlanEntrySet: RandomAccessCollection {
     @inline(__always)
     var entryCount: Int { Int(inlineCount) + (overflow?.count ?? 0) }
 
-
     /// Takes `other`'s entries, field by field: assigning the whole list would go through its type's
     /// value witness (a recycled commit does it on every dispatch).
     @inline(__always)
