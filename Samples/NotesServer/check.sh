@@ -6,8 +6,10 @@
 #
 #   Samples/NotesServer/check.sh [path to the NotesServer binary]
 set -uo pipefail
-cd "$(dirname "$0")"
-bin=${1:-.build/debug/NotesServer}
+here=$(cd "$(dirname "$0")" && pwd)
+# A path given is taken from the caller's directory, before the script moves to its own.
+bin=$(realpath -m "${1:-$here/.build/debug/NotesServer}")
+cd "$here"
 data=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 failed=0

@@ -39,30 +39,6 @@ struct DeepState: State {
     var tree = Branch()
 }
 
-/// A substance archiving with the archiver and timing it is given.
-///
-/// `@unchecked Sendable`: `Substance`'s reasoning; the properties it adds are constants.
-final class ArchivedWith<S: State>: Substance<S>, @unchecked Sendable {
-    let chosenArchiver: Archiver
-    let delay: Double
-    let maxDelay: Double
-
-    init(name: String, archiver: Archiver, delay: Double = 2, maxDelay: Double = 5, bus: Flux) {
-        self.chosenArchiver = archiver
-        self.delay = delay
-        self.maxDelay = maxDelay
-        super.init(name: name, archive: true, bus: bus)
-    }
-
-    required convenience init() {
-        self.init(name: "unused", archiver: .shared, bus: .shared)
-    }
-
-    override func archiver() -> Archiver { chosenArchiver }
-    override func archiveDelay() -> Double { delay }
-    override func archiveMaxDelay() -> Double { maxDelay }
-}
-
 @Suite("Substances that archive: write now, bounded waits, names in use, secrets, depth")
 struct SubstanceArchiveSafetyTests {
     /// A bus whose diagnostics are recorded, and an archiver on a manual clock.
@@ -80,8 +56,12 @@ struct SubstanceArchiveSafetyTests {
             bus.diagnostics = { reports.append($0) }
         }
 
-        func substance<S: State>(_ type: S.Type, delay: Double = 2, maxDelay: Double = 5) -> ArchivedWith<S> {
-            ArchivedWith<S>(name: name, archiver: archiver, delay: delay, maxDelay: maxDelay, bus: bus)
+        /// A substance archiving with the rig's archiver and the timing given, set at creation:
+        /// no subclass.
+        func substance<S: State>(_ type: S.Type, delay: Double = 2, maxDelay: Double = 5) -> Substance<S> {
+            Substance<S>(
+                name: name, archive: true,
+                archiveSettings: ArchiveSettings(delay: delay, maxDelay: maxDelay, archiver: archiver), bus: bus)
         }
 
         func counter() -> Int? {
@@ -133,7 +113,7 @@ struct SubstanceArchiveSafetyTests {
     @Test("a second live substance with the name of another is reported, naming its key")
     func nameInUse() async throws {
         let rig = Rig()
-        var first: ArchivedWith<SecretState>? = rig.substance(SecretState.self)
+        var first: Substance<SecretState>? = rig.substance(SecretState.self)
         let second = rig.substance(SecretState.self)
         let inUse = rig.reports.all.filter { $0.code == .archiveKeyInUse }
         #expect(inUse.count == 1)
@@ -165,7 +145,8 @@ struct SubstanceArchiveSafetyTests {
         try rig.store.set(
             Data(#"{"counter":\#(number),"password":"\#(secret)","pin":"\#(secret)","ratio":1}"#.utf8),
             forKey: "Fx.1.\(rig.name)")
-        let restored = ArchivedWith<SecretState>(name: rig.name, archiver: rig.archiver, bus: rig.bus)
+        let restored = Substance<SecretState>(
+            name: rig.name, archive: true, archiveSettings: ArchiveSettings(archiver: rig.archiver), bus: rig.bus)
         #expect(restored.state.password == secret, "what fits is restored")
         let codes = rig.reports.all.map(\.code)
         #expect(codes.filter { $0 == .archiveWriteFailed }.count == 1)
@@ -185,11 +166,13 @@ struct SubstanceArchiveSafetyTests {
         let reports = Recorder<FluxDiagnostic>()
         bus.diagnostics = { reports.append($0) }
         for name in [String(repeating: "n", count: 10_000), String(repeating: "😀", count: 85)] {
-            let first = ArchivedWith<SecretState>(name: name, archiver: archiver, bus: bus)
+            let first = Substance<SecretState>(
+                name: name, archive: true, archiveSettings: ArchiveSettings(archiver: archiver), bus: bus)
             await first.mixAndWait { $0.prop.counter = 3 }
             try await first.archiveNowAndWait()
             // A second live substance of the name: reported, briefly.
-            let second = ArchivedWith<SecretState>(name: name, archiver: archiver, bus: bus)
+            let second = Substance<SecretState>(
+                name: name, archive: true, archiveSettings: ArchiveSettings(archiver: archiver), bus: bus)
             #expect(second.state.counter == 3)
             let report = try #require(reports.all.last { $0.code == .archiveKeyInUse })
             #expect(report.message.count < 400, "\(report.message.count) characters")
@@ -206,7 +189,8 @@ struct SubstanceArchiveSafetyTests {
             $0.prop.counter = 7
         }
         try await substance.archiveNowAndWait()
-        let restored = ArchivedWith<SecretState>(name: rig.name, archiver: rig.archiver, bus: rig.bus)
+        let restored = Substance<SecretState>(
+            name: rig.name, archive: true, archiveSettings: ArchiveSettings(archiver: rig.archiver), bus: rig.bus)
         #expect(restored.state.ratio.isNaN)
         #expect(restored.state.counter == 7)
         #expect(!rig.reports.all.contains { $0.code == .archiveWriteFailed })
@@ -232,7 +216,8 @@ struct SubstanceArchiveSafetyTests {
         let failures = rig.reports.all.filter { $0.code == .archiveWriteFailed }
         #expect(!failures.isEmpty)
         #expect(failures.allSatisfy { $0.message.contains("nested deeper than 512 levels") })
-        let restored = ArchivedWith<DeepState>(name: rig.name, archiver: rig.archiver, bus: rig.bus)
+        let restored = Substance<DeepState>(
+            name: rig.name, archive: true, archiveSettings: ArchiveSettings(archiver: rig.archiver), bus: rig.bus)
         #expect(restored.state.tree.children.first?.children.count == 1, "the previous archive is intact")
     }
 }

@@ -42,6 +42,10 @@ final class LockedFlag: @unchecked Sendable {
     }
 }
 
+enum ArchiveTestMixers: SubstanceMixer {
+    case bump
+}
+
 @Suite("Substances that archive", .serialized)
 struct SubstanceArchiveTests {
     @Test("the overrides of the four archive hooks are used")
@@ -63,6 +67,43 @@ struct SubstanceArchiveTests {
         await restored.mixAndWait { $0.prop.counter = 6 }
         CustomArchived.archiver.flush()
         #expect(CustomArchived(name: name, archive: true, bus: bus).state.counter == 5)
+    }
+
+    @Test("archive settings given at creation choose key, key space and archiver, without a subclass")
+    func settingsWithoutSubclass() async throws {
+        let bus = Flux()
+        let store = MemoryArchiveStore()
+        let archiver = Archiver(store: store)
+        let name = "settings-\(UUID().uuidString)"
+        let spaced = Substance<ArchivedState>(
+            name: name, archive: true, archiveSettings: ArchiveSettings(keySpace: "7", delay: 0, archiver: archiver),
+            bus: bus)
+        #expect(spaced.archiveKey() == "Fx.7.\(name)")
+        #expect(spaced.archiveDelay() == 0)
+        #expect(spaced.archiveMaxDelay() == Archiver.defaultMaxDelay)
+        await spaced.mixAndWait { $0.prop.counter = 3 }
+        try await spaced.stored()
+        #expect(try store.data(forKey: "Fx.7.\(name)") != nil)
+
+        let keyed = ReactiveSubstance<ArchivedState, ArchiveTestMixers>(
+            name: "\(name)-keyed", archive: true,
+            archiveSettings: ArchiveSettings(key: "drafts.v2", delay: 0, archiver: archiver), bus: bus
+        ) { define in
+            define(mix: .bump) { substance, _, react, _ in
+                substance.prop.counter += 1
+                react()
+            }
+        }
+        #expect(keyed.archiveKey() == "drafts.v2")
+        _ = await bus.dispatchAndWait(ArchiveTestMixers.bump.busName)
+        try await keyed.stored()
+        #expect(try store.data(forKey: "drafts.v2") != nil)
+        #expect(try store.data(forKey: "Fx.1.\(name)-keyed") == nil)
+        let restored = Substance<ArchivedState>(
+            name: "\(name)-again", archive: true,
+            archiveSettings: ArchiveSettings(key: "drafts.v2", archiver: archiver),
+            bus: bus)
+        #expect(restored.state.counter == 1)
     }
 
     @Test("the default archive key follows a key space and a name that change")

@@ -68,7 +68,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         (_ action: A, _ react: MixerResolution, _ abort: MixerResolution) -> Void
 
     private let observations = LockedValue<[FluxMixerName: FluxObservation]>([:])
-    /// The observations of the bodies given to `init(name:archive:bus:mixers:)`.
+    /// The observations of the bodies given to `init(name:archive:archiveSettings:bus:mixers:)`.
     private let storedObservations = LockedValue<[FluxObservation]>([])
     /// What `define` needs to know while `defineMixers()` runs for a dispatch, in one property:
     /// each property of a generic class is found through its metadata.
@@ -86,11 +86,14 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     }
 
     /// Creates the substance and learns the mixers and actions `defineMixers()` defines (see
-    /// ``Substance/init(name:archive:bus:)``).
-    public override init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
+    /// ``Substance/init(name:archive:archiveSettings:bus:)``).
+    public override init(
+        name: String? = nil, archive: Bool = false, archiveSettings: ArchiveSettings = ArchiveSettings(),
+        bus: Flux = .shared
+    ) {
         resolver = MixerResolver(bus: bus)
         definition = BusConfined(DefineMixersRun(), on: bus, "ReactiveSubstance.define outside init and dispatches")
-        super.init(name: name, archive: archive, bus: bus)
+        super.init(name: name, archive: archive, archiveSettings: archiveSettings, bus: bus)
         resolver.name(reference)
         // The mixers are learned first and observed after: no dispatch can reach the substance
         // while `init` still writes its bookkeeping.
@@ -119,15 +122,16 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// ```
     ///
     /// - Parameters:
-    ///   - name: the substance's name (see ``Substance/init(name:archive:bus:)``).
+    ///   - name: the substance's name (see ``Substance/init(name:archive:archiveSettings:bus:)``).
     ///   - archive: whether it archives its state.
+    ///   - archiveSettings: where and when it archives (see ``ArchiveSettings``).
     ///   - bus: the bus it mixes on.
     ///   - mixers: defines the mixers and actions it reacts to; called once, before this returns.
     public convenience init(
-        name: String? = nil, archive: Bool = false, bus: Flux = .shared,
-        mixers: (_ define: inout MixerDefinitions<S, M>) -> Void
+        name: String? = nil, archive: Bool = false, archiveSettings: ArchiveSettings = ArchiveSettings(),
+        bus: Flux = .shared, mixers: (_ define: inout MixerDefinitions<S, M>) -> Void
     ) {
-        self.init(name: name, archive: archive, bus: bus)
+        self.init(name: name, archive: archive, archiveSettings: archiveSettings, bus: bus)
         var definitions = MixerDefinitions<S, M>()
         mixers(&definitions)
         for group in definitions.byName() { register(group.name, mixer: group.mixer, runs: group.runs) }

@@ -37,6 +37,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private let defaultName: String
     private let serial: UInt64
     private let archiveFlag: Atomic<Bool>
+    /// Where and when the substance archives, as given at creation; the archive hooks' defaults.
+    public let archiveSettings: ArchiveSettings
     /// The default archive key and the key space and name it was built from. An archived substance
     /// asks for its key on every commit, and building it again (a string interpolation and an
     /// allocation) was about a fifth of such a commit's cost; the two overridable parts are still
@@ -78,8 +80,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// - Parameters:
     ///   - name: a unique name, required to archive; unnamed substances get a unique generated name.
     ///   - archive: restore the archived state now and archive changes from now on.
+    ///   - archiveSettings: where and when it archives (the key, the delays, the archiver), when
+    ///     `archive` is true or ``shouldArchive`` is set later.
     ///   - bus: the bus to mix on; the shared one unless you isolate (tests, tools).
-    public init(name: String? = nil, archive: Bool = false, bus: Flux = .shared) {
+    public init(
+        name: String? = nil, archive: Bool = false, archiveSettings: ArchiveSettings = ArchiveSettings(),
+        bus: Flux = .shared
+    ) {
         let initial = S()
         self.bus = bus
         self.plan = ReductionPlan.cached(for: S.self)
@@ -87,6 +94,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.serial = serial
         self.defaultName = name ?? "\(S.self)#\(serial)"
         self.archiveFlag = Atomic(archive)
+        self.archiveSettings = archiveSettings
         let working = UnsafeMutablePointer<S>.allocate(capacity: 1)
         working.initialize(to: initial)
         let committed = UnsafeMutablePointer<S>.allocate(capacity: 1)
@@ -120,7 +128,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Creates an unnamed substance on the shared bus.
     public required convenience init() {
-        self.init(name: nil, archive: false, bus: .shared)
+        self.init(name: nil, archive: false, archiveSettings: ArchiveSettings(), bus: .shared)
     }
 
     /// The committed state: safe from any thread, a consistent snapshot.
@@ -381,11 +389,12 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     // MARK: Archive hooks (overridable; see Substance+Archive.swift)
 
-    /// The key space of the archive key (`"1"` by default).
-    open func archiveKeySpace() -> String { "1" }
+    /// The key space of the archive key (``ArchiveSettings/keySpace``, `"1"` by default).
+    open func archiveKeySpace() -> String { archiveSettings.keySpace }
 
-    /// The archive key (`"Fx.<keySpace>.<name>"` by default).
+    /// The archive key (``ArchiveSettings/key``, or `"Fx.<keySpace>.<name>"` by default).
     open func archiveKey() -> String {
+        if let key = archiveSettings.key { return key }
         let space = archiveKeySpace()
         let name = name()
         return lastArchiveKey.withLock { last in
@@ -396,18 +405,20 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         }
     }
 
-    /// Seconds of quiet after the last change before the state is written (2 by default).
-    open func archiveDelay() -> Double { 2.0 }
+    /// Seconds of quiet after the last change before the state is written
+    /// (``ArchiveSettings/delay``, 2 by default).
+    open func archiveDelay() -> Double { archiveSettings.delay }
 
     /// The most seconds a change waits to be written while changes keep coming
-    /// (`Archiver.defaultMaxDelay`, 5, by default): the bound on what a crash or a kill can lose.
-    open func archiveMaxDelay() -> Double { Archiver.defaultMaxDelay }
+    /// (``ArchiveSettings/maxDelay``, 5 by default): the bound on what a crash or a kill can lose.
+    open func archiveMaxDelay() -> Double { archiveSettings.maxDelay }
 
     /// Whether archiving is off (by default, when ``shouldArchive`` is false).
     open func archiveDisabled() -> Bool { !shouldArchive }
 
-    /// The archiver to write with (`Archiver.shared` by default: the app's default store).
-    open func archiver() -> Archiver { .shared }
+    /// The archiver to write with (``ArchiveSettings/archiver``, or `Archiver.shared` by default:
+    /// the app's default store).
+    open func archiver() -> Archiver { archiveSettings.archiver ?? .shared }
 
     /// Whether changes are archived. Set at creation by `archive:`; may be changed at any time.
     public var shouldArchive: Bool {

@@ -16,14 +16,11 @@ func saveAndSay(_ settings: MySubstanceClass) {
     }
 }
 
-final class DraftSubstance: Substance<AppState>, @unchecked Sendable {
-    override func archiveDelay() -> Double {
-        return 1
-    }
-
-    override func archiveMaxDelay() -> Double {
-        return 3
-    }
+func makeDrafts() -> Substance<AppState> {
+    let drafts = Substance<AppState>(
+        name: "drafts", archive: true,
+        archiveSettings: ArchiveSettings(delay: 1, maxDelay: 3))
+    return drafts
 }
 
 func runService() {

@@ -119,7 +119,15 @@ private enum SubstancesDocSamples {
         }
     }
 
-    // ReactiveSubstance.init(name:archive:bus:mixers:)
+    // ArchiveSettings
+    static func makeDrafts() -> Substance<AppState> {
+        let drafts = Substance<AppState>(
+            name: "drafts", archive: true,
+            archiveSettings: ArchiveSettings(delay: 1, maxDelay: 3))
+        return drafts
+    }
+
+    // ReactiveSubstance.init(name:archive:archiveSettings:bus:mixers:)
     static func defineLogin() -> ReactiveSubstance<AppState, EnvMixers> {
         let app = ReactiveSubstance<AppState, EnvMixers>(name: "app") { define in
             define(mix: .Login) { app, payload, react, abort in
