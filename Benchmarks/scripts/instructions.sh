@@ -21,7 +21,8 @@ total() {  # scenario count
 for scenario in "${scenarios[@]}"; do
     case $scenario in
         S3 | S3k) count=4000 ;;
-        S1a | S1s | S1j) count=5000 ;;
+        S3x) count=400 ;;
+        S1a | S1s | S1j | S1jk | S9) count=5000 ;;
         *) count=20000 ;;
     esac
     one=$(total "$scenario" 1)

@@ -4,12 +4,21 @@
 /// on every dispatch.
 struct PlanEntrySet: RandomAccessCollection {
     private var inline: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-    /// How many of `inline` hold entries: a byte, so that with ``isExactInMask`` the list stays five
-    /// words (a sixth would have it copied through `memcpy`).
-    private var inlineCount: UInt8 = 0
-    /// Whether every entry is below 64, so that the mask names the entries exactly. (Declared next
-    /// to the count, so that both fit in the word after `inline`.)
-    private(set) var isExactInMask = true
+    /// How many of `inline` hold entries (the low byte), and whether the mask names the entries
+    /// exactly (``exactBit``): one word, so that the list stays five words of plain integers and a
+    /// reference (with a sixth it was copied through `memcpy`; with a `UInt8` and a `Bool` it was
+    /// destroyed through its value witness).
+    private var countAndExactness: Int = PlanEntrySet.exactBit
+    @inline(__always) private static var exactBit: Int { 0x100 }
+
+    private var inlineCount: Int {
+        @inline(__always) get { countAndExactness & 0xFF }
+    }
+
+    /// Whether every entry is below 64, so that the mask names the entries exactly.
+    var isExactInMask: Bool {
+        @inline(__always) get { countAndExactness & PlanEntrySet.exactBit != 0 }
+    }
     /// Nil until a fifth entry: an empty array would still be released whenever a list is
     /// replaced (a recycled commit's list is, on every dispatch).
     private var overflow: [Int32]? = nil
@@ -25,7 +34,7 @@ struct PlanEntrySet: RandomAccessCollection {
     private static func bit(of entry: Int32) -> UInt64 { 1 &<< UInt64(entry & 63) }
 
     var startIndex: Int { 0 }
-    var endIndex: Int { Int(inlineCount) + (overflow?.count ?? 0) }
+    var endIndex: Int { inlineCount + (overflow?.count ?? 0) }
 
     subscript(position: Int) -> Int32 {
         switch position {
@@ -73,23 +82,22 @@ struct PlanEntrySet: RandomAccessCollection {
 
     /// How many entries the list holds (without the collection's generic `count`).
     @inline(__always)
-    var entryCount: Int { Int(inlineCount) + (overflow?.count ?? 0) }
+    var entryCount: Int { inlineCount + (overflow?.count ?? 0) }
 
     /// Takes `other`'s entries, field by field: assigning the whole list would go through its type's
     /// value witness (a recycled commit does it on every dispatch).
     @inline(__always)
     mutating func replace(with other: consuming PlanEntrySet) {
         inline = other.inline
-        inlineCount = other.inlineCount
+        countAndExactness = other.countAndExactness
         mask = other.mask
-        isExactInMask = other.isExactInMask
         if overflow != nil || other.overflow != nil { overflow = other.overflow }
     }
 
     @inline(__always)
     mutating func append(_ entry: Int32) {
         mask |= PlanEntrySet.bit(of: entry)
-        if entry >= 64 { isExactInMask = false }
+        if entry >= 64 { countAndExactness &= ~PlanEntrySet.exactBit }
         switch inlineCount {
         case 0: inline.0 = entry
         case 1: inline.1 = entry
@@ -99,6 +107,6 @@ struct PlanEntrySet: RandomAccessCollection {
             if overflow == nil { overflow = [entry] } else { overflow?.append(entry) }
             return
         }
-        inlineCount += 1
+        countAndExactness += 1
     }
 }
