@@ -18,10 +18,11 @@ private func eventually(_ condition: () -> Bool) -> Bool {
 
 @Suite("Flux: backpressure, producers wait for the bus")
 struct FluxBackpressureTests {
-    @Test("the default limit is 50,000 items; nil lifts it")
+    @Test("the default limit is 40,000 items, under half the backlog mark; nil lifts it")
     func defaultLimit() {
         let bus = Flux()
-        #expect(bus.backlogLimit == 50_000)
+        #expect(bus.backlogLimit == 40_000)
+        #expect(2 * Flux.defaultBacklogLimit < Flux.defaultBacklogMark)
         bus.backlogLimit = nil
         #expect(bus.backlogLimit == nil)
     }
@@ -52,6 +53,48 @@ struct FluxBackpressureTests {
         await bus.flush()
         #expect(ran.all == Array(0..<25), "every dispatch ran once, in order")
         #expect(bus.producersWaitingForRoom == 0)
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test("producers that wait never set off the backlog diagnostic, even while the bus runs a batch as large as the limit")
+    func waitingProducersStayUnderTheMark() async {
+        let bus = Flux(label: "backpressure.mark")
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        let limit = Flux.defaultBacklogLimit
+        let owner = Owner()
+        let firstRuns = DispatchSemaphore(value: 0)
+        let goOn = DispatchSemaphore(value: 0)
+        let calls = Atomic<Int>(0)
+        bus.observe("tick", owner: owner) { _, _ in
+            if calls.add(1, ordering: .relaxed).newValue == 1 {
+                firstRuns.signal()
+                goOn.wait()
+            }
+        }
+        let lock = bus.lock()
+        let dispatched = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        let total = 3 * limit
+        Thread.detachNewThread {
+            for _ in 0..<total {
+                bus.dispatch("tick")
+                dispatched.add(1, ordering: .relaxed)
+            }
+            done.signal()
+        }
+        // Behind the lock the lane fills to the limit; released, the bus takes it all as one batch
+        // and stops in its first item, while the producer fills the lane again: twice the limit
+        // waits at once.
+        #expect(eventually { bus.producersWaitingForRoom == 1 })
+        lock.release()
+        firstRuns.wait()
+        #expect(eventually { bus.producersWaitingForRoom == 1 && dispatched.load(ordering: .relaxed) == 2 * limit - 1 })
+        goOn.signal()
+        done.wait()
+        await bus.flush()
+        #expect(calls.load(ordering: .relaxed) == total)
+        #expect(!reports.all.contains { $0.code == .backlog }, "\(reports.all.map(\.message))")
         withExtendedLifetime(owner) {}
     }
 

@@ -12,8 +12,10 @@ import FlaskLocking
 /// Backpressure: a producer faster than the bus waits for it, so that the queue, and the memory it
 /// holds, stays bounded.
 extension Flux {
-    /// The default ``backlogLimit``: 50,000 work items.
-    public static let defaultBacklogLimit = 50_000
+    /// The default ``backlogLimit``: 40,000 work items. Under half the default
+    /// ``backlogHighWaterMark``, because the limit counts the items queued and the bus may still be
+    /// running a batch it took as large: producers that wait never reach the mark.
+    public static let defaultBacklogLimit = 40_000
 
     /// How many work items may wait on the main lane before a producer that dispatches another
     /// waits for the bus to take them; nil: producers never wait.
@@ -35,8 +37,9 @@ extension Flux {
     /// and the bus has caught up, so the thread that releases a lock should not be one that floods
     /// the bus with dispatches.
     ///
-    /// Memory then stays near the limit's worth of items (about 50 bytes each, more with a payload
-    /// or a value; see docs/performance.md, "Backlog"), whatever the producers do.
+    /// Memory then stays within twice the limit's worth of items (the queued ones, and the batch
+    /// the bus took to run: about 50 bytes each, more with a payload or a value; see
+    /// docs/performance.md, "Backlog"), whatever the producers do.
     public var backlogLimit: Int? {
         get { queue.withLock { $0.backlogLimit == .max ? nil : $0.backlogLimit } }
         set {
