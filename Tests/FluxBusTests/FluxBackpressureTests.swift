@@ -56,7 +56,9 @@ struct FluxBackpressureTests {
         withExtendedLifetime(owner) {}
     }
 
-    @Test("producers that wait never set off the backlog diagnostic, even while the bus runs a batch as large as the limit")
+    @Test(
+        "producers that wait never set off the backlog diagnostic, even while the bus runs a batch as large as the limit"
+    )
     func waitingProducersStayUnderTheMark() async {
         let bus = Flux(label: "backpressure.mark")
         let reports = Recorder<FluxDiagnostic>()
