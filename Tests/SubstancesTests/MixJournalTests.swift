@@ -76,6 +76,80 @@ struct MixJournalTests {
         #expect(journal.entries.isEmpty)
     }
 
+    @Test("a task's recorded state holds no secret key and no _ property; a replay keeps the replaying substance's")
+    func taskStatesWithoutSecrets() async throws {
+        struct Vault: State, Equatable {
+            struct Credentials: Codable, Sendable, Equatable {
+                var label = ""
+                var pin = ""
+            }
+            var owner = ""
+            var token = ""
+            var credentials = Credentials()
+            var _cache = 0
+            static var secretKeys: Set<String> { ["token", "credentials.pin"] }
+        }
+        func edit(_ vault: Substance<Vault>, _ change: @escaping @Sendable (inout Vault) -> Void) async {
+            vault.bus.perform(mix: "chain") {
+                vault.beginTransaction()
+                change(&vault.prop)
+                _ = vault.commitTransaction()
+            }
+            await vault.bus.flush()
+        }
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let vault = Substance<Vault>(name: "vault", bus: bus)
+        await edit(vault) {
+            $0.owner = "ada"
+            $0.token = "tok-SECRET"
+            $0.credentials = Vault.Credentials(label: "home", pin: "pin-SECRET")
+            $0._cache = 42
+        }
+        let lines = journal.jsonLines()
+        #expect(lines.contains("ada") && lines.contains("home"))
+        #expect(!lines.contains("SECRET") && !lines.contains("_cache"), "\(lines)")
+
+        // Replayed into a substance with secrets of its own: those stay, the rest is the recording's.
+        let fresh = Substance<Vault>(name: "vault", bus: Flux())
+        await edit(fresh) {
+            $0.token = "mine"
+            $0.credentials.pin = "0000"
+            $0._cache = 7
+        }
+        let entries = try MixJournal.Document(jsonLines: lines).entries
+        let replay = await MixJournal.replay(entries, on: fresh.bus, substances: [fresh])
+        #expect(replay.skipped.isEmpty, "\(replay)")
+        #expect(
+            fresh.state
+                == Vault(
+                    owner: "ada", token: "mine", credentials: Vault.Credentials(label: "home", pin: "0000"), _cache: 7))
+    }
+
+    @Test("an entry prints without values: the mixer by type and case, what each substance changed")
+    func entryDescription() async throws {
+        enum AuthMixers: SubstanceMixer {
+            case login(password: String)
+        }
+        struct Account: State {
+            var user = ""
+        }
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let account = ReactiveSubstance<Account, AuthMixers>(name: "account", bus: bus) { define in
+            define(mix: .login(password: "pw-SECRET")) { account, _, react, _ in
+                account.prop.user = "ada"
+                react()
+            }
+        }
+        _ = await bus.dispatchAndWait(AuthMixers.login(password: "pw-SECRET").busName)
+        let entry = try #require(journal.entries.first)
+        #expect("\(entry)" == "mix #1 AuthMixers.login → account: user")
+        withExtendedLifetime(account) {}
+    }
+
     @Test("payload values can be left out of the journal")
     func withoutPayloadValues() async {
         let bus = Flux()

@@ -68,7 +68,11 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         return nil
     }
 
-    override func encodedNewState() -> Data? { try? JSONEncoder().encode(new) }
+    override func encodedNewState() -> Data? {
+        // A journal's data, like its values: no secret key, no `_` property (a replay takes those
+        // from the substance it replays into).
+        JournalValue(encoding: new).strippingInternalKeys().removing(S.secretKeys).jsonData
+    }
 
     override func journalKeyChanges(limit: Int) -> [KeyChange] {
         let count = self.count

@@ -96,6 +96,52 @@ extension JournalValue {
         return value
     }
 
+    /// The value without what is at each of `keys` (dotted).
+    func removing(_ keys: Set<String>) -> JournalValue {
+        var value = self
+        for key in keys { value.remove(at: key.split(separator: ".", omittingEmptySubsequences: false)[...]) }
+        return value
+    }
+
+    private mutating func remove(at components: ArraySlice<Substring>) {
+        guard let first = components.first, case .object(var values) = self else { return }
+        let key = String(first)
+        if components.count == 1 {
+            values[key] = nil
+        } else {
+            values[key]?.remove(at: components.dropFirst())
+        }
+        self = .object(values)
+    }
+
+    /// The value with what ``strippingInternalKeys()`` and ``removing(_:)`` took out of a state
+    /// put back from `source` (the same state type's value): `_` properties, and each of `keys`.
+    func puttingBack(_ keys: Set<String>, from source: JournalValue) -> JournalValue {
+        var value = puttingBackInternalKeys(from: source)
+        for key in keys {
+            if let kept = source.value(at: key) { value.set(kept, at: key) }
+        }
+        return value
+    }
+
+    private func puttingBackInternalKeys(from source: JournalValue) -> JournalValue {
+        switch (self, source) {
+        case (.object(var values), .object(let sources)):
+            for (key, kept) in sources {
+                if key.hasPrefix("_") {
+                    values[key] = kept
+                } else if let value = values[key] {
+                    values[key] = value.puttingBackInternalKeys(from: kept)
+                }
+            }
+            return .object(values)
+        case (.array(let values), .array(let sources)) where values.count == sources.count:
+            return .array(zip(values, sources).map { $0.puttingBackInternalKeys(from: $1) })
+        default:
+            return self
+        }
+    }
+
     /// What is at `key` (dotted), if there is something.
     public func value(at key: String) -> JournalValue? {
         var current = self

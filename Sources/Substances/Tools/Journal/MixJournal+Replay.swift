@@ -258,7 +258,11 @@ protocol EncodedStateApplying: AnySubstance {
 
 extension Substance: EncodedStateApplying {
     func applyEncodedState(_ data: Data) -> Bool {
-        guard let state = try? JSONDecoder().decode(S.self, from: data) else { return false }
+        // The journal left out secret keys and `_` properties: they keep this substance's values.
+        guard let recorded = try? JSONDecoder().decode(JournalValue.self, from: data),
+            let merged = recorded.puttingBack(S.secretKeys, from: JournalValue(encoding: committedState)).jsonData,
+            let state = try? JSONDecoder().decode(S.self, from: merged)
+        else { return false }
         replaceState(with: state)
         return true
     }

@@ -22,7 +22,7 @@ import Foundation
 /// not replayable.
 public final class MixJournal: FluxMiddleware {
     /// One mix.
-    public struct Entry: Sendable, Codable {
+    public struct Entry: Sendable, Codable, CustomStringConvertible {
         /// The mix's number on its bus (see `FluxMixReport.serial`).
         public let serial: UInt64
         /// Whether it was a mixer, an exclusive mix or a task that mixes.
@@ -62,6 +62,17 @@ public final class MixJournal: FluxMiddleware {
         /// the values a case or structure holds (see `FluxMixerName.description`).
         public var mixerDescription: String {
             FluxMixerName.redacted(mixer, domain: domain)
+        }
+
+        /// One line without values: the serial, the mixer by type and case (as
+        /// ``mixerDescription``), and what each substance changed (`mix #3 AuthMixers.login →
+        /// account: user`). Payloads, actions and states are in the entry's properties, and in the
+        /// JSON lines.
+        public var description: String {
+            var line = "mix #\(serial) \(kind == .task ? "task " : "")\(mixerDescription)"
+            if kind == .exclusiveMixer { line += " exclusive" }
+            if !changes.isEmpty { line += " → " + changes.map(\.description).joined(separator: "; ") }
+            return line
         }
 
         /// Whether the mix was a typed action (its type is the ``domain``).
