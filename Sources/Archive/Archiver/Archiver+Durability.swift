@@ -35,25 +35,30 @@ extension Archiver {
     /// pending, a barrier after the writes already on the archive thread (one of them may be the
     /// key's); then settles the job's callers and starts the next batch, if callers came meanwhile.
     func startDurableWrite(_ key: String) {
-        let write = state.withLock { state -> PendingWrites.Write? in
-            guard let write = state.pending.remove(key) else { return nil }
-            state.pending.start(key, write)
-            return write
+        state.withLock { state in
+            let write = state.pending.remove(key)
+            if let write { state.pending.start(key, write) }
+            // Handed to the worker before the lock is let go, as a wake-up's write (see `wake`): a
+            // `flush()` that no longer finds the write pending finds it on the worker.
+            worker.async { [self] in finishDurableWrite(write, key: key) }
         }
-        worker.async { [self] in
-            let problem: ArchiveProblem?
-            if let write {
-                problem = perform(write, key: key)
-            } else {
-                // Nothing pending: what was scheduled is stored, or its last attempt failed.
-                problem = state.withLock { $0.failing[key] }.map { failure in
-                    ArchiveProblem(key: key, kind: failure.kind, reason: "the last write of the key failed")
-                }
+    }
+
+    /// Performs the durable write of `key` (on the worker), settles its callers, and starts the
+    /// next batch if callers came meanwhile.
+    private func finishDurableWrite(_ write: PendingWrites.Write?, key: String) {
+        let problem: ArchiveProblem?
+        if let write {
+            problem = perform(write, key: key)
+        } else {
+            // Nothing pending: what was scheduled is stored, or its last attempt failed.
+            problem = state.withLock { $0.failing[key] }.map { failure in
+                ArchiveProblem(key: key, kind: failure.kind, reason: "the last write of the key failed")
             }
-            let (waiting, next) = durability.withLock { $0.finish(key) }
-            for continuation in waiting { continuation.resume(returning: problem) }
-            if next { startDurableWrite(key) }
         }
+        let (waiting, next) = durability.withLock { $0.finish(key) }
+        for continuation in waiting { continuation.resume(returning: problem) }
+        if next { startDurableWrite(key) }
     }
 }
 

@@ -57,21 +57,21 @@ public final class Archiver: Sendable {
     let worker: ArchiveWorker
 
     /// Creates an archiver writing to `store` by default, timed by `clock`.
-    public init(store: any ArchiveStore, clock: any ArchiveClock = SystemArchiveClock()) {
-        self.storage = LockedValue(store)
-        self.clock = clock
-        self.systemClock = clock is SystemArchiveClock
-        self.worker = .shared
-        ArchiverRegistry.register(self)
+    public convenience init(store: any ArchiveStore, clock: any ArchiveClock = SystemArchiveClock()) {
+        self.init(store: store, clock: clock, worker: .shared)
     }
 
     /// An archiver with an archive thread of its own: for tests that hold a write up on purpose,
     /// which would hold up every other archiver of the process on the shared thread.
-    package init(store: any ArchiveStore, clock: any ArchiveClock, ownThread: Void) {
+    package convenience init(store: any ArchiveStore, clock: any ArchiveClock, ownThread: Void) {
+        self.init(store: store, clock: clock, worker: ArchiveWorker())
+    }
+
+    private init(store: any ArchiveStore, clock: any ArchiveClock, worker: ArchiveWorker) {
         self.storage = LockedValue(store)
         self.clock = clock
         self.systemClock = clock is SystemArchiveClock
-        self.worker = ArchiveWorker()
+        self.worker = worker
         ArchiverRegistry.register(self)
     }
 
@@ -357,15 +357,15 @@ public final class Archiver: Sendable {
 
     private func wake(_ key: String, number: UInt64) {
         let now = self.now
-        let action = state.withLock { state in
+        let action = state.withLock { state -> PendingWrites.Action in
             let action = state.pending.wake(key, number: number, now: now)
+            guard case .perform(let write) = action else { return action }
             // A write taken out of the pending ones is handed to the worker before the lock is let
-            // go: a `flush()` that finds it no longer pending then finds it on the worker, ahead of
-            // its own job, and returns only once it is stored.
-            if case .perform(let write) = action { worker.async { [self] in perform(write, key: key) } }
-            return action
+            // go: a `flush()` that no longer finds it pending then finds it on the worker, ahead of
+            // its own job, and returns only once it is stored. (So does a durable write.)
+            worker.async { [self] in perform(write, key: key) }
+            return .none
         }
-        if case .perform = action { return }
         run(action, key: key)
     }
 
