@@ -1,5 +1,4 @@
 import FluxBus
-import Foundation
 
 /// A middleware that prints each mix as a diff of what it changed: the mix's line (as `FluxLogger`
 /// writes it), then, per substance, each changed key with its value before (`-`) and after (`+`).
@@ -51,44 +50,5 @@ public final class MixDiffPrinter: FluxMiddleware {
             }
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-extension JournalValue {
-    /// The value as compact JSON text (`"ada"`, `[1,2]`, `{"a":1}`), `<redacted>` for a secret and
-    /// `<Type>` for a value JSON cannot carry.
-    public var json: String {
-        switch self {
-        case .null: "nil"
-        case .bool(let value): "\(value)"
-        case .int(let value): "\(value)"
-        case .double(let value): "\(value)"
-        case .string(let value): JournalValue.quoted(value)
-        case .array(let values): "[" + values.map(\.json).joined(separator: ",") + "]"
-        case .object(let values):
-            "{"
-                + values.keys.sorted().map { "\(JournalValue.quoted($0)):\(values[$0].unsafelyUnwrapped.json)" }
-                .joined(separator: ",") + "}"
-        case .unrepresentable(let type): "<\(type)>"
-        case .redacted: "<redacted>"
-        }
-    }
-
-    /// `text` in double quotes, with quotes, backslashes and control characters escaped as JSON
-    /// escapes them.
-    private static func quoted(_ text: String) -> String {
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            case _ where scalar.value < 0x20: quoted += String(format: "\\u%04x", scalar.value)
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
     }
 }
