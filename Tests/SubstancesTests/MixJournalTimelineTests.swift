@@ -352,9 +352,11 @@ struct MixJournalTimelineTests {
                 6,
                 change("b", values: #"{"key":"list","old":[1,2],"new":[3]}"#) + ","
                     + change("a", values: #"{"key":"s","old":"t","new":{"$redacted":true}}"#)),
+            // A dictionary key with a dot of its own, escaped in the dotted key: one component.
+            entry(7, change("a", values: #"{"key":"esc.a\\.b","old":null,"new":7}"#)),
         ]
         let document = try MixJournal.Document(jsonLines: lines.joined(separator: "\n"))
-        #expect(document.entries.count == 6)
+        #expect(document.entries.count == 7)
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("timeline.html")
@@ -374,6 +376,9 @@ struct MixJournalTimelineTests {
         let last = try #require(document.states(after: 6)["a"])
         #expect(last.value(at: "obj") == .object(["y": .object(["z": .int(1), "w": .int(2)])]))
         #expect(last.value(at: "new.path.here") == .double(2) && last.value(at: "s") == .redacted)
+        let escaped = try #require(document.states(after: 7)["a"])
+        #expect(escaped.value(at: "esc") == .object(["a.b": .int(7)]))
+        #expect(escaped.value(at: #"esc.a\.b"#) == .int(7))
     }
 
     @Test(

@@ -87,6 +87,30 @@ struct MixJournalValuesTests {
         #expect(account.state.profile.age == 5)
     }
 
+    @Test("a dictionary key with a dot is one key when the state is rebuilt, as reactions name it")
+    func dottedDictionaryKey() async throws {
+        struct Settings: State {
+            var info = FlaskDictRef(["a.b": 1, "a": ["b": 2]])
+        }
+        enum SettingsMixers: SubstanceMixer { case bump }
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let settings = ReactiveSubstance<Settings, SettingsMixers>(name: "settings", bus: bus) { define in
+            define(mix: .bump) { settings, _, react, _ in
+                settings.prop.info = settings.prop.info.updating("a.b", to: 10)
+                react()
+            }
+        }
+        bus.dispatch(SettingsMixers.bump.busName)
+        await bus.flush()
+        #expect(journal.entries.first?.changes.first?.keys == ["info", "info.a\\.b"])
+        let state = try #require(journal.document.states(after: 1)["settings"])
+        #expect(state.value(at: "info") == .object(["a.b": .int(10), "a": .object(["b": .int(2)])]), "\(state)")
+        #expect(state.value(at: "info.a\\.b") == .int(10))
+        withExtendedLifetime(settings) {}
+    }
+
     @Test("a long value is cut to the journal's bound, and says so")
     func bounded() async throws {
         let bus = Flux()

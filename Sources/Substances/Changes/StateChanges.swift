@@ -94,10 +94,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
 
     /// Whether another changed key is below `key`.
     private func isParent(_ key: String) -> Bool {
-        (0..<count).contains { slot in
-            let other = self.key(at: slot)
-            return other.count > key.count && other.hasPrefix(key) && other.dropFirst(key.count).first == "."
-        }
+        (0..<count).contains { DottedKey.isKey(self.key(at: $0), below: key) }
     }
 
     /// The values before and after at `slot`, as a journal records them: a plan entry's read as its

@@ -17,6 +17,12 @@ enum DottedKey {
         return escaped
     }
 
+    /// Whether `key` is below `parent` (`info.counter` below `info`, not `information`).
+    static func isKey(_ key: String, below parent: String) -> Bool {
+        key.utf8.count > parent.utf8.count && key.utf8.starts(with: parent.utf8)
+            && key.utf8.dropFirst(parent.utf8.count).first == UInt8(ascii: ".")
+    }
+
     /// The components of a dotted key, escapes undone.
     static func components(of key: String) -> [String] {
         guard key.utf8.contains(UInt8(ascii: "\\")) else {

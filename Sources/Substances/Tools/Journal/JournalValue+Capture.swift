@@ -99,13 +99,12 @@ extension JournalValue {
     /// The value without what is at each of `keys` (dotted).
     func removing(_ keys: Set<String>) -> JournalValue {
         var value = self
-        for key in keys { value.remove(at: key.split(separator: ".", omittingEmptySubsequences: false)[...]) }
+        for key in keys { value.remove(at: DottedKey.components(of: key)[...]) }
         return value
     }
 
-    private mutating func remove(at components: ArraySlice<Substring>) {
-        guard let first = components.first, case .object(var values) = self else { return }
-        let key = String(first)
+    private mutating func remove(at components: ArraySlice<String>) {
+        guard let key = components.first, case .object(var values) = self else { return }
         if components.count == 1 {
             values[key] = nil
         } else {
@@ -142,20 +141,20 @@ extension JournalValue {
         }
     }
 
-    /// What is at `key` (dotted), if there is something.
+    /// What is at `key` (dotted, as reactions name keys: a dictionary key's own dots escaped), if
+    /// there is something.
     public func value(at key: String) -> JournalValue? {
         var current = self
-        for component in key.split(separator: ".", omittingEmptySubsequences: false) {
-            guard case .object(let values) = current, let next = values[String(component)] else { return nil }
+        for component in DottedKey.components(of: key) {
+            guard case .object(let values) = current, let next = values[component] else { return nil }
             current = next
         }
         return current
     }
 
-    /// Sets what is at `key` (dotted), making the objects on the way.
+    /// Sets what is at `key` (dotted, as in ``value(at:)``), making the objects on the way.
     public mutating func set(_ newValue: JournalValue, at key: String) {
-        let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        set(newValue, at: components[...])
+        set(newValue, at: DottedKey.components(of: key)[...])
     }
 
     private mutating func set(_ newValue: JournalValue, at components: ArraySlice<String>) {
@@ -180,6 +179,6 @@ extension State {
     static func isSecret(_ key: String) -> Bool {
         let secrets = secretKeys
         guard !secrets.isEmpty else { return false }
-        return secrets.contains { key == $0 || (key.hasPrefix($0) && key.dropFirst($0.count).first == ".") }
+        return secrets.contains { key == $0 || DottedKey.isKey(key, below: $0) }
     }
 }

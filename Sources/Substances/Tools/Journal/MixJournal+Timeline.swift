@@ -312,8 +312,10 @@ struct TimelinePage {
     // MARK: The script's data
 
     /// What the script needs, as JSON: the starting states, and per mix its serial and each
-    /// substance's new values (`{"start":{...},"mixes":[{"s":1,"c":[{"n":"cart","v":[["total",4]]}]}]}`;
-    /// `"a":1` for an abort, no `v` when no values were recorded). `</` is written `<\/`, so the
+    /// substance's new values, each key as its components (escapes undone, so that the script
+    /// need not know them):
+    /// `{"start":{...},"mixes":[{"s":1,"c":[{"n":"cart","v":[[["total"],4]]}]}]}`; `"a":1` for an
+    /// abort, no `v` when no values were recorded. `</` is written `<\/`, so the
     /// text cannot close its `<script>` element.
     private func scriptData(_ entries: [MixJournal.Entry]) -> String {
         var json = "{\"start\":{"
@@ -339,9 +341,12 @@ struct TimelinePage {
                     json += ",\"v\":["
                     for (valueIndex, value) in values.enumerated() {
                         if valueIndex > 0 { json += "," }
-                        json += "["
-                        JournalValue.appendJSONString(value.key, to: &json)
-                        json += ","
+                        json += "[["
+                        for (componentIndex, component) in DottedKey.components(of: value.key).enumerated() {
+                            if componentIndex > 0 { json += "," }
+                            JournalValue.appendJSONString(component, to: &json)
+                        }
+                        json += "],"
                         value.new.appendJSON(to: &json, tagged: true)
                         json += "]"
                     }

@@ -159,7 +159,7 @@ extension TimelinePage {
               object[key] = value;
             }
           }
-          // Sets `value` at the dotted key `parts[at...]` of `root`, making the objects on the way, and
+          // Sets `value` at the key whose components are `parts[at...]` in `root`, making the objects on the way, and
           // returns the new root. Objects the rebuild has not made itself (the starting states, the
           // recorded values) are copied before they change: they are shared.
           function setAt(root, parts, at, value, owned) {
@@ -200,7 +200,7 @@ extension TimelinePage {
                 if (change.a || !change.v || !rebuilt.states.has(change.n)) continue;
                 var state = rebuilt.states.get(change.n);
                 for (var v = 0; v < change.v.length; v++) {
-                  state = setAt(state, change.v[v][0].split("."), 0, change.v[v][1], rebuilt.owned);
+                  state = setAt(state, change.v[v][0], 0, change.v[v][1], rebuilt.owned);
                 }
                 rebuilt.states.set(change.n, state);
                 rebuilt.dirty.add(change.n);
