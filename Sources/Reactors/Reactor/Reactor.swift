@@ -198,7 +198,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         let (learns, hasHandler, declaresKeys) = settings.withLock {
             ($0.learnsKeys, $0.handler != nil, $0.keys != nil)
         }
-        let substance = weakSubstances.count == 1 ? weakSubstances[0].substance as? any KeyLearningSubstance : nil
+        let substance = weakSubstances.count == 1 ? learnedSubstance : nil
         let eligible = learns && hasHandler && !declaresKeys && delivery == .bus && holds != nil && substance != nil
         bus.performUpkeep { [self] in
             if onBus.value.keyLearning == .learned, !declaresKeys { substance?.setLearnedInterest(of: self, asks: nil) }

@@ -30,7 +30,7 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// another thread; never cleared.
     private let escaped = Atomic<Bool>(false)
     /// Whether reads are being recorded in ``asks``: on the bus, while one reactor's handler runs
-    /// (see ``recordAsks(_:)``); handlers run one at a time there.
+    /// (see ``beginRecordingAsks()``); handlers run one at a time there.
     @exclusivity(unchecked) private final var recordsAsks = false
     /// What the running handler asked, while ``recordsAsks``.
     @exclusivity(unchecked) private final var asks = KeyAsks()

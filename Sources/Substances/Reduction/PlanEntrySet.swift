@@ -65,12 +65,11 @@ struct PlanEntrySet: RandomAccessCollection {
 
     func contains(_ entry: Int32) -> Bool { firstIndex(of: entry) != nil }
 
-    /// Whether any entry of `other` is in this list.
-    @inline(__always)
-    func intersects(_ other: PlanEntrySet) -> Bool {
-        if mask & other.mask == 0 { return false }
-        // With every entry below 64, a shared bit is a shared entry.
-        if isExactInMask && other.isExactInMask { return true }
+    /// Whether any entry of `other` is in this list, looked up one by one: for lists whose masks
+    /// share a bit that may stand for different entries (beyond the 64th); the masks answer the
+    /// other cases (see `BoundObserver.accepts`).
+    @inline(never)
+    func sharesAnEntry(with other: PlanEntrySet) -> Bool {
         var index = 0
         let count = other.entryCount
         while index < count {

@@ -18,6 +18,6 @@ struct BoundObserver: Sendable {
         let changed = changes.entries.mask
         if interest.mask & changed == 0 { return false }
         if interest.isExactInMask && changes.entries.isExactInMask { return true }
-        return interest.intersects(changes.entries)
+        return interest.sharesAnEntry(with: changes.entries)
     }
 }

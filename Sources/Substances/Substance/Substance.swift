@@ -215,24 +215,24 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Limits a bound observer to the commits that change one of `keys` (nil: every commit).
     public func setInterest(of observer: any SubstanceObserver, keys: [String]?) {
-        let id = ObjectIdentifier(observer)
-        let interest = keys.flatMap(plan.interest(in:))
-        bus.performUpkeep { [self] in
-            guard let slot = observerSlots.value[id] else { return }
-            observers[slot].filtersByKey = interest != nil
-            observers[slot].interest = interest ?? PlanEntrySet()
-        }
+        setInterest(of: observer, entries: keys.flatMap(plan.interest(in:)))
     }
 
     /// Limits a bound observer to the commits that change one of the entries its handler asked
     /// for (`asks`), or, with nil, lifts that limit: a reactor's learned keys (see
     /// `Reactor.learnsKeys`). Takes effect before the next work item.
     package func setLearnedInterest(of observer: any SubstanceObserver, asks: KeyAsks?) {
+        setInterest(of: observer, entries: asks?.entries)
+    }
+
+    /// Limits a bound observer to the commits that change one of `entries` (nil: every commit),
+    /// from the next work item on.
+    private func setInterest(of observer: any SubstanceObserver, entries: PlanEntrySet?) {
         let id = ObjectIdentifier(observer)
         bus.performUpkeep { [self] in
             guard let slot = observerSlots.value[id] else { return }
-            observers[slot].filtersByKey = asks != nil
-            observers[slot].interest = asks?.entries ?? PlanEntrySet()
+            observers[slot].filtersByKey = entries != nil
+            observers[slot].interest = entries ?? PlanEntrySet()
         }
     }
 
