@@ -16,6 +16,24 @@ private func eventually(_ condition: () -> Bool) -> Bool {
     return true
 }
 
+/// Holds a bus's thread in a work item, so that its main lane fills: not a lock, since producers
+/// do not wait for room while a lock pauses the lane.
+private final class BusPause: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+
+    init(_ bus: Flux) {
+        let running = DispatchSemaphore(value: 0)
+        let gate = self.gate
+        bus.perform {
+            running.signal()
+            gate.wait()
+        }
+        running.wait()
+    }
+
+    func release() { gate.signal() }
+}
+
 @Suite("Flux: backpressure, producers wait for the bus")
 struct FluxBackpressureTests {
     @Test("the default limit is 40,000 items, under half the backlog mark; nil lifts it")
@@ -34,7 +52,7 @@ struct FluxBackpressureTests {
         let ran = Recorder<Int>()
         let owner = Owner()
         bus.observe("tick", owner: owner) { _, event in ran.append(event.payload?["n"] as? Int ?? -1) }
-        let lock = bus.lock()
+        let lock = BusPause(bus)
         let dispatched = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -44,7 +62,7 @@ struct FluxBackpressureTests {
             }
             done.signal()
         }
-        // The lane is paused by the lock: the producer queues ten, then waits after the tenth.
+        // The bus is busy: the producer queues ten, then waits after the tenth.
         #expect(eventually { bus.producersWaitingForRoom == 1 })
         let returned = dispatched.load(ordering: .relaxed)
         #expect(returned == 9, "the tenth dispatch is queued, and waits to return")
@@ -74,7 +92,7 @@ struct FluxBackpressureTests {
                 goOn.wait()
             }
         }
-        let lock = bus.lock()
+        let lock = BusPause(bus)
         let dispatched = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
         let total = 3 * limit
@@ -107,7 +125,7 @@ struct FluxBackpressureTests {
         bus.backlogHighWaterMark = 20
         let codes = Recorder<FluxDiagnostic.Code>()
         bus.diagnostics = { codes.append($0.code) }
-        let lock = bus.lock()
+        let lock = BusPause(bus)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             DispatchQueue.main.async {
                 for _ in 0..<25 { bus.dispatch("tick") }
@@ -124,7 +142,7 @@ struct FluxBackpressureTests {
     func tasksSuspend() async {
         let bus = Flux(label: "backpressure.task")
         bus.backlogLimit = 10
-        let lock = bus.lock()
+        let lock = BusPause(bus)
         // Not blocked: the task finishes its 25 dispatches while the lane is paused.
         await Task.detached { for _ in 0..<25 { bus.dispatch("tick") } }.value
         let resumed = Atomic<Bool>(false)
@@ -163,7 +181,7 @@ struct FluxBackpressureTests {
     func purgeAndLimitWake() async {
         let bus = Flux(label: "backpressure.purge")
         bus.backlogLimit = 4
-        let lock = bus.lock()
+        let lock = BusPause(bus)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             for _ in 0..<4 { bus.dispatch("tick") }
@@ -181,6 +199,39 @@ struct FluxBackpressureTests {
         bus.backlogLimit = 100
         raised.wait()
         lock.release()
+        await bus.flush()
+    }
+
+    @Test("a thread that holds a lock and floods the bus never waits for room: the backlog is reported instead")
+    func lockHolderNeverWaits() {
+        let bus = Flux(label: "backpressure.lock")
+        bus.backlogLimit = 10
+        bus.backlogHighWaterMark = 50
+        let codes = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { codes.append($0.code) }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let lock = bus.lock()
+            for _ in 0..<100 { bus.dispatch("tick") }
+            lock.release()
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success, "the lock holder finished its dispatches")
+        #expect(codes.all == [.backlog])
+    }
+
+    @Test("a task in waitForRoom() returns when it is cancelled")
+    func waitForRoomCancelled() async {
+        let bus = Flux(label: "backpressure.cancel")
+        bus.backlogLimit = 2
+        let pause = BusPause(bus)
+        for _ in 0..<3 { bus.dispatch("tick") }
+        let waiter = Task.detached { await bus.waitForRoom() }
+        #expect(eventually { bus.producersWaitingForRoom == 1 })
+        waiter.cancel()
+        await waiter.value
+        #expect(bus.producersWaitingForRoom == 0)
+        pause.release()
         await bus.flush()
     }
 }

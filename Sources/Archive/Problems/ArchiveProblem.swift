@@ -18,6 +18,9 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
         /// Another live object already archives under this key (see
         /// ``Archiver/scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``).
         case keyInUse
+        /// The change was never applied (a middleware stopped it, say), so there is nothing of it
+        /// to store: acknowledging it would acknowledge something that did not happen.
+        case notApplied
     }
 
     /// The archive key.
@@ -48,6 +51,8 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
             "archive \(key): the value could not be encoded (\(reason)); the previous archive is kept"
         case .keyInUse:
             "archive \(key) is already archived by another live object (\(reason))"
+        case .notApplied:
+            "nothing stored\(key.isEmpty ? "" : " under \(key)"): the change was not applied (\(reason))"
         }
     }
 

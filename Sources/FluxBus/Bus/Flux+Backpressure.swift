@@ -33,9 +33,9 @@ extension Flux {
     ///   its mix has run.
     ///
     /// Those dispatch past the limit, and the ``backlogHighWaterMark`` diagnostic tells when the
-    /// backlog grows anyway. A lock pauses the main lane: a producer waits until it is released
-    /// and the bus has caught up, so the thread that releases a lock should not be one that floods
-    /// the bus with dispatches.
+    /// backlog grows anyway. Nor does a producer wait while a lock pauses the main lane: the
+    /// thread that floods the bus may be the one that would release the lock (it would wait
+    /// forever); the diagnostic reports the growth instead.
     ///
     /// Memory then stays within twice the limit's worth of items (the queued ones, and the batch
     /// the bus took to run: about 50 bytes each, more with a payload or a value; see
@@ -63,15 +63,31 @@ extension Flux {
     ///     }
     /// }
     /// ```
+    ///
+    /// Returns at once while a lock pauses the lane (the task may be the one that releases it;
+    /// the ``backlogHighWaterMark`` diagnostic reports the growth instead), and as soon as the
+    /// task is cancelled.
     public func waitForRoom() async {
-        guard queue.withLock({ $0.isFull }) else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waits = queue.withLock { q in
-                guard q.isFull else { return false }
-                q.tasksWaitingForRoom.append(continuation)
-                return true
+        guard queue.withLock({ $0.makesProducersWait }) else { return }
+        let number = queue.withLock { q in
+            q.lastRoomWaiter &+= 1
+            return q.lastRoomWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = queue.withLock { q in
+                    guard q.makesProducersWait, !Task.isCancelled else { return false }
+                    q.tasksWaitingForRoom.append(FluxRoomWaiter(number: number, continuation: continuation))
+                    return true
+                }
+                if !waits { continuation.resume() }
             }
-            if !waits { continuation.resume() }
+        } onCancel: {
+            let cancelled = queue.withLock { q -> FluxRoomWaiter? in
+                guard let index = q.tasksWaitingForRoom.firstIndex(where: { $0.number == number }) else { return nil }
+                return q.tasksWaitingForRoom.remove(at: index)
+            }
+            cancelled?.continuation.resume()
         }
     }
 
@@ -90,7 +106,7 @@ extension Flux {
     func waitForRoomIfAllowed() {
         guard FluxProducerThread.mayWait else { return }
         let generation = queue.withLock { q -> UInt64? in
-            guard q.isFull else { return nil }
+            guard q.makesProducersWait else { return nil }
             q.threadsWaitingForRoom += 1
             return q.roomGeneration
         }
@@ -103,7 +119,7 @@ extension Flux {
     @inline(never)
     func wake(_ room: FluxQueue.Room) {
         if room.wakesThreads { roomGate.open() }
-        for task in room.tasks { task.resume() }
+        for task in room.tasks { task.continuation.resume() }
     }
 }
 

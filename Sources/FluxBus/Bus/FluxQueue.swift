@@ -26,7 +26,9 @@ struct FluxQueue {
     /// Producer threads sleeping until the bus takes the main lane.
     var threadsWaitingForRoom = 0
     /// Producer tasks suspended until the bus takes the main lane.
-    var tasksWaitingForRoom: [CheckedContinuation<Void, Never>] = []
+    var tasksWaitingForRoom: [FluxRoomWaiter] = []
+    /// The number of the last task that waited for room.
+    var lastRoomWaiter: UInt64 = 0
     /// Changes whenever the bus makes room for waiting producers: a sleeping thread goes on once
     /// it differs from what it saw.
     var roomGeneration: UInt64 = 0
@@ -60,13 +62,17 @@ struct FluxQueue {
     /// Whether the main lane holds as many items as the producers' limit.
     var isFull: Bool { pendingMainCount >= backlogLimit }
 
+    /// Whether a producer that found the lane full must wait for room: not while a lock pauses
+    /// the lane, since the producer may be the very thread (or task) that would release it.
+    var makesProducersWait: Bool { isFull && locks.isEmpty }
+
     /// Whether a producer waits for room.
     var roomWanted: Bool { threadsWaitingForRoom > 0 || !tasksWaitingForRoom.isEmpty }
 
     /// Who to wake when the lane has room again.
     struct Room {
         var wakesThreads: Bool
-        var tasks: [CheckedContinuation<Void, Never>]
+        var tasks: [FluxRoomWaiter]
     }
 
     /// The producers to wake now that the lane has room, if it has; nil while it is still full.
@@ -196,4 +202,10 @@ struct FluxQueue {
         draining = false
         return nil
     }
+}
+
+/// A task suspended in `Flux.waitForRoom()`, numbered so that its cancellation can find it.
+struct FluxRoomWaiter {
+    let number: UInt64
+    let continuation: CheckedContinuation<Void, Never>
 }

@@ -14,6 +14,7 @@ public final class FluxReceipt: Sendable {
         var records: [any Sendable] = []
         /// What receivers lent with their records (see ``record(_:lending:)``).
         var lent: [any FluxLending] = []
+        var stop: FluxMixReport.Stop?
     }
     /// Whether what is recorded crosses to another thread (an awaited dispatch's caller), rather
     /// than being read on the bus (the reports of middleware).
@@ -28,6 +29,12 @@ public final class FluxReceipt: Sendable {
     public internal(set) var observersCalled: Int {
         get { contents.withLock { $0.observersCalled } }
         set { contents.withLock { $0.observersCalled = newValue } }
+    }
+
+    /// Set when a middleware stopped the mix: then no receiver ran, and nothing was recorded.
+    public internal(set) var stop: FluxMixReport.Stop? {
+        get { contents.withLock { $0.stop } }
+        set { contents.withLock { $0.stop = newValue } }
     }
 
     /// What the receivers recorded, in the order they ran (substances record their outcome).
@@ -55,6 +62,7 @@ public final class FluxReceipt: Sendable {
     func reset() {
         contents.withLock {
             $0.observersCalled = 0
+            $0.stop = nil
             // One by one from the end: a mix records one or two, and `removeAll(keepingCapacity:)`
             // went through the general range replacement.
             while !$0.records.isEmpty { $0.records.removeLast() }

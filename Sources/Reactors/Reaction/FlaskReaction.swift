@@ -40,7 +40,6 @@ public struct FlaskReaction {
     /// the lock from when it is sent until its handler has run, then lets it go unless the handler
     /// read this property.
     public var onLock: FluxLock? {
-        commit.noteReadBeyondKeys()
         if let carriedLock { carriedLock.claim(by: claimant) }
         return carriedLock
     }
@@ -79,20 +78,20 @@ public struct FlaskReaction {
     /// The changes of the commit, to keep or to hand to another thread.
     public var changes: SubstanceChanges {
         // Whoever asks may keep them beyond the handler: they are never refilled from now on.
-        commit.noteReadBeyondKeys()
         commit.markEscaped()
         return commit
     }
 
     /// The substance that changed.
     public var substance: any AnySubstance {
-        commit.noteReadBeyondKeys()
         return commit.substance
     }
 
-    /// Calls `body` if `key` (a dotted key) changed. A key the state does not have is reported
-    /// (`unknown-key`), with the caller's file and line; for a reactor over several substances, a
-    /// key that none of their states has.
+    /// Calls `body` if `key` (a dotted key) changed. A key the state's type can never have is
+    /// reported (`unknown-key`), with the caller's file and line, once per reactor and key; for a
+    /// reactor over several substances, a key that none of their states has. A key below an
+    /// optional (`"user.name"` with `var user: User?`) is a key the state can have: it changes when
+    /// the optional appears (old value nil), disappears (new value nil), or its value changes.
     ///
     /// - Parameters:
     ///   - key: the dotted key.
@@ -119,7 +118,9 @@ public struct FlaskReaction {
             body(change)
         } else {
             let substance = commit.substance
-            if !substance.isValid(key: key), keyDomain?.takeUnretainedValue().isValid(key: key) != true {
+            if !substance.isValid(key: key), keyDomain?.takeUnretainedValue().isValid(key: key) != true,
+                UnknownKeyReports.isFirst(of: key, by: claimant)
+            {
                 substance.bus.report(
                     .unknownKey,
                     "reaction.on(\"\(key)\") at \(fileID):\(line): \(substance.stateTypeName) has no key \"\(key)\" "
@@ -141,31 +142,26 @@ public struct FlaskReaction {
     public func on<S: State, Value: Equatable & Sendable>(
         _ keyPath: KeyPath<S, Value>, _ body: (TypedChange<Value>) -> Void
     ) {
-        commit.noteReadBeyondKeys()
         if let change = commit.change(keyPath) { body(change) }
     }
 
     /// This reaction if it comes from `substance`, else nil: to tell a reactor's substances apart.
     public func at(_ substance: any AnySubstance) -> FlaskReaction? {
-        commit.noteReadBeyondKeys()
         return commit.substanceIdentity == ObjectIdentifier(substance) ? self : nil
     }
 
     /// Whether anything observable changed (always true for a delivered reaction).
     public func changed() -> Bool {
-        commit.noteReadBeyondKeys()
         return !commit.isEmpty
     }
 
     /// Whether `key` changed.
     public func changed(_ key: String) -> Bool {
-        commit.noteReadBeyondKeys()
         return commit.contains(key)
     }
 
     /// The changed keys, parents included.
     public var keys: [String] {
-        commit.noteReadBeyondKeys()
         return commit.keys
     }
 }

@@ -128,41 +128,60 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         get { settings.withLock { $0.keys } }
         set {
             settings.withLock { $0.keys = newValue }
-            let substances = self.substances
-            for key in newValue ?? [] where !substances.contains(where: { $0.isValid(key: key) }) {
-                let place = CallerLocation.current().map { " at \($0)" } ?? ""
-                bus.report(.unknownKey, "reactor.keys\(place): none of the reactor's substances has a key \"\(key)\"")
-            }
-            guard !isDetached else { return }
-            for substance in substances { substance.setInterest(of: self, keys: newValue) }
-            restartKeyLearning()
+            reportUnknown(newValue ?? [], as: "reactor.keys")
+            updateDelivery()
         }
     }
 
-    /// Whether the reactor learns which commits concern its handler (true by default): a handler
-    /// that asks only for keys (`reaction.on(key)`), the same ones on every call, is then called
-    /// only for commits that change one of them, as if it had declared them in ``keys``.
+    /// Declares a reaction to `key`: `body` runs on the bus, with the owner and the change, after
+    /// every commit that changed `key` (a dotted key, at any depth, through optionals and below
+    /// dictionaries), exactly as `reaction.on(key)` inside a ``handler`` would.
     ///
-    /// The reactor watches the handler's first calls. Once the handler asked for the same keys, and
-    /// for nothing else, on 8 calls in a row, commits that change none of them no longer call it
-    /// (a commit that hands over a lock still does). A handler that asks for different keys on
-    /// different calls is called for every commit, and so is one that reads anything else of the
-    /// reaction (`changes`, `keys`, `changed()`, `onLock`, `at(_:)`, a key path, a key below a
-    /// dictionary, a property beyond the state's 64th) or asks for nothing. After learning, one
-    /// call in 16 is still watched: a handler that then asks for other keys is called for every
-    /// commit from that call on. Only a bus handler of a reactor of one substance learns, and only
-    /// while it has no main-actor handler or actor delivery and no declared ``keys``.
+    /// ```swift
+    /// let reactor = Flask.reactor(attachedTo: log, mixing: substance)
+    /// reactor.on("counter") { log, change in log.entries.withLock { $0.append(change.newValue() ?? 0) } }
+    /// ```
     ///
-    /// What it changes: code in the handler outside its `on` blocks runs only for commits that
-    /// changed a learned key. A handler that must run for every commit (counting them, say), or
-    /// whose keys depend on something other than the commit, sets this to false. The reactions
-    /// themselves (the `on` blocks that run) are the same either way.
-    public var learnsKeys: Bool {
-        get { settings.withLock { $0.learnsKeys } }
-        set {
-            settings.withLock { $0.learnsKeys = newValue }
-            restartKeyLearning()
+    /// Since the reactor knows the keys of its declared reactions, its substances deliver to it
+    /// only the commits that change one of them (unless a handler without declared ``keys`` wants
+    /// every commit): a hundred reactors each declaring one key cost a commit the few that match.
+    /// Declared reactions run after the handler, in the order they were declared. A key that none
+    /// of the reactor's substances can have is reported once, here. Takes effect before any work
+    /// item that has not started yet; there is no way to remove one but detaching the reactor.
+    public func on(
+        _ key: String, fileID: StaticString = #fileID, line: UInt = #line,
+        _ body: @escaping @Sendable (Owner, SubstanceChange) -> Void
+    ) where Owner: Sendable {
+        let reaction = DeclaredReaction(key: key, body: body, substance: weakSubstances.first?.substance)
+        settings.withLock { $0.declared.append(reaction) }
+        reportUnknown([key], as: "reactor.on(\"\(key)\") at \(fileID):\(line)", located: false)
+        updateDelivery()
+    }
+
+    /// Declares a reaction to the key of `prop` (see ``on(_:fileID:line:_:)-(String,_,_,_)``).
+    public func on(
+        _ prop: some StateProp, fileID: StaticString = #fileID, line: UInt = #line,
+        _ body: @escaping @Sendable (Owner, SubstanceChange) -> Void
+    ) where Owner: Sendable {
+        on(prop.key, fileID: fileID, line: line, body)
+    }
+
+    /// Reports each of `keys` that none of the reactor's substances can have, once.
+    private func reportUnknown(_ keys: [String], as what: String, located: Bool = true) {
+        let substances = self.substances
+        for key in keys where !substances.contains(where: { $0.isValid(key: key) }) {
+            let place = located ? CallerLocation.current().map { " at \($0)" } ?? "" : ""
+            bus.report(.unknownKey, "\(what)\(place): none of the reactor's substances has a key \"\(key)\"")
         }
+    }
+
+    /// Hands the handlers, the declared reactions and the keys they need to the bus and the
+    /// substances: before any work item that has not started yet.
+    private func updateDelivery() {
+        let (box, interest) = settings.withLock { ($0.box, $0.interest) }
+        bus.performUpkeep { [self] in onBus.value.handler = box }
+        guard !isDetached else { return }
+        for substance in substances { substance.setInterest(of: self, keys: interest) }
     }
 
     /// The owner, while it lives, untyped.
@@ -183,36 +202,14 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// that has not started yet.
     func setHandler(_ handler: Handler?) {
         settings.withLock { $0.handler = handler }
-        bus.performUpkeep { [self] in
-            // Not `handler.map(ReactorHandlerBox.init)`: passing the closure through a generic function
-            // would wrap it in reabstraction thunks, two calls more per reaction.
-            if let handler { onBus.value.handler = ReactorHandlerBox(handler) } else { onBus.value.handler = nil }
-        }
-        restartKeyLearning()
-    }
-
-    /// Forgets what was learned of the keys the bus handler asks for (a new handler, other keys,
-    /// another delivery), and starts learning again if the reactor may: before any work item that
-    /// has not started yet.
-    private func restartKeyLearning() {
-        let (learns, hasHandler, declaresKeys) = settings.withLock {
-            ($0.learnsKeys, $0.handler != nil, $0.keys != nil)
-        }
-        let substance = weakSubstances.count == 1 ? learnedSubstance : nil
-        let eligible = learns && hasHandler && !declaresKeys && delivery == .bus && holds != nil && substance != nil
-        bus.performUpkeep { [self] in
-            if onBus.value.keyLearning == .learned, !declaresKeys { substance?.setLearnedInterest(of: self, asks: nil) }
-            onBus.value.keyLearning = eligible && !onBus.value.deliversElsewhere ? .learning : .off
-            onBus.value.knownAsks = KeyAsks()
-            onBus.value.agreeingCalls = 0
-        }
+        updateDelivery()
     }
 
     /// Sets the handler that runs on the main actor (nil removes it).
     func setMainActorHandler(_ handler: MainActorHandler?) {
         settings.withLock { $0.mainActorHandler = handler }
         bus.performUpkeep { [self] in onBus.value.mainActorHandler = handler }
-        restartKeyLearning()
+        updateDelivery()
     }
 
     /// Calls `react`, a closure of the main actor, with every reaction, on the main actor.
@@ -237,7 +234,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         }
         previous?.finish()
         bus.performUpkeep { [self] in onBus.value.actorDelivery = delivery }
-        restartKeyLearning()
+        updateDelivery()
     }
 
     // MARK: Chains
@@ -284,69 +281,28 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         deliverAfterChecks(changes, lock: lock)
     }
 
-    /// Calls the bus handler, if any, with `owner`; both borrowed, not retained.
+    /// Calls the bus handler, if any, then the declared reactions, with `owner`; both borrowed,
+    /// not retained.
     @inline(__always)
     private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
-        if onBus.value.callsUntilWatched != 0 {
-            if onBus.value.callsUntilWatched == 1 { return callWatchingAsks(owner, changes, lock) }
-            onBus.value.callsUntilWatched -= 1
-        }
         owner._withUnsafeGuaranteedRef { owner in
-            onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { handler in
-                handler.call(owner, reaction(changes, lock))
+            onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { box in
+                if box.declared.isEmpty {
+                    box.call.unsafelyUnwrapped(owner, reaction(changes, lock))  // a box holds one or the other
+                } else {
+                    callDeclaring(box, owner, changes, lock)
+                }
             }
         }
     }
 
-    /// Calls the bus handler while the reactor learns, or checks, the keys it asks for (see
-    /// ``learnsKeys``), and learns from what it asked.
+    /// ``callBusHandler(_:_:_:)`` for a reactor with declared reactions.
     @inline(never)
-    private func callWatchingAsks(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
-        guard let handler = onBus.value.unretainedHandler else { return }
-        changes.beginRecordingAsks()
-        owner._withUnsafeGuaranteedRef { owner in
-            handler._withUnsafeGuaranteedRef { $0.call(owner, reaction(changes, lock)) }
-        }
-        let comparison = changes.endRecordingAsks(comparedWith: onBus.value.knownAsks)
-        // Learned, and the same keys again: the common case, decided without touching the rest.
-        if comparison == .same, onBus.value.keyLearning == .learned {
-            onBus.value.callsUntilWatched = ReactorKeyLearning.learnedCallsPerWatch
-            return
-        }
-        let interest = Self.learn(comparison, asked: changes.recordedAsks, into: &onBus.value)
-        if let interest { learnedSubstance?.setLearnedInterest(of: self, asks: interest) }
-    }
-
-    /// Updates what `side` learned after a call whose asks compared as `comparison` with what it
-    /// knew (`asked` being what the call asked); returns the interest the substance must take now:
-    /// `.some(asks)` to limit the handler to them, `.some(nil)` to lift the limit, nil to leave it.
-    /// (Through `inout`, so that the reactor's delivery state is changed where it lies, not copied.)
-    private static func learn(
-        _ comparison: KeyAsks.Comparison, asked: KeyAsks, into side: inout ReactorBusSide<Owner>
-    ) -> KeyAsks?? {
-        switch comparison {
-        case .same:
-            guard side.keyLearning == .learning else { return nil }
-            side.agreeingCalls += 1
-            guard side.agreeingCalls >= ReactorKeyLearning.callsToLearn else { return nil }
-            side.keyLearning = .learned
-            return .some(side.knownAsks)
-        case .different where side.keyLearning == .learning && side.agreeingCalls == 0:
-            // The first call: what it asked is what later calls must agree with.
-            side.knownAsks = asked
-            side.agreeingCalls = 1
-            return nil
-        case .different, .notLearnable:
-            // Different keys on different calls, or more than keys: called for every commit.
-            let wasLearned = side.keyLearning == .learned
-            side.keyLearning = .gaveUp
-            return wasLearned ? .some(nil) : nil
-        }
-    }
-
-    /// The substance whose delivery to this reactor learned keys limit: its only one.
-    private var learnedSubstance: (any KeyLearningSubstance)? {
-        weakSubstances.first?.substance as? any KeyLearningSubstance
+    private func callDeclaring(
+        _ box: ReactorHandlerBox<Owner>, _ owner: Owner, _ changes: SubstanceChanges, _ lock: FluxLock?
+    ) {
+        if let call = box.call, box.handlerWants(changes) { call(owner, reaction(changes, lock)) }
+        box.runDeclared(owner, changes)
     }
 
     /// Every other case: the owner to load and hold, reactions elsewhere than the bus, two buses.
@@ -356,7 +312,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
             // bus-confined copies belong to the first bus; read them as set, under their lock.
             let (handler, mainActorHandler, actorDelivery) = settings.withLock {
-                ($0.handler.map(ReactorHandlerBox.init), $0.mainActorHandler, $0.actorDelivery)
+                ($0.box, $0.mainActorHandler, $0.actorDelivery)
             }
             return deliverElsewhere(changes, lock, handler, mainActorHandler, actorDelivery)
         }
@@ -384,6 +340,11 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         _ changes: SubstanceChanges, _ lock: FluxLock?, _ busHandler: ReactorHandlerBox<Owner>?,
         _ mainActorHandler: MainActorHandler?, _ actorDelivery: ActorDelivery<Owner>?
     ) {
+        // With both keys and declared reactions, the handlers run only for commits of their keys.
+        guard busHandler?.handlerWants(changes) ?? true else {
+            if delivery == .bus, let busHandler, let owner { busHandler.runDeclared(owner, changes) }
+            return
+        }
         if mainActorHandler != nil || actorDelivery != nil || delivery == .mainQueue {
             // The reaction leaves the bus: its changes must never be refilled.
             changes.markEscaped()
@@ -394,12 +355,17 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             sendToMainActor(sending(changes, lock), mainActorHandler.unsafelyUnwrapped)
         }
         if let actorDelivery { actorDelivery.deliver(Hop(reactor: self, reaction: sending(changes, lock))) }
-        guard let handler = busHandler?.call else { return }
+        guard let busHandler else { return }
         switch delivery {
         case .bus:
             guard let owner else { return detach() }
-            handler(owner, reaction(changes, lock))
+            busHandler.call?(owner, reaction(changes, lock))
+            busHandler.runDeclared(owner, changes)
         case .mainQueue:
+            let handler: Handler = { owner, reaction in
+                busHandler.call?(owner, reaction)
+                busHandler.runDeclared(owner, reaction.commit)
+            }
             // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
             // are marked escaped, used only on the main queue. In the main actor's mailbox, so in
             // order with the main-actor reactions.

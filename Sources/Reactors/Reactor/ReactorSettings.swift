@@ -4,5 +4,20 @@ struct ReactorSettings<Owner: AnyObject> {
     var mainActorHandler: Reactor<Owner>.MainActorHandler?
     var actorDelivery: ActorDelivery<Owner>?
     var keys: [String]?
-    var learnsKeys = true
+    /// The reactions declared with `Reactor.on(_:_:)`.
+    var declared: [DeclaredReaction<Owner>] = []
+
+    /// The handler and the declared reactions as the bus runs them.
+    var box: ReactorHandlerBox<Owner>? {
+        handler == nil && declared.isEmpty ? nil : ReactorHandlerBox(handler, declared: declared, handlerKeys: keys)
+    }
+
+    /// The keys whose commits the substances deliver to the reactor, nil for every commit: the
+    /// declared keys, when nothing else wants every commit; the handler's keys; both together.
+    var interest: [String]? {
+        if declared.isEmpty { return keys }
+        let handles = handler != nil || mainActorHandler != nil || actorDelivery != nil
+        if handles && keys == nil { return nil }
+        return (keys ?? []) + declared.map(\.key)
+    }
 }

@@ -71,7 +71,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     override func encodedNewState() -> Data? {
         // A journal's data, like its values: no secret key, no `_` property (a replay takes those
         // from the substance it replays into).
-        JournalValue(encoding: new).strippingInternalKeys().removing(S.secretKeys).jsonData
+        JournalValue(encoding: new).strippingInternalKeys(of: new).removing(S.secretKeys).jsonData
     }
 
     override func journalKeyChanges(limit: Int) -> [KeyChange] {
@@ -116,7 +116,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     }
 
     override func journalOldState(limit: Int) -> JournalValue? {
-        JournalValue(encoding: old).strippingInternalKeys().redacting(S.secretKeys).bounded(to: limit).value
+        JournalValue(encoding: old).strippingInternalKeys(of: old).redacting(S.secretKeys).bounded(to: limit).value
     }
 
     override func oldValue(at slot: Int) -> Any? {

@@ -29,11 +29,6 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// Whether these changes may be read off the bus: set, on the bus, before they are handed to
     /// another thread; never cleared.
     private let escaped = Atomic<Bool>(false)
-    /// Whether reads are being recorded in ``asks``: on the bus, while one reactor's handler runs
-    /// (see ``beginRecordingAsks()``); handlers run one at a time there.
-    @exclusivity(unchecked) private final var recordsAsks = false
-    /// What the running handler asked, while ``recordsAsks``.
-    @exclusivity(unchecked) private final var asks = KeyAsks()
 
     init(reference: SubstanceReference, plan: ReductionPlan? = nil) {
         self.reference = reference
@@ -59,30 +54,6 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// type (and no state) is returned rather than crashing.
     public var substance: any AnySubstance {
         reference.substance ?? GoneSubstance(bus: reference.bus, stateTypeName: "\(reference.stateType)")
-    }
-
-    /// Starts recording what a reaction's handler asks of these changes (on the bus, just before
-    /// it is called): see ``endRecordingAsks(comparedWith:)``.
-    package final func beginRecordingAsks() {
-        recordsAsks = true
-        asks.reset()
-    }
-
-    /// Stops recording what the handler asked, and tells how it compares with `known`; what it
-    /// asked stays in ``recordedAsks`` until the next recording.
-    package final func endRecordingAsks(comparedWith known: KeyAsks) -> KeyAsks.Comparison {
-        recordsAsks = false
-        return asks.compared(with: known)
-    }
-
-    /// What the handler asked, as last recorded.
-    package final var recordedAsks: KeyAsks { asks }
-
-    /// Records, while a handler's asks are recorded, that it read something other than a key: the
-    /// changes, the lock, another substance's reaction.
-    @usableFromInline
-    package final func noteReadBeyondKeys() {
-        if recordsAsks { asks.askOther() }
     }
 
     /// The changed keys, parents included (`info` and `info.counter`).
@@ -137,7 +108,6 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
         // knows by its bits, unchanged, or changed and among the first four changed entries.
         // Everything else is answered out of line.
         guard let plan, let entry = plan.keyTable.entry(forKey: key) else { return lookUpByHash(key) }
-        if recordsAsks { asks.ask(entry) }
         guard entries.mayContain(entry) else { return .unchanged }
         guard let slot = entries.inlineIndex(of: entry) else { return lookUpAmongAll(entry) }
         return .changed(slot: slot)
@@ -147,12 +117,27 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// not a key of the state): found by hashing it.
     @inline(never)
     private final func lookUpByHash(_ key: String) -> EntryLookup {
-        guard let plan, let entry = plan.keyIndex[key].map({ Int32($0) }) else {
-            if recordsAsks { asks.askOther() }
-            return .notAnEntry
-        }
-        if recordsAsks { asks.ask(entry) }
+        guard let plan, let entry = plan.keyIndex[key].map({ Int32($0) }) else { return .notAnEntry }
         return entries.mayContain(entry) ? lookUpAmongAll(entry) : .unchanged
+    }
+
+    /// The slot of plan entry `entry` among these changes, if it changed and these are changes of
+    /// a state whose plan is `plan` (a declared reaction's key, resolved once when it was
+    /// registered; nil for changes of another state type, which the caller then looks up by key).
+    @inline(__always)
+    package final func lookUp(entry: Int32, of plan: AnyObject) -> EntryLookup {
+        guard self.plan === plan else { return .notAnEntry }
+        guard entries.mayContain(entry) else { return .unchanged }
+        guard let slot = entries.inlineIndex(of: entry) else { return lookUpAmongAll(entry) }
+        return .changed(slot: slot)
+    }
+
+    /// Whether these changes touch one of `keys` (or a key below one) as a bound observer's interest
+    /// in them would (see `Substance.setInterest(of:keys:)`): true on the Codable path, which does
+    /// not tell changes apart by entry.
+    package final func touchesAny(of keys: [String]) -> Bool {
+        guard let plan, let interest = plan.interest(in: keys) else { return true }
+        return BoundObserver(binding: nil, filtersByKey: true, interest: interest).accepts(self)
     }
 
     /// ``lookUp(_:)`` for an entry whose bit is in the mask: searched among all the changed entries.

@@ -1,13 +1,17 @@
 import Archive
 import FluxBus
 
-/// What an awaited mix did: for each substance that ran a mixer (or a chain step), whether it
-/// committed changes, committed nothing, or aborted.
+/// What an awaited mix did: whether a middleware stopped it, and for each substance that ran a
+/// mixer (or a chain step), whether it committed changes, committed nothing, or aborted.
+///
+/// Acknowledge only a mix that applied (``wasApplied``): a stopped mix, an aborted one and one
+/// that reached no substance changed nothing.
 ///
 /// ```swift
 /// let outcome = await Flask.apply(SessionMixers.login, payload: ["user": "ada"])
-/// if outcome.wasAborted {
-///     // ...
+/// guard outcome.wasApplied else {
+///     // stopped (outcome.stop says by whom and why), aborted, or no substance defines the mixer
+///     return
 /// }
 /// for changes in outcome.changes { print(changes.keys) }
 /// ```
@@ -73,10 +77,13 @@ public struct MixOutcome: Sendable {
 
     /// Every substance's part, in the order they ran.
     public let entries: [Entry]
+    /// Set when a middleware stopped the mix (its name and reason): then no substance ran it.
+    public let stop: FluxMixReport.Stop?
 
-    /// An outcome of the given substances' parts.
-    public init(entries: [Entry]) {
+    /// An outcome of the given substances' parts, or of a mix that `stop` stopped.
+    public init(entries: [Entry], stop: FluxMixReport.Stop? = nil) {
         self.entries = entries
+        self.stop = stop
     }
 
     /// The changes committed, one per substance that changed.
@@ -91,7 +98,13 @@ public struct MixOutcome: Sendable {
     /// ```swift
     /// try await Flask.apply(Login(user: "ada")).stored()
     /// ```
+    ///
+    /// A mix that did not apply (``wasApplied`` is false) throws ``ArchiveProblem/Kind/notApplied``
+    /// rather than returning as if it had been stored: there is nothing to acknowledge.
     public func stored() async throws(ArchiveProblem) {
+        if !wasApplied {
+            throw ArchiveProblem(key: "", kind: .notApplied, reason: notAppliedReason)
+        }
         for entry in entries {
             guard case .committed = entry.result, let substance = entry.substance as? any StoredSubstance else {
                 continue
@@ -105,12 +118,28 @@ public struct MixOutcome: Sendable {
         entries.contains { if case .aborted = $0.result { true } else { false } }
     }
 
-    /// Whether no substance received the mix (no reactive substance defines the mixer).
+    /// Whether a middleware stopped the mix (``stop`` says which, and why).
+    public var wasStopped: Bool { stop != nil }
+
+    /// Whether no substance received the mix (no reactive substance defines the mixer, or a
+    /// middleware stopped it).
     public var reachedNobody: Bool { entries.isEmpty }
+
+    /// Whether the mix applied: not stopped, not aborted, and received by at least one substance.
+    /// The one test a server needs before it acknowledges a request.
+    public var wasApplied: Bool { stop == nil && !reachedNobody && !wasAborted }
+
+    /// Why the mix did not apply, for ``stored()``'s error.
+    private var notAppliedReason: String {
+        if let stop { return "stopped by \(stop.middleware): \(stop.reason)" }
+        if wasAborted { return "aborted" }
+        return "no substance received it"
+    }
 
     /// The outcome recorded in a receipt of `Flux.dispatchAndWait(_:payload:isolation:)`.
     public init(receipt: FluxReceipt) {
         self.entries = receipt.records.compactMap(Entry.unboxed)
+        self.stop = receipt.stop
     }
 }
 

@@ -8,12 +8,21 @@ final class FlatNode {
     }
 
     var content: Content = .empty
+    /// Whether the node holds data keyed by content (a dictionary), whose keys are kept as they
+    /// are; the keys of any other keyed node are property names, and `_`-prefixed ones (internal
+    /// state, which the reduction ignores) are left out.
+    var holdsData = false
 
     var value: FlatValue {
         switch content {
         case .empty: .null
         case .single(let value): value
-        case .keyed(let children): .keyed(children.mapValues(\.value))
+        case .keyed(let children) where holdsData: .keyed(children.mapValues(\.value))
+        case .keyed(let children):
+            .keyed(
+                children.reduce(into: [:]) { kept, child in
+                    if !child.key.hasPrefix("_") { kept[child.key] = child.value.value }
+                })
         case .unkeyed(let children): .unkeyed(children.map(\.value))
         }
     }
@@ -68,6 +77,7 @@ final class FlatNode {
         } else if let dict = value as? FlaskDictRef {
             set(.keyed(dict.storage))
         } else {
+            holdsData = value is any KeyedByContent
             try value.encode(to: FlatNodeEncoder(node: self, codingPath: codingPath))
         }
     }

@@ -54,8 +54,9 @@ enum FlatValue: Equatable, @unchecked Sendable {
     }
 
     /// Appends to `changes` every dotted key below `prefix` whose value differs between `old` and
-    /// `new`, parents included; `_`-prefixed keys are skipped. A key present on one side only
-    /// changes from or to nil.
+    /// `new`, parents included. A key present on one side only changes from or to nil. (The
+    /// `_`-prefixed properties of structs were left out when the values were flattened; a
+    /// dictionary's `_` keys are data, compared like any other.)
     /// Whether it is a dictionary.
     var isKeyed: Bool {
         if case .keyed = self { true } else { false }
@@ -82,7 +83,7 @@ enum FlatValue: Equatable, @unchecked Sendable {
             for (key, value) in newChildren where oldChildren[key] != value { keys.append(key) }
             for key in oldChildren.keys where newChildren[key] == nil { keys.append(key) }
             keys.sort()
-            for key in keys where !key.hasPrefix("_") {
+            for key in keys {
                 // A key with a dot is escaped (`a\.b`): it never reads as the nested path `a.b`.
                 let component = DottedKey.escape(key)
                 let path = prefix.isEmpty ? component : prefix + "." + component
@@ -93,7 +94,6 @@ enum FlatValue: Equatable, @unchecked Sendable {
         }
         let bothKeyed: Bool
         if case .keyed? = old, case .keyed? = new { bothKeyed = true } else { bothKeyed = false }
-        // Two dictionaries that differ only in `_` keys have not changed.
         if bothKeyed && !childChanged { return false }
         if !prefix.isEmpty { changes.append((prefix, old, new)) }
         return true

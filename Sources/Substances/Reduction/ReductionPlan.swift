@@ -31,6 +31,9 @@ final class ReductionPlan: @unchecked Sendable {
         let offset: Int
         let size: Int
         let kind: Kind
+        /// Whether its changes are also reported key by key below it, found by flattening the two
+        /// values once they differ: an optional struct (`user.name` with `var user: User?`).
+        var reportsKeysBelow = false
         /// Index of the enclosing struct's entry, or -1.
         let parent: Int32
         /// Index of this property's entry.
@@ -76,6 +79,11 @@ final class ReductionPlan: @unchecked Sendable {
     let keyTable: KeyTable
     /// Keys under which any dotted sub-key is valid (dictionaries, expandable values).
     let openPrefixes: [String]
+    /// The keys below optional structs (`user.name` with `var user: User?`), found from the
+    /// wrapped types' stored properties: what a reaction may name below an optional.
+    let keysBelowOptionals: Set<String>
+    /// The optional structs' keys, each with a dot: a key below one counts as it for interest.
+    let optionalPrefixes: [String]
     /// True when the whole state goes through the Codable path.
     let usesCodablePath: Bool
     /// On the Codable path, the top-level keys a key may start with: the coding keys the default
@@ -103,6 +111,8 @@ final class ReductionPlan: @unchecked Sendable {
         keyIndex = builder.keyIndex
         keyTable = KeyTable(keys: builder.entries.map(\.key))
         openPrefixes = builder.openPrefixes
+        keysBelowOptionals = builder.keysBelowOptionals
+        optionalPrefixes = builder.optionalPrefixes
     }
 
     private struct Builder {
@@ -110,6 +120,8 @@ final class ReductionPlan: @unchecked Sendable {
         var leaves: [Leaf] = []
         var keyIndex: [String: Int] = [:]
         var openPrefixes: [String] = []
+        var keysBelowOptionals: Set<String> = []
+        var optionalPrefixes: [String] = []
 
         mutating func add(_ fields: [StoredField], base: Int, prefix: String, parent: Int, tree: FlatValue) {
             for field in fields where !field.name.hasPrefix("_") && !field.name.contains("$") {
@@ -133,11 +145,60 @@ final class ReductionPlan: @unchecked Sendable {
                         kind = .expand
                         openPrefixes.append(key + ".")
                     }
-                    leaves.append(
-                        Leaf(offset: offset, size: traits.size, kind: kind, parent: Int32(parent), entry: Int32(index)))
+                    var leaf = Leaf(
+                        offset: offset, size: traits.size, kind: kind, parent: Int32(parent), entry: Int32(index))
+                    if kind != .expand, let below = ReductionPlan.keysBelowOptional(field.type, prefix: key + ".") {
+                        leaf.reportsKeysBelow = true
+                        keysBelowOptionals.formUnion(below.keys)
+                        openPrefixes.append(contentsOf: below.openPrefixes)
+                        optionalPrefixes.append(key + ".")
+                    }
+                    leaves.append(leaf)
                 }
             }
         }
+    }
+
+    /// The keys below an optional struct property of type `type` (nil for anything else): its
+    /// wrapped type's stored properties, recursively through structs and optional structs, and the
+    /// dictionary-like ones among them as open prefixes. A struct the runtime cannot describe, or
+    /// a value type without properties of its own (a number, a string, a date: their stored
+    /// properties are `_`-prefixed internals), has none.
+    fileprivate static func keysBelowOptional(
+        _ type: any Any.Type, prefix: String
+    ) -> (keys: Set<String>, openPrefixes: [String])? {
+        guard let optional = type as? any OptionalProtocol.Type, !(type is any KeyedByContent.Type) else { return nil }
+        let wrapped = optional.wrappedType
+        if wrapped is any ObjectReferencing.Type || wrapped is any OptionalProtocol.Type { return nil }
+        var keys: Set<String> = []
+        var open: [String] = []
+        guard collectKeys(of: wrapped, prefix: prefix, depth: 0, into: &keys, open: &open), !keys.isEmpty else {
+            return nil
+        }
+        return (keys, open)
+    }
+
+    /// Adds the keys of the stored properties of `type` below `prefix`; false when `type` is not a
+    /// struct with public-looking properties.
+    private static func collectKeys(
+        of type: any Any.Type, prefix: String, depth: Int, into keys: inout Set<String>, open: inout [String]
+    ) -> Bool {
+        guard depth < 16, let fields = FieldLayout.storedFields(of: type), !fields.isEmpty,
+            fields.contains(where: { !$0.name.hasPrefix("_") })
+        else { return false }
+        for field in fields where !field.name.hasPrefix("_") && !field.name.contains("$") {
+            let key = prefix + field.name
+            keys.insert(key)
+            if field.type is any KeyedByContent.Type {
+                open.append(key + ".")
+                continue
+            }
+            var nested = field.type
+            if let optional = field.type as? any OptionalProtocol.Type { nested = optional.wrappedType }
+            if nested is any ObjectReferencing.Type { continue }
+            _ = collectKeys(of: nested, prefix: key + ".", depth: depth + 1, into: &keys, open: &open)
+        }
+        return true
     }
 
     /// Whether a struct's coding keys are its property names (so offsets and keys agree).
@@ -146,8 +207,9 @@ final class ReductionPlan: @unchecked Sendable {
         var names: [String: StoredField] = [:]
         for field in fields { names[field.name] = field }
         for key in encoded.keys where names[key] == nil { return false }
-        for field in fields where encoded[field.name] == nil {
-            // Synthesized encoding skips nil optionals; anything else missing means custom keys.
+        for field in fields where encoded[field.name] == nil && !field.name.hasPrefix("_") {
+            // Synthesized encoding skips nil optionals (the flattening leaves out `_` properties);
+            // anything else missing means custom keys.
             if !(field.type is any OptionalProtocol.Type) && !field.name.contains("$") { return false }
         }
         return true
@@ -189,6 +251,13 @@ final class ReductionPlan: @unchecked Sendable {
     /// state does not have (and on the Codable path, which has no entries).
     private func entry(holding key: String) -> Int? {
         if let index = keyIndex[key] { return index }
+        if let prefix = optionalPrefixes.first(where: { key.hasPrefix($0) }) {
+            // Below an optional struct: a key its wrapped type has, or one below a dictionary there.
+            guard keysBelowOptionals.contains(key) || openPrefixes.contains(where: { key.hasPrefix($0) }) else {
+                return nil
+            }
+            return keyIndex[String(prefix.dropLast())]
+        }
         guard let prefix = openPrefixes.first(where: { key.hasPrefix($0) }) else { return nil }
         return keyIndex[String(prefix.dropLast())]
     }

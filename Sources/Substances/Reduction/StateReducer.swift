@@ -1,7 +1,8 @@
 /// Finds what changed between two committed states: the change reduction.
 public enum StateReducer {
-    /// The changed keys between two flattened states, parents included, `_` keys skipped: the
-    /// reduction of the low-level API, for states you flattened yourself.
+    /// The changed keys between two flattened states, parents included, the state's `_`-prefixed
+    /// properties (its top-level `_` keys) skipped: the reduction of the low-level API, for states
+    /// you flattened yourself. Nested keys are data, `_` or not (see docs/decisions.md).
     ///
     /// - Parameters:
     ///   - old: the previous state, flattened to dotted keys and values.
@@ -9,8 +10,8 @@ public enum StateReducer {
     /// - Returns: the keys whose values differ; a key present on one side only changes to or from nil.
     public static func reduce(_ old: [String: any Sendable], _ new: [String: any Sendable]) -> Set<String> {
         var changes: [(key: String, old: FlatValue?, new: FlatValue?)] = []
-        let oldTree = FlatValue.keyed(old.compactMapValues(FlaskDictRef.flatten))
-        let newTree = FlatValue.keyed(new.compactMapValues(FlaskDictRef.flatten))
+        let oldTree = FlatValue.keyed(old.filter { !$0.key.hasPrefix("_") }.compactMapValues(FlaskDictRef.flatten))
+        let newTree = FlatValue.keyed(new.filter { !$0.key.hasPrefix("_") }.compactMapValues(FlaskDictRef.flatten))
         _ = FlatValue.diff(oldTree, newTree, prefix: "", into: &changes)
         return Set(changes.map(\.key))
     }
@@ -100,10 +101,11 @@ public enum StateReducer {
             if sameBits(old + offset, new + offset, leaf.size) { continue }
             switch leaf.kind {
             case .bits:
-                break
+                if leaf.reportsKeysBelow, !appendKeysBelow(leaf, old, new, plan: plan, flat: &flat) { continue }
             case .equatable:
                 guard case .equatable(let equal) = plan.entries[Int(leaf.entry)].traits.comparison else { break }
                 if equal(old + offset, new + offset) { continue }
+                if leaf.reportsKeysBelow, !appendKeysBelow(leaf, old, new, plan: plan, flat: &flat) { continue }
             case .expand:
                 let entry = plan.entries[Int(leaf.entry)]
                 var expanded: [(key: String, old: FlatValue?, new: FlatValue?)] = []
@@ -121,5 +123,27 @@ public enum StateReducer {
                 parent = Int32(plan.entries[Int(parent)].parent)
             }
         }
+    }
+
+    /// Appends the keys below an optional struct (`user.name`) whose bits or `==` differ, found by
+    /// flattening its two values; whether it changed: not when only its `_` properties did (the
+    /// flattening leaves them out, as the layout path does in a struct that is not optional). Out
+    /// of line, since only such a property's change pays for it.
+    @inline(never)
+    private static func appendKeysBelow(
+        _ leaf: ReductionPlan.Leaf, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, plan: ReductionPlan,
+        flat: inout [(key: String, old: FlatValue?, new: FlatValue?)]
+    ) -> Bool {
+        let entry = plan.entries[Int(leaf.entry)]
+        var expanded: [(key: String, old: FlatValue?, new: FlatValue?)] = []
+        let oldValue = entry.traits.flatten(old + leaf.offset)
+        let newValue = entry.traits.flatten(new + leaf.offset)
+        // nil rather than `.null`: a key below a missing value was not there.
+        let changed = FlatValue.diff(
+            oldValue == .null ? nil : oldValue, newValue == .null ? nil : newValue, prefix: entry.key, into: &expanded)
+        guard changed else { return false }
+        expanded.removeLast()  // the property itself, reported with its typed values
+        flat.append(contentsOf: expanded)
+        return true
     }
 }

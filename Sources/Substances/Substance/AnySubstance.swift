@@ -50,14 +50,19 @@ extension AnySubstance {
     package var nameInReports: String { ArchiveProblem.shortened(name()) }
 }
 
-/// A substance whose bound observers can be limited to the keys a reactor learned (see
-/// `Reactor.learnsKeys`): every `Substance`.
-package protocol KeyLearningSubstance: AnySubstance {
-    /// See `Substance.setLearnedInterest(of:asks:)`.
-    func setLearnedInterest(of observer: any SubstanceObserver, asks: KeyAsks?)
+/// A substance whose keys resolve to entries of its state's reduction plan, for reactions
+/// declared once (see `Reactor.on(_:_:)`): every `Substance`.
+package protocol KeyedSubstance: AnySubstance {
+    /// The plan entry of `key` and the plan (an opaque identity to hand back to
+    /// `SubstanceChanges.lookUp(entry:of:)`), when `key` is an entry of the state's plan.
+    func planEntry(of key: String) -> (entry: Int32, plan: any AnyObject & Sendable)?
 }
 
-extension Substance: KeyLearningSubstance {}
+extension Substance: KeyedSubstance {
+    package func planEntry(of key: String) -> (entry: Int32, plan: any AnyObject & Sendable)? {
+        plan.keyIndex[key].map { (Int32($0), plan) }
+    }
+}
 
 /// A substance whose committed state can be waited for on disk (see `Substance.stored()`): every
 /// `Substance`.

@@ -125,6 +125,7 @@ extension Substance {
             case .unreadable: .archiveUnreadable
             case .partiallyRestored: .archivePartiallyRestored
             case .keyInUse: .archiveKeyInUse
+            case .notApplied: .archiveWriteFailed
             }
         reference.bus.report(code, "\(reference.nameInReports): \(problem)")
     }

@@ -218,13 +218,6 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         setInterest(of: observer, entries: keys.flatMap(plan.interest(in:)))
     }
 
-    /// Limits a bound observer to the commits that change one of the entries its handler asked
-    /// for (`asks`), or, with nil, lifts that limit: a reactor's learned keys (see
-    /// `Reactor.learnsKeys`). Takes effect before the next work item.
-    package func setLearnedInterest(of observer: any SubstanceObserver, asks: KeyAsks?) {
-        setInterest(of: observer, entries: asks?.entries)
-    }
-
     /// Limits a bound observer to the commits that change one of `entries` (nil: every commit),
     /// from the next work item on.
     private func setInterest(of observer: any SubstanceObserver, entries: PlanEntrySet?) {

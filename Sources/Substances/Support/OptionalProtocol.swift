@@ -2,9 +2,13 @@
 /// unwrapped.
 protocol OptionalProtocol {
     var wrapped: Any? { get }
+    /// The type it wraps.
+    static var wrappedType: any Any.Type { get }
 }
 
 extension Optional: OptionalProtocol {
+    static var wrappedType: any Any.Type { Wrapped.self }
+
     var wrapped: Any? {
         switch self {
         case .some(let value): value

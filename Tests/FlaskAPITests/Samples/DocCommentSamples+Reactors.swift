@@ -83,6 +83,16 @@ private enum ReactorsDocSamples {
         }
     }
 
+    // Reactor.on(_:_:)
+    static func declareCounter(of substance: Feed) {
+        let log = CounterLog()
+        final class CounterLog: Sendable {
+            let entries = Mutex<[Int]>([])
+        }
+        let reactor = Flask.reactor(attachedTo: log, mixing: substance)
+        reactor.on("counter") { log, change in log.entries.withLock { $0.append(change.newValue() ?? 0) } }
+    }
+
     // Reactor.keys
     final class TitleView: Sendable {
         let store = Feed()

@@ -70,8 +70,9 @@ private enum SubstancesDocSamples {
     // MixOutcome
     static func logIn() async {
         let outcome = await Flask.apply(SessionMixers.login, payload: ["user": "ada"])
-        if outcome.wasAborted {
-            // ...
+        guard outcome.wasApplied else {
+            // stopped (outcome.stop says by whom and why), aborted, or no substance defines the mixer
+            return
         }
         for changes in outcome.changes { print(changes.keys) }
     }

@@ -17,7 +17,7 @@ extension JournalValue {
             if let optional = value as? any OptionalProtocol {
                 return captured(optional.wrapped, limit: limit)
             }
-            return JournalValue(encoding: value).strippingInternalKeys().bounded(to: limit)
+            return JournalValue(encoding: value).strippingInternalKeys(of: value).bounded(to: limit)
         }
     }
 
@@ -75,15 +75,40 @@ extension JournalValue {
     }
 
     /// The value without the keys of `_`-prefixed properties, at any depth: internal state is
-    /// never recorded.
-    func strippingInternalKeys() -> JournalValue {
+    /// never recorded. `value` is what it encodes: a dictionary's `_` keys are data, and kept
+    /// (told apart from properties through the flattening the reduction uses).
+    func strippingInternalKeys(of value: Any) -> JournalValue {
+        guard hasInternalLookingKey else { return self }
+        return stripping(against: (value as? any Encodable).map { FlatEncoder.flatten($0) })
+    }
+
+    /// Whether an object at any depth has a `_`-prefixed key: most values have none, and need not
+    /// be flattened to be stripped.
+    private var hasInternalLookingKey: Bool {
+        switch self {
+        case .object(let values): values.contains { $0.key.hasPrefix("_") || $0.value.hasInternalLookingKey }
+        case .array(let values): values.contains { $0.hasInternalLookingKey }
+        default: false
+        }
+    }
+
+    /// The value without the `_` keys that `flat` (the same value flattened, `_` properties left
+    /// out) does not have; without every `_` key where `flat` says nothing.
+    private func stripping(against flat: FlatValue?) -> JournalValue {
         switch self {
         case .object(let values):
+            var children: [String: FlatValue]?
+            if case .keyed(let flatChildren)? = flat { children = flatChildren }
             var kept: [String: JournalValue] = [:]
-            for (key, value) in values where !key.hasPrefix("_") { kept[key] = value.strippingInternalKeys() }
+            for (key, value) in values {
+                if key.hasPrefix("_"), children?[key] == nil { continue }
+                kept[key] = value.stripping(against: children?[key])
+            }
             return .object(kept)
         case .array(let values):
-            return .array(values.map { $0.strippingInternalKeys() })
+            var elements: [FlatValue]?
+            if case .unkeyed(let flatElements)? = flat, flatElements.count == values.count { elements = flatElements }
+            return .array(values.indices.map { values[$0].stripping(against: elements?[$0]) })
         default:
             return self
         }
@@ -113,7 +138,7 @@ extension JournalValue {
         self = .object(values)
     }
 
-    /// The value with what ``strippingInternalKeys()`` and ``removing(_:)`` took out of a state
+    /// The value with what ``strippingInternalKeys(of:)`` and ``removing(_:)`` took out of a state
     /// put back from `source` (the same state type's value): `_` properties, and each of `keys`.
     func puttingBack(_ keys: Set<String>, from source: JournalValue) -> JournalValue {
         var value = puttingBackInternalKeys(from: source)
