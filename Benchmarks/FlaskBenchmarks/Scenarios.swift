@@ -206,6 +206,11 @@ let declaredKeyScenarios: [Scenario] = [
     Scenario(id: "S3k", name: "fanout-100+keys", defaultCount: 1_000_000) { counter in
         wideRig(counter, reactorsPerField: 10, declaringKeys: true)
     },
+    // S3 with declared reactions (`reactor.on(key) { owner, change in }`): the library knows each
+    // reactor's key, so only the ten whose field changed are called.
+    Scenario(id: "S3d", name: "fanout-100+declared", defaultCount: 1_000_000) { counter in
+        wideRig(counter, reactorsPerField: 10, declaringReactions: true)
+    },
 ]
 
 /// The item S8's dispatch number `round` toggles: every item once per `size` dispatches (a
@@ -380,13 +385,19 @@ func oneReactorRig(
 /// each field.
 /// With `declaringKeys`, each reactor also declares its key (`reactor.keys`), so that the bus skips
 /// the reactors whose key did not change.
-private func wideRig(_ counter: ReactionCounter, reactorsPerField: Int, declaringKeys: Bool = false) -> Rig {
+private func wideRig(
+    _ counter: ReactionCounter, reactorsPerField: Int, declaringKeys: Bool = false, declaringReactions: Bool = false
+) -> Rig {
     let owners = (0..<(10 * reactorsPerField)).map { _ in BenchOwner() }
     let substance = WideSubstance()
     let keys = WideMixers.allCases.map(\.rawValue)
     for (index, owner) in owners.enumerated() {
         let key = keys[index % 10]
         let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        if declaringReactions {
+            reactor.on(key) { _, _ in counter.hit() }
+            continue
+        }
         if declaringKeys { reactor.keys = [key] }
         reactor.handler = { _, reaction in reaction.on(key) { _ in counter.hit() } }
     }

@@ -10,7 +10,7 @@ set -euo pipefail
 binary=${1:-.build/release/FlaskBenchmarks}
 shift || true
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(S1 S2 S3 S4 S5 S6 S7 S2k S3k S1m S1j S1r S1s S1a)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(S1 S2 S3 S4 S5 S6 S7 S2k S3k S3d S1m S1j S1r S1s S1a)
 total() {  # scenario count
     local out
     out=$(mktemp)
@@ -20,7 +20,7 @@ total() {  # scenario count
 }
 for scenario in "${scenarios[@]}"; do
     case $scenario in
-        S3 | S3k) count=4000 ;;
+        S3 | S3k | S3d) count=4000 ;;
         S3x) count=400 ;;
         S1a | S1s | S1j | S1jk | S9) count=5000 ;;
         *) count=20000 ;;

@@ -298,3 +298,36 @@ struct ActionValidationTests {
         #expect(audit.state == Balance(cents: 7, transfers: 1))
     }
 }
+
+/// Stops every mix of an item named "forbidden".
+private final class NoForbidden: FluxMiddleware {
+    func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+        (event.value as? AddItem)?.name == "forbidden" ? .stop(reason: "forbidden item") : .pass
+    }
+}
+
+@Suite("A stopped mix is not an applied one")
+struct StoppedMixTests {
+    @Test("an awaited mix a middleware stopped says so, by whom and why; stored() refuses to acknowledge it")
+    func stopped() async {
+        let bus = Flux()
+        bus.use(NoForbidden())
+        let shop = Shop(bus: bus)
+        let stopped = await Flask.apply(AddItem(name: "forbidden"), on: bus)
+        #expect(stopped.wasStopped && !stopped.wasApplied && !stopped.wasAborted)
+        #expect(stopped.stop?.middleware == "NoForbidden")
+        #expect(stopped.stop?.reason == "forbidden item")
+        await #expect(throws: ArchiveProblem.self) { try await stopped.stored() }
+        let applied = await Flask.apply(AddItem(name: "tea"), on: bus)
+        #expect(applied.wasApplied && !applied.wasStopped && applied.stop == nil)
+        #expect(shop.state.items == ["tea"])
+        let aborted = await Flask.apply(AddItem(name: ""), on: bus)
+        #expect(aborted.wasAborted && !aborted.wasApplied && !aborted.wasStopped)
+        do {
+            try await aborted.stored()
+            Issue.record("an aborted mix was acknowledged as stored")
+        } catch {
+            #expect(error.kind == .notApplied)
+        }
+    }
+}

@@ -152,13 +152,16 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         _ key: String, fileID: StaticString = #fileID, line: UInt = #line,
         _ body: @escaping @Sendable (Owner, SubstanceChange) -> Void
     ) where Owner: Sendable {
-        let reaction = DeclaredReaction(key: key, body: body, substance: weakSubstances.first?.substance)
+        // The owner is an `Owner`: the reactor passes its own.
+        let reaction = DeclaredReaction(
+            key: key, body: { owner, change in body(unsafeDowncast(owner, to: Owner.self), change) },
+            substance: weakSubstances.first?.substance)
         settings.withLock { $0.declared.append(reaction) }
         reportUnknown([key], as: "reactor.on(\"\(key)\") at \(fileID):\(line)", located: false)
         updateDelivery()
     }
 
-    /// Declares a reaction to the key of `prop` (see ``on(_:fileID:line:_:)-(String,_,_,_)``).
+    /// Declares a reaction to the key of `prop` (see `on(_:fileID:line:_:)` with a string key).
     public func on(
         _ prop: some StateProp, fileID: StaticString = #fileID, line: UInt = #line,
         _ body: @escaping @Sendable (Owner, SubstanceChange) -> Void
@@ -178,8 +181,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// Hands the handlers, the declared reactions and the keys they need to the bus and the
     /// substances: before any work item that has not started yet.
     private func updateDelivery() {
-        let (box, interest) = settings.withLock { ($0.box, $0.interest) }
-        bus.performUpkeep { [self] in onBus.value.handler = box }
+        let (declared, interest) = settings.withLock { ($0.declaredReactions, $0.interest) }
+        bus.performUpkeep { [self] in onBus.value.declared = declared }
         guard !isDetached else { return }
         for substance in substances { substance.setInterest(of: self, keys: interest) }
     }
@@ -202,6 +205,11 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// that has not started yet.
     func setHandler(_ handler: Handler?) {
         settings.withLock { $0.handler = handler }
+        bus.performUpkeep { [self] in
+            // Not `handler.map(ReactorHandlerBox.init)`: passing the closure through a generic function
+            // would wrap it in reabstraction thunks, two calls more per reaction.
+            if let handler { onBus.value.handler = ReactorHandlerBox(handler) } else { onBus.value.handler = nil }
+        }
         updateDelivery()
     }
 
@@ -285,24 +293,23 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// not retained.
     @inline(__always)
     private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
+        if onBus.value.declared != nil { return callDeclaring(owner.takeUnretainedValue(), changes, lock) }
         owner._withUnsafeGuaranteedRef { owner in
-            onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { box in
-                if box.declared.isEmpty {
-                    box.call.unsafelyUnwrapped(owner, reaction(changes, lock))  // a box holds one or the other
-                } else {
-                    callDeclaring(box, owner, changes, lock)
-                }
+            onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { handler in
+                handler.call(owner, reaction(changes, lock))
             }
         }
     }
 
-    /// ``callBusHandler(_:_:_:)`` for a reactor with declared reactions.
+    /// ``callBusHandler(_:_:_:)`` for a reactor with declared reactions: the handler, if it wants
+    /// the commit, then the declared reactions.
     @inline(never)
-    private func callDeclaring(
-        _ box: ReactorHandlerBox<Owner>, _ owner: Owner, _ changes: SubstanceChanges, _ lock: FluxLock?
-    ) {
-        if let call = box.call, box.handlerWants(changes) { call(owner, reaction(changes, lock)) }
-        box.runDeclared(owner, changes)
+    private func callDeclaring(_ owner: Owner, _ changes: SubstanceChanges, _ lock: FluxLock?) {
+        guard let declared = onBus.value.declared else { return }
+        if let handler = onBus.value.handler, declared.handlerWants(changes) {
+            handler.call(owner, reaction(changes, lock))
+        }
+        declared.run(owner, changes)
     }
 
     /// Every other case: the owner to load and hold, reactions elsewhere than the bus, two buses.
@@ -311,16 +318,17 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         guard let holds else {
             // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
             // bus-confined copies belong to the first bus; read them as set, under their lock.
-            let (handler, mainActorHandler, actorDelivery) = settings.withLock {
-                ($0.box, $0.mainActorHandler, $0.actorDelivery)
+            let (handler, mainActorHandler, actorDelivery, declared) = settings.withLock {
+                ($0.handler.map(ReactorHandlerBox.init), $0.mainActorHandler, $0.actorDelivery, $0.declaredReactions)
             }
-            return deliverElsewhere(changes, lock, handler, mainActorHandler, actorDelivery)
+            return deliverElsewhere(changes, lock, handler, mainActorHandler, actorDelivery, declared)
         }
         guard delivery == .bus, !onBus.value.deliversElsewhere else {
             // The handlers one by one: a `ReactorBusSide<Owner>` copied whole would go through its runtime
             // metadata, looked up on every reaction.
             return deliverElsewhere(
-                changes, lock, onBus.value.handler, onBus.value.mainActorHandler, onBus.value.actorDelivery)
+                changes, lock, onBus.value.handler, onBus.value.mainActorHandler, onBus.value.actorDelivery,
+                onBus.value.declared)
         }
         // On the bus, the owner not held yet for this batch: loaded from its weak reference, once
         // per hold, not per delivery (see `FluxOwnerHolds`).
@@ -338,38 +346,38 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     @inline(never)
     private func deliverElsewhere(
         _ changes: SubstanceChanges, _ lock: FluxLock?, _ busHandler: ReactorHandlerBox<Owner>?,
-        _ mainActorHandler: MainActorHandler?, _ actorDelivery: ActorDelivery<Owner>?
+        _ mainActorHandler: MainActorHandler?, _ actorDelivery: ActorDelivery<Owner>?, _ declared: DeclaredReactions?
     ) {
         // With both keys and declared reactions, the handlers run only for commits of their keys.
-        guard busHandler?.handlerWants(changes) ?? true else {
-            if delivery == .bus, let busHandler, let owner { busHandler.runDeclared(owner, changes) }
-            return
-        }
-        if mainActorHandler != nil || actorDelivery != nil || delivery == .mainQueue {
+        let handlersWant = declared?.handlerWants(changes) ?? true
+        let sendsOff = handlersWant && (mainActorHandler != nil || actorDelivery != nil)
+        if sendsOff || (delivery == .mainQueue && (busHandler != nil || declared != nil)) {
             // The reaction leaves the bus: its changes must never be refilled.
             changes.markEscaped()
         }
-        if mainActorHandler != nil {
+        if handlersWant, let mainActorHandler {
             // Used only on the main actor: the changes are marked escaped, and the owner of a
             // main-actor handler is a main-actor object (or `Sendable`).
-            sendToMainActor(sending(changes, lock), mainActorHandler.unsafelyUnwrapped)
+            sendToMainActor(sending(changes, lock), mainActorHandler)
         }
-        if let actorDelivery { actorDelivery.deliver(Hop(reactor: self, reaction: sending(changes, lock))) }
-        guard let busHandler else { return }
+        if handlersWant, let actorDelivery {
+            actorDelivery.deliver(Hop(reactor: self, reaction: sending(changes, lock)))
+        }
+        let busHandler = handlersWant ? busHandler : nil
+        guard busHandler != nil || declared != nil else { return }
         switch delivery {
         case .bus:
             guard let owner else { return detach() }
-            busHandler.call?(owner, reaction(changes, lock))
-            busHandler.runDeclared(owner, changes)
+            busHandler?.call(owner, reaction(changes, lock))
+            declared?.run(owner, changes)
         case .mainQueue:
-            let handler: Handler = { owner, reaction in
-                busHandler.call?(owner, reaction)
-                busHandler.runDeclared(owner, reaction.commit)
-            }
             // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
             // are marked escaped, used only on the main queue. In the main actor's mailbox, so in
             // order with the main-actor reactions.
-            sendToMainActor(sending(changes, lock), handler)
+            sendToMainActor(sending(changes, lock)) { owner, reaction in
+                busHandler?.call(owner, reaction)
+                declared?.run(owner, reaction.commit)
+            }
         }
     }
 

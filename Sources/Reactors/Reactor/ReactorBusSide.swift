@@ -9,6 +9,8 @@ struct ReactorBusSide<Owner: AnyObject> {
     }
     /// The same box, read without a retain: `handler` keeps it alive.
     var unretainedHandler: Unmanaged<ReactorHandlerBox<Owner>>?
+    /// The reactions declared on the reactor, nil without any.
+    var declared: DeclaredReactions?
     var mainActorHandler: Reactor<Owner>.MainActorHandler? {
         didSet { deliversElsewhere = mainActorHandler != nil || actorDelivery != nil }
     }

@@ -5,11 +5,11 @@ struct ReactorSettings<Owner: AnyObject> {
     var actorDelivery: ActorDelivery<Owner>?
     var keys: [String]?
     /// The reactions declared with `Reactor.on(_:_:)`.
-    var declared: [DeclaredReaction<Owner>] = []
+    var declared: [DeclaredReaction] = []
 
-    /// The handler and the declared reactions as the bus runs them.
-    var box: ReactorHandlerBox<Owner>? {
-        handler == nil && declared.isEmpty ? nil : ReactorHandlerBox(handler, declared: declared, handlerKeys: keys)
+    /// The declared reactions as the bus runs them, nil without any.
+    var declaredReactions: DeclaredReactions? {
+        declared.isEmpty ? nil : DeclaredReactions(declared, handlerKeys: keys)
     }
 
     /// The keys whose commits the substances deliver to the reactor, nil for every commit: the

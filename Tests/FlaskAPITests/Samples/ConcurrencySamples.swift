@@ -4,7 +4,7 @@ import Observation
 
 func signIn(as user: String) async -> Bool {
     let outcome = await Flask.apply(Login(user: user))
-    return !outcome.wasAborted && !outcome.changes.isEmpty
+    return outcome.wasApplied && !outcome.changes.isEmpty
 }
 
 func resetCounter(_ counter: Substance<CounterState>) async -> MixOutcome {

@@ -40,7 +40,8 @@ let router = Router()
 router.post("notes") { [durable] request, _ -> Response in
     let body = try await request.body.collect(upTo: 64 * 1024)
     let outcome = await Flask.apply(PostNote(text: String(buffer: body)))
-    guard !outcome.wasAborted else { return Response(status: .badRequest) }
+    // Only a mix that applied is acknowledged: not one a middleware stopped, aborted, or nobody received.
+    guard outcome.wasApplied else { return Response(status: .badRequest) }
     if durable {
         do {
             try await outcome.stored()
