@@ -15,15 +15,18 @@ for mode in plain durable; do
     for run in 1 2 3; do
         data=$(mktemp -d)
         port=$((20000 + RANDOM % 20000))
-        if [ "$mode" = durable ]; then "$bin" --port "$port" --data "$data" --durable >/dev/null 2>&1 &
-        else "$bin" --port "$port" --data "$data" >/dev/null 2>&1 &
+        log=$(mktemp)
+        if [ "$mode" = durable ]; then "$bin" --port "$port" --data "$data" --durable >"$log" 2>&1 &
+        else "$bin" --port "$port" --data "$data" >"$log" 2>&1 &
         fi
         pid=$!
         until curl -sf "http://127.0.0.1:$port/notes" >/dev/null; do sleep 0.05; done
         rate=$(wrk -t2 -c16 -d10s -s "$script" "http://127.0.0.1:$port/notes" | awk '/Requests\/sec/ { print $2 }')
         rates+=("$rate")
         kill -TERM "$pid"; wait "$pid" || true
-        rm -rf "$data"
+        # The durable server says how many acknowledgements each write (each fsync) answered.
+        grep '^durable:' "$log" || true
+        rm -rf "$data" "$log"
     done
     median=$(printf '%s\n' "${rates[@]}" | sort -n | sed -n 2p)
     echo "$mode: ${rates[*]} requests/s; median $median"

@@ -14,6 +14,9 @@
 //   ledger with `await Flask.apply`, then `try await ...stored()`, then printing "ack <id>", until
 //   the process is killed. The ledger's writes are an hour's debounce away: only `stored()` writes.
 // - `read-ledger`: prints the ids the ledger restored, one per line.
+// - `append <first> <count>`: restores the ledger (printing "restored" or "refused <reason>" when
+//   another process owns it), then appends ids first, first + 1, ... one at a time, printing
+//   "ack <id>" once each is stored and "refused <id>" when the store refuses it, then exits.
 import FlaskAPI
 import Foundation
 import Synchronization
@@ -107,6 +110,28 @@ func serveDurably() async {
     }
 }
 
+/// The `append` mode: one request after another, each acknowledged only once stored.
+func appendDurably(first: Int, count: Int) async {
+    let reports = Mutex<[String]>([])
+    Flask.bus.diagnostics = { diagnostic in reports.withLock { $0.append("\(diagnostic)") } }
+    let ledger = makeLedger()
+    await ledger.bus.flush()
+    let refusal = reports.withLock { $0.first { $0.contains("archive-key-in-use") } }
+    say(refusal.map { "refused \($0)" } ?? "restored")
+    for id in first..<(first + count) {
+        let outcome = await Flask.apply(Append(id: id))
+        do {
+            try await outcome.stored()
+            say("ack \(id)")
+        } catch let problem where problem.kind == .keyInUse {
+            say("refused \(id)")
+        } catch {
+            say("failed \(id)")
+        }
+    }
+    say("diagnostics \(reports.withLock { $0.filter { $0.contains("archive-key-in-use") }.count })")
+}
+
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
@@ -148,6 +173,9 @@ case "terminate" where arguments.count == 2:
     while true { withExtendedLifetime(substance) { _ = sleep(60) } }
 case "durable":
     await serveDurably()
+case "append" where arguments.count == 3:
+    await appendDurably(first: Int(arguments[1]) ?? 0, count: Int(arguments[2]) ?? 0)
+    exit(0)
 case "read-ledger":
     let ledger = makeLedger()
     for id in ledger.state.ids { say("\(id)") }

@@ -165,6 +165,8 @@ struct ArchiverTests {
         try await first.value
         #expect(store.writes.all == ["k", "k"], "one write for the first caller, one for the 20 that came meanwhile")
         #expect(try store.data(forKey: "k") == Data("21".utf8))
+        #expect(archiver.durabilityStatistics == ArchiveDurabilityStatistics(writes: 2, acknowledged: 21))
+        #expect(archiver.durabilityStatistics.acknowledgedPerWrite == 10.5)
     }
 
     @Test("a stored(key:) whose write fails throws its problem; the write stays pending and is retried")

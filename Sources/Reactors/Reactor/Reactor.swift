@@ -293,7 +293,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// not retained.
     @inline(__always)
     private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
-        if onBus.value.declared != nil { return callDeclaring(owner.takeUnretainedValue(), changes, lock) }
+        if let declared = onBus.value.unretainedDeclared { return callDeclaring(declared, owner, changes, lock) }
         owner._withUnsafeGuaranteedRef { owner in
             onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { handler in
                 handler.call(owner, reaction(changes, lock))
@@ -302,14 +302,20 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     }
 
     /// ``callBusHandler(_:_:_:)`` for a reactor with declared reactions: the handler, if it wants
-    /// the commit, then the declared reactions.
+    /// the commit, then the declared reactions. All borrowed, none retained.
     @inline(never)
-    private func callDeclaring(_ owner: Owner, _ changes: SubstanceChanges, _ lock: FluxLock?) {
-        guard let declared = onBus.value.declared else { return }
-        if let handler = onBus.value.handler, declared.handlerWants(changes) {
-            handler.call(owner, reaction(changes, lock))
+    private func callDeclaring(
+        _ declared: Unmanaged<DeclaredReactions>, _ owner: Unmanaged<Owner>, _ changes: SubstanceChanges,
+        _ lock: FluxLock?
+    ) {
+        owner._withUnsafeGuaranteedRef { owner in
+            declared._withUnsafeGuaranteedRef { declared in
+                if let handler = onBus.value.unretainedHandler, declared.handlerWants(changes) {
+                    handler._withUnsafeGuaranteedRef { $0.call(owner, reaction(changes, lock)) }
+                }
+                declared.run(owner, changes)
+            }
         }
-        declared.run(owner, changes)
     }
 
     /// Every other case: the owner to load and hold, reactions elsewhere than the bus, two buses.

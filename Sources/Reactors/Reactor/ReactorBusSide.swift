@@ -10,7 +10,11 @@ struct ReactorBusSide<Owner: AnyObject> {
     /// The same box, read without a retain: `handler` keeps it alive.
     var unretainedHandler: Unmanaged<ReactorHandlerBox<Owner>>?
     /// The reactions declared on the reactor, nil without any.
-    var declared: DeclaredReactions?
+    var declared: DeclaredReactions? {
+        didSet { unretainedDeclared = declared.map(Unmanaged.passUnretained) }
+    }
+    /// The same, read without a retain: `declared` keeps it alive.
+    var unretainedDeclared: Unmanaged<DeclaredReactions>?
     var mainActorHandler: Reactor<Owner>.MainActorHandler? {
         didSet { deliversElsewhere = mainActorHandler != nil || actorDelivery != nil }
     }

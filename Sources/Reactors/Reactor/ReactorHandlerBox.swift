@@ -30,9 +30,12 @@ final class DeclaredReactions: Sendable {
         return changes.touchesAny(of: handlerKeys)
     }
 
-    /// Runs the reactions whose key changed in `changes`, with `owner`.
+    /// Runs the reactions whose key changed in `changes`, with `owner`. (Through the buffer: a
+    /// loop over the array retained it and each element.)
     func run(_ owner: AnyObject, _ changes: SubstanceChanges) {
-        for reaction in reactions { reaction.react(owner, changes) }
+        reactions.withUnsafeBufferPointer { reactions in
+            for index in reactions.indices { reactions[index].react(owner, changes) }
+        }
     }
 }
 
@@ -44,7 +47,7 @@ struct DeclaredReaction: Sendable {
     let body: @Sendable (AnyObject, SubstanceChange) -> Void
     /// The key's entry in the plan of the reactor's first substance, resolved when it was declared
     /// (nil when it is not an entry there: a key below a dictionary or an optional, another state's).
-    let resolved: (entry: Int32, plan: any AnyObject & Sendable)?
+    let resolved: (entry: Int32, plan: ObjectIdentifier)?
 
     init(key: String, body: @escaping @Sendable (AnyObject, SubstanceChange) -> Void, substance: (any AnySubstance)?) {
         self.key = key
@@ -56,7 +59,8 @@ struct DeclaredReaction: Sendable {
     /// from the plan it was resolved in, by its name otherwise; exact either way.
     @inline(__always)
     func react(_ owner: AnyObject, _ changes: SubstanceChanges) {
-        let found = resolved.map { changes.lookUp(entry: $0.entry, of: $0.plan) } ?? .notAnEntry
+        var found = SubstanceChanges.EntryLookup.notAnEntry
+        if let resolved { found = changes.lookUp(entry: resolved.entry, of: resolved.plan) }
         switch found {
         case .changed(let slot): body(owner, SubstanceChange(changes: changes, slot: slot))
         case .unchanged: return

@@ -123,10 +123,11 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
 
     /// The slot of plan entry `entry` among these changes, if it changed and these are changes of
     /// a state whose plan is `plan` (a declared reaction's key, resolved once when it was
-    /// registered; nil for changes of another state type, which the caller then looks up by key).
+    /// registered: see `KeyedSubstance.planEntry(of:)`); `.notAnEntry` for changes of another
+    /// state type, which the caller then looks up by key.
     @inline(__always)
-    package final func lookUp(entry: Int32, of plan: AnyObject) -> EntryLookup {
-        guard self.plan === plan else { return .notAnEntry }
+    package final func lookUp(entry: Int32, of plan: ObjectIdentifier) -> EntryLookup {
+        guard let own = self.plan, ObjectIdentifier(own) == plan else { return .notAnEntry }
         guard entries.mayContain(entry) else { return .unchanged }
         guard let slot = entries.inlineIndex(of: entry) else { return lookUpAmongAll(entry) }
         return .changed(slot: slot)

@@ -53,14 +53,15 @@ extension AnySubstance {
 /// A substance whose keys resolve to entries of its state's reduction plan, for reactions
 /// declared once (see `Reactor.on(_:_:)`): every `Substance`.
 package protocol KeyedSubstance: AnySubstance {
-    /// The plan entry of `key` and the plan (an opaque identity to hand back to
-    /// `SubstanceChanges.lookUp(entry:of:)`), when `key` is an entry of the state's plan.
-    func planEntry(of key: String) -> (entry: Int32, plan: any AnyObject & Sendable)?
+    /// The plan entry of `key` and the plan's identity (to hand back to
+    /// `SubstanceChanges.lookUp(entry:of:)`), when `key` is an entry of the state's plan. Plans live
+    /// as long as the process (one per state type), so the identity is never reused.
+    func planEntry(of key: String) -> (entry: Int32, plan: ObjectIdentifier)?
 }
 
 extension Substance: KeyedSubstance {
-    package func planEntry(of key: String) -> (entry: Int32, plan: any AnyObject & Sendable)? {
-        plan.keyIndex[key].map { (Int32($0), plan) }
+    package func planEntry(of key: String) -> (entry: Int32, plan: ObjectIdentifier)? {
+        plan.keyIndex[key].map { (Int32($0), ObjectIdentifier(plan)) }
     }
 }
 

@@ -39,12 +39,7 @@ extension Substance {
         archiver().writeNow(
             key: archiveKey(), owner: self, onFailure: report, onRecovery: reportArchiveRecovery, encode: encode
         ) { problem in
-            // A second live owner is reported, and the write goes on: its own outcome comes next.
-            if problem?.kind == .keyInUse {
-                report(problem!)
-            } else {
-                completion?(problem)
-            }
+            completion?(problem)
         }
     }
 

@@ -11,6 +11,18 @@ func useFileArchives(in directory: URL) throws {
     Archiver.shared.store = try FileArchiveStore(directory: directory)
 }
 
+func acknowledge(_ outcome: MixOutcome) async -> Bool {
+    do {
+        try await outcome.stored()
+        return true
+    } catch let problem where problem.kind == .keyInUse {
+        // Another process owns this archive: nothing of this request was stored.
+        return false
+    } catch {
+        return false
+    }
+}
+
 func saveAndRestore(settings: SampleSettings, archiver: Archiver) -> SampleSettings {
     archiver.scheduleWrite(key: "settings", after: 2) { try JSONEncoder().encode(settings) }
     archiver.flush()

@@ -68,3 +68,5 @@ try await group.run()
 // Back from a graceful shutdown: the flush service wrote what was pending (and so would the exit
 // flush of a normal return).
 withExtendedLifetime(notes) {}
+// How much each `fsync` was shared: under load, many acknowledgements per durable write.
+if durable { print("durable: \(Archiver.shared.durabilityStatistics)") }
