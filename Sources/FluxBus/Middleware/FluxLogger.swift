@@ -3,6 +3,8 @@
 ///
 /// Install it when you want it (it is off by default). Payload values are redacted unless you ask
 /// for them: only keys and value types are written, so a log cannot leak user data by accident.
+/// Asked for, the values of the keys a mixer's domain names secret (``FluxPayloadSecrets``) are
+/// still redacted.
 ///
 /// ```swift
 /// bus.use(FluxLogger())
@@ -37,9 +39,11 @@ public final class FluxLogger: FluxMiddleware {
         line += report.kind == .task ? "task \(report.mixer)" : "\(report.mixer)"
         if let dispatched = report.dispatchedMixer { line += " (replacing \(dispatched))" }
         if let payload = report.payload, !payload.isEmpty {
+            let secrets = (report.mixer.domain as? any FluxPayloadSecrets.Type)?.secretPayloadKeys ?? []
             let entries = payload.keys.sorted().map { key in
                 let value = payload[key]!
-                return showingPayloadValues ? "\(key): \(value)" : "\(key): \(type(of: value))"
+                guard showingPayloadValues else { return "\(key): \(type(of: value))" }
+                return secrets.contains(key) ? "\(key): <redacted>" : "\(key): \(value)"
             }
             line += " [" + entries.joined(separator: ", ") + "]"
         }
@@ -57,4 +61,11 @@ public final class FluxLogger: FluxMiddleware {
         line += "; \((report.duration.microseconds / 10).rounded() / 100) ms"
         return line
     }
+}
+
+/// A mixer domain (an enumeration of mixers) that names payload keys whose values no log or
+/// journal shows: ``FluxLogger`` writes them as `<redacted>` even when it shows values.
+public protocol FluxPayloadSecrets {
+    /// The payload keys whose values are secret.
+    static var secretPayloadKeys: Set<String> { get }
 }

@@ -71,7 +71,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     override func encodedNewState() -> Data? {
         // A journal's data, like its values: no secret key, no `_` property (a replay takes those
         // from the substance it replays into).
-        JournalValue(encoding: new).strippingInternalKeys(of: new).removing(S.secretKeys).jsonData
+        JournalValue(encoding: new).strippingInternalKeys(of: new).removing(S.secrets, from: S.secrets.root).jsonData
     }
 
     override func journalKeyChanges(limit: Int) -> [KeyChange] {
@@ -82,12 +82,18 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
             let key = key(at: slot)
             // A parent (`info` beside `info.counter`): its children carry the values.
             if count > 1, isParent(key) { continue }
-            if S.isSecret(key) {
+            let secrets = S.secrets
+            if secrets.isSecret(key) {
                 changes.append(KeyChange(key: key, old: .redacted, new: .redacted))
                 continue
             }
             let (old, new) = journalValues(at: slot, limit: limit)
-            changes.append(KeyChange(key: key, old: old.value, new: new.value, cut: old.cut || new.cut))
+            // A secret below the key (`account.password` in `account`, `history.password` in
+            // every element of `history`) is redacted inside its values.
+            changes.append(
+                KeyChange(
+                    key: key, old: old.value.redacting(secrets, at: key), new: new.value.redacting(secrets, at: key),
+                    cut: old.cut || new.cut))
         }
         return changes
     }
@@ -116,8 +122,10 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     }
 
     override func journalOldState(limit: Int) -> JournalValue? {
-        JournalValue(encoding: old).strippingInternalKeys(of: old).redacting(S.secretKeys).bounded(to: limit).value
+        JournalValue(encoding: old).strippingInternalKeys(of: old).redacting(S.secrets).bounded(to: limit).value
     }
+
+    override var secrets: SecretKeys { S.secrets }
 
     override func oldValue(at slot: Int) -> Any? {
         value(at: slot, in: old, flat: flat[safe: slot - entries.count]?.old)

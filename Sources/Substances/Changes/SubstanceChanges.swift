@@ -158,6 +158,9 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// out, secret keys redacted, cut to about `limit` bytes.
     func journalOldState(limit: Int) -> JournalValue? { nil }
 
+    /// The secret keys of the state type (none without one).
+    var secrets: SecretKeys { .none }
+
     func oldValue(at slot: Int) -> Any? { nil }
     func newValue(at slot: Int) -> Any? { nil }
     /// The committed state as JSON, for a journal (nil if it cannot be encoded).

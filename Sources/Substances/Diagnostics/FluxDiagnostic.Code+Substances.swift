@@ -25,6 +25,9 @@ extension FluxDiagnostic.Code {
     public static let archiveWriteRecovered = FluxDiagnostic.Code("archive-write-recovered")
     /// A second live substance archives under a key (a name) that another live one already uses.
     public static let archiveKeyInUse = FluxDiagnostic.Code("archive-key-in-use")
+    /// A secret key (`State.secretKeys`) names no key the state type can have: reported once per
+    /// state type, when its first substance is made.
+    public static let unknownSecretKey = FluxDiagnostic.Code("unknown-secret-key")
     /// A substance used in a way that cannot work: a mixer or action defined outside
     /// `defineMixers()`, an action that arrived without its value.
     public static let substanceMisuse = FluxDiagnostic.Code("substance-misuse")

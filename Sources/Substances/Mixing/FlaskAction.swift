@@ -29,9 +29,28 @@ import FluxBus
 /// An action without stored properties (`struct Refresh: FlaskAction {}`) is carried inline, with
 /// no allocation; one with more data than fits in three words allocates one small object per
 /// dispatch, less than a payload dictionary.
-public protocol FlaskAction: Sendable {}
+///
+/// Fields a journal must never show (a password) are named in ``secretKeys``, as a state's are:
+///
+/// ```swift
+/// struct SignIn: FlaskAction, Codable {
+///     let user: String
+///     let password: String
+///     static var secretKeys: Set<String> { ["password"] }
+/// }
+/// ```
+public protocol FlaskAction: Sendable {
+    /// The fields whose values no text the package writes ever shows: a journal records them as
+    /// redacted (and so cannot replay the action from its file: a replay says why instead of
+    /// replaying a wrong value). Named as a state's secret keys are (``State/secretKeys``). None by
+    /// default.
+    static var secretKeys: Set<String> { get }
+}
 
 extension FlaskAction {
+    /// No secret fields.
+    public static var secretKeys: Set<String> { [] }
+
     /// The name the bus knows this action type by: the type itself.
     @inlinable
     public static var busName: FluxMixerName { FluxMixerName("", domain: Self.self) }

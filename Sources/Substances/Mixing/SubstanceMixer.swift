@@ -8,12 +8,19 @@ import FluxBus
 ///
 /// Mixer names are scoped by their enumeration, so two enumerations may share case names.
 /// Enumerations without associated values are `Hashable` without saying so.
-public protocol SubstanceMixer: Hashable, Sendable {
+public protocol SubstanceMixer: Hashable, Sendable, FluxPayloadSecrets {
     /// The mixer's name within its enumeration.
     var mixerName: String { get }
+    /// The payload keys whose values no text the package writes ever shows, for every mixer of
+    /// the enumeration (`["password"]`): a journal records them as redacted, at any depth as a
+    /// state's secret keys (``State/secretKeys``). None by default.
+    static var secretPayloadKeys: Set<String> { get }
 }
 
 extension SubstanceMixer {
+    /// No secret payload keys.
+    public static var secretPayloadKeys: Set<String> { [] }
+
     /// The case's name; for a case with associated values, the name and its values
     /// (`login(password: "…")`), which reports cut at the `(`.
     public var mixerName: String { MixerValues.name(of: self) }

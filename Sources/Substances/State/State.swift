@@ -16,9 +16,13 @@ import FluxBus
 public protocol State: Codable, Sendable {
     init()
 
-    /// The keys whose values a ``MixJournal`` never records, nor a diff printer prints (a token, a
-    /// password): their changes are recorded as redacted. A key covers the keys below it. None by
-    /// default; `_`-prefixed properties are never recorded either way.
+    /// The keys whose values no text the package writes ever shows (a token, a password): a
+    /// ``MixJournal``'s entries and pages, the diff printer, a `ChangeProbe`'s report, a replay's.
+    /// Their changes are recorded as redacted. A key covers the keys below it, and names a field
+    /// wherever it lies below its first component, through optionals, array elements and dictionary
+    /// values: `"history.password"` covers the `password` of every element of `history`. A key no
+    /// value of the state can have is reported once (`unknown-key`). None by default; `_`-prefixed
+    /// properties are never recorded either way.
     ///
     /// ```swift
     /// struct Account: State {
@@ -33,4 +37,9 @@ public protocol State: Codable, Sendable {
 extension State {
     /// No secret keys.
     public static var secretKeys: Set<String> { [] }
+}
+
+extension State {
+    /// ``secretKeys`` as the tools apply them, worked out once per state type.
+    static var secrets: SecretKeys { SecretKeysCache.secrets(of: Self.self) }
 }

@@ -115,6 +115,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.reportArchiveProblem = { problem in Substance.report(problem, of: reference) }
         self.reportArchiveRecovery = { recovery in Substance.report(recovery, of: reference) }
         reference.attach(self)
+        SecretKeys.check(S.self, on: bus)
         if archive { restoreArchive() }
     }
 

@@ -44,9 +44,11 @@ public final class ChangeProbe: Sendable {
         public let oldValue: Any?
         /// The value after, nil when it is nil.
         public let newValue: Any?
+        /// The values as a report shows them: secret keys of the state redacted, at any depth.
+        let shown: (old: String, new: String)
 
         public var description: String {
-            "\(substance).\(key): \(ChangeProbe.render(oldValue)) → \(ChangeProbe.render(newValue))"
+            "\(substance).\(key): \(shown.old) → \(shown.new)"
         }
     }
 
@@ -202,13 +204,27 @@ public final class ChangeProbe: Sendable {
         let keys = all.map { $0.key() }
         let name = changes.substance.name()
         var leaves: [Change] = []
+        let secrets = changes.secrets
         for (index, change) in all.enumerated() {
-            let prefix = keys[index] + "."
+            let key = keys[index]
+            let prefix = key + "."
             guard !keys.contains(where: { $0.hasPrefix(prefix) }) else { continue }
+            let (old, new) = (change.oldValue(), change.newValue())
             leaves.append(
-                Change(substance: name, key: keys[index], oldValue: change.oldValue(), newValue: change.newValue()))
+                Change(
+                    substance: name, key: key, oldValue: old, newValue: new,
+                    shown: (shown(old, key: key, secrets: secrets), shown(new, key: key, secrets: secrets))))
         }
         return leaves
+    }
+
+    /// `value`, at `key`, as a report shows it: rendered, or with the secrets in it redacted.
+    private static func shown(_ value: Any?, key: String, secrets: SecretKeys) -> String {
+        let progress = secrets.progress(at: key)
+        if secrets.isEmpty || progress.isDead { return render(value) }
+        if progress.isSecret(in: secrets) { return "<redacted>" }
+        guard let value = value.flatMap(unwrap) else { return "nil" }
+        return JournalValue(encoding: value).redacting(secrets, from: progress).description
     }
 
     static func render(_ value: Any?) -> String {

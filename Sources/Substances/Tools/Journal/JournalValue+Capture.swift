@@ -114,58 +114,6 @@ extension JournalValue {
         }
     }
 
-    /// The value with what is at each of `keys` (dotted) redacted.
-    func redacting(_ keys: Set<String>) -> JournalValue {
-        var value = self
-        for key in keys where value.value(at: key) != nil { value.set(.redacted, at: key) }
-        return value
-    }
-
-    /// The value without what is at each of `keys` (dotted).
-    func removing(_ keys: Set<String>) -> JournalValue {
-        var value = self
-        for key in keys { value.remove(at: DottedKey.components(of: key)[...]) }
-        return value
-    }
-
-    private mutating func remove(at components: ArraySlice<String>) {
-        guard let key = components.first, case .object(var values) = self else { return }
-        if components.count == 1 {
-            values[key] = nil
-        } else {
-            values[key]?.remove(at: components.dropFirst())
-        }
-        self = .object(values)
-    }
-
-    /// The value with what ``strippingInternalKeys(of:)`` and ``removing(_:)`` took out of a state
-    /// put back from `source` (the same state type's value): `_` properties, and each of `keys`.
-    func puttingBack(_ keys: Set<String>, from source: JournalValue) -> JournalValue {
-        var value = puttingBackInternalKeys(from: source)
-        for key in keys {
-            if let kept = source.value(at: key) { value.set(kept, at: key) }
-        }
-        return value
-    }
-
-    private func puttingBackInternalKeys(from source: JournalValue) -> JournalValue {
-        switch (self, source) {
-        case (.object(var values), .object(let sources)):
-            for (key, kept) in sources {
-                if key.hasPrefix("_") {
-                    values[key] = kept
-                } else if let value = values[key] {
-                    values[key] = value.puttingBackInternalKeys(from: kept)
-                }
-            }
-            return .object(values)
-        case (.array(let values), .array(let sources)) where values.count == sources.count:
-            return .array(zip(values, sources).map { $0.puttingBackInternalKeys(from: $1) })
-        default:
-            return self
-        }
-    }
-
     /// What is at `key` (dotted, as reactions name keys: a dictionary key's own dots escaped), if
     /// there is something.
     public func value(at key: String) -> JournalValue? {
@@ -196,14 +144,5 @@ extension JournalValue {
         child.set(newValue, at: components.dropFirst())
         values[first] = child
         self = .object(values)
-    }
-}
-
-extension State {
-    /// Whether `key` (dotted) is secret: one of ``secretKeys``, or below one.
-    static func isSecret(_ key: String) -> Bool {
-        let secrets = secretKeys
-        guard !secrets.isEmpty else { return false }
-        return secrets.contains { key == $0 || DottedKey.isKey(key, below: $0) }
     }
 }

@@ -184,6 +184,10 @@ extension MixJournal {
         if entry.isAction, let type = name.domain {
             // The value is needed, even of a type without stored properties: the library never
             // makes a value of a user's type up.
+            if entry.liveAction == nil, entry.action?.containsRedacted == true {
+                return .failure(
+                    skip(entry, "its action \(type) has secret fields (secretKeys) the journal did not record"))
+            }
             guard let action = entry.liveAction ?? entry.action.flatMap({ decodeAction(type, from: $0) }) else {
                 return .failure(skip(entry, "its action \(type) was not recorded, or does not decode as Decodable"))
             }
@@ -260,7 +264,9 @@ extension Substance: EncodedStateApplying {
     func applyEncodedState(_ data: Data) -> Bool {
         // The journal left out secret keys and `_` properties: they keep this substance's values.
         guard let recorded = try? JSONDecoder().decode(JournalValue.self, from: data),
-            let merged = recorded.puttingBack(S.secretKeys, from: JournalValue(encoding: committedState)).jsonData,
+            let merged = recorded.puttingBack(
+                S.secrets, from: JournalValue(encoding: committedState), progress: S.secrets.root
+            ).jsonData,
             let state = try? JSONDecoder().decode(S.self, from: merged)
         else { return false }
         replaceState(with: state)

@@ -190,9 +190,25 @@ public final class MixJournal: FluxMiddleware {
                 payload = redacted.payload
                 action = redacted.action
             } else {
-                payload = recorded.payload.map { $0.mapValues { JournalValue($0) } }
+                // Secret fields redacted: an action's (`FlaskAction.secretKeys`), a mixer
+                // enumeration's payload keys (`SubstanceMixer.secretPayloadKeys`).
+                let payloadSecrets = (recorded.mixer.domain as? any SubstanceMixer.Type).map { domain in
+                    SecretKeysCache.secrets(of: domain, domain.secretPayloadKeys)
+                }
+                payload = recorded.payload.map { payload in
+                    let values = JournalValue.object(payload.mapValues { JournalValue($0) })
+                    guard let payloadSecrets, case .object(let kept) = values.redacting(payloadSecrets) else {
+                        return payload.mapValues { JournalValue($0) }
+                    }
+                    return kept
+                }
                 livePayload = recorded.payload
-                action = recorded.value.map { JournalValue(encoding: $0) }
+                action = recorded.value.map { value in
+                    let encoded = JournalValue(encoding: value)
+                    guard let action = value as? any FlaskAction else { return encoded }
+                    let type = Swift.type(of: action)
+                    return encoded.redacting(SecretKeysCache.secrets(of: type, type.secretKeys))
+                }
                 liveAction = recorded.value
             }
             dispatchedMixer = recorded.dispatchedMixer?.description
