@@ -44,8 +44,9 @@ struct JournalTool {
           --title         the page's title (default: "Flask mix journal")
           -h, --help      this text
 
-        Exit status: 0 written, 64 bad arguments, 65 not a journal, 66 journal unreadable,
-        73 page not written.
+        Exit status: 0 written (an empty journal, or one of blank lines, makes an empty page),
+        64 bad arguments, 65 not a journal (not UTF-8, or a line that is not an entry, named by
+        its number), 66 journal unreadable, 73 page not written.
 
         """
 
@@ -97,6 +98,18 @@ struct JournalTool {
         return title.map { document.timelineHTML(title: $0) } ?? document.timelineHTML()
     }
 
+    /// The number (from 1) of the line holding the first byte that is not valid UTF-8.
+    static func lineOfFirstInvalidUTF8(in data: Data) -> Int {
+        var line = 1
+        var start = data.startIndex
+        for index in data.indices where data[index] == UInt8(ascii: "\n") {
+            if String(validating: data[start..<index], as: UTF8.self) == nil { return line }
+            line += 1
+            start = index + 1
+        }
+        return line
+    }
+
     /// Runs the command line `arguments`; returns the exit status.
     func run(_ arguments: [String]) -> Int32 {
         let command: Command
@@ -111,16 +124,23 @@ struct JournalTool {
             standardOutput(Self.usage)
             return Status.success
         case .timeline(let input, let output, let title):
-            let text: String
+            let data: Data
             do {
                 if input == "-" {
-                    text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                    data = FileHandle.standardInput.readDataToEndOfFile()
                 } else {
-                    text = try String(contentsOf: URL(fileURLWithPath: input), encoding: .utf8)
+                    data = try Data(contentsOf: URL(fileURLWithPath: input))
                 }
             } catch {
                 standardError("flask-journal: cannot read the journal \(input): \(error.localizedDescription)\n")
                 return Status.unreadable
+            }
+            // Read, but not text: not a journal (65), as a line that is not an entry is.
+            guard let text = String(validating: data, as: UTF8.self) else {
+                let line = Self.lineOfFirstInvalidUTF8(in: data)
+                standardError(
+                    "flask-journal: \(input) is not UTF-8 text (line \(line)): not a MixJournal's JSON lines\n")
+                return Status.badJournal
             }
             let page: String
             do {

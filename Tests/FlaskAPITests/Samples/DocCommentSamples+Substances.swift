@@ -67,6 +67,13 @@ private enum SubstancesDocSamples {
         Flask.substances(reactTo: Login(user: "ada"))
     }
 
+    // FlaskAction.secretKeys
+    struct SignIn: FlaskAction, Codable {
+        let user: String
+        let password: String
+        static var secretKeys: Set<String> { ["password"] }
+    }
+
     // MixOutcome
     static func logIn() async {
         let outcome = await Flask.apply(SessionMixers.login, payload: ["user": "ada"])

@@ -62,10 +62,12 @@ extension JournalValue {
         }
     }
 
-    /// Appends `string` as a JSON string: quotes, backslashes and control characters escaped.
+    /// Appends `string` as a JSON string: quotes, backslashes, control characters and the
+    /// characters other readers split lines on (U+0085, U+2028, U+2029) escaped.
     static func appendJSONString(_ string: String, to text: inout String) {
         text += "\""
-        let needsEscaping = string.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+        // U+0085 is C2 85 in UTF-8, U+2028 and U+2029 E2 80 A8 and A9: a C2 or E2 byte is checked.
+        let needsEscaping = string.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xC2 || $0 == 0xE2 }
         guard needsEscaping else {
             text += string
             text += "\""
@@ -79,7 +81,7 @@ extension JournalValue {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             default:
-                if scalar.value < 0x20 {
+                if scalar.value < 0x20 || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029 {
                     let hex = String(scalar.value, radix: 16)
                     text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

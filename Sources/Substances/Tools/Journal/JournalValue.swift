@@ -192,19 +192,41 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     }
 
     public init(from decoder: any Decoder) throws {
-        if let tagged = try? decoder.container(keyedBy: Tag.self) {
-            if let text = try tagged.decodeIfPresent(String.self, forKey: .double), let value = Double(text) {
-                self = .double(value)
-                return
+        // The container that fits is asked for first, so that an object or an array (every level
+        // of a deep value) is read without a failed attempt: a decoder's failure costs an error
+        // that names the whole coding path, and trying scalars first at every level of a value
+        // nested 500 deep took seconds.
+        if let object = try? decoder.container(keyedBy: AnyJSONKey.self) {
+            let keys = object.allKeys
+            if keys.count == 1, let tag = Tag(rawValue: keys[0].stringValue) {
+                switch tag {
+                case .double:
+                    if let value = Double(try object.decode(String.self, forKey: keys[0])) {
+                        self = .double(value)
+                        return
+                    }
+                case .unrepresentable:
+                    self = .unrepresentable(type: try object.decode(String.self, forKey: keys[0]))
+                    return
+                case .redacted:
+                    if try object.decode(Bool.self, forKey: keys[0]) {
+                        self = .redacted
+                        return
+                    }
+                }
             }
-            if let type = try tagged.decodeIfPresent(String.self, forKey: .unrepresentable) {
-                self = .unrepresentable(type: type)
-                return
-            }
-            if try tagged.decodeIfPresent(Bool.self, forKey: .redacted) == true {
-                self = .redacted
-                return
-            }
+            var values: [String: JournalValue] = [:]
+            values.reserveCapacity(keys.count)
+            for key in keys { values[key.stringValue] = try object.decode(JournalValue.self, forKey: key) }
+            self = .object(values)
+            return
+        }
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [JournalValue] = []
+            if let count = array.count { values.reserveCapacity(count) }
+            while !array.isAtEnd { values.append(try array.decode(JournalValue.self)) }
+            self = .array(values)
+            return
         }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -220,12 +242,17 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
             }
         } else if let value = try? container.decode(Double.self) {
             self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JournalValue].self) {
-            self = .array(value)
         } else {
-            self = .object(try container.decode([String: JournalValue].self))
+            self = .string(try container.decode(String.self))
         }
     }
+}
+
+/// Any key of a JSON object, for reading one whose keys are not known in advance.
+private struct AnyJSONKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

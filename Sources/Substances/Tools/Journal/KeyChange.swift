@@ -36,9 +36,15 @@ public struct KeyChange: Sendable, Codable, Equatable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         key = try container.decode(String.self, forKey: .key)
-        old = try container.decodeIfPresent(JournalValue.self, forKey: .old) ?? .null
-        new = try container.decodeIfPresent(JournalValue.self, forKey: .new) ?? .null
-        cut = try container.decodeIfPresent(Bool.self, forKey: .cut) ?? false
+        // Cut as when recorded, for a file made elsewhere that holds more: at four times the
+        // journal's value limit, which the journal's own values (cut at about the limit) never
+        // reach, so that reading its own file back changes nothing.
+        let limit = 4 * MixJournal.valueLimit
+        let old = (try container.decodeIfPresent(JournalValue.self, forKey: .old) ?? .null).bounded(to: limit)
+        let new = (try container.decodeIfPresent(JournalValue.self, forKey: .new) ?? .null).bounded(to: limit)
+        self.old = old.value
+        self.new = new.value
+        cut = try container.decodeIfPresent(Bool.self, forKey: .cut) ?? false || old.cut || new.cut
     }
 
     /// `key: old → new`.

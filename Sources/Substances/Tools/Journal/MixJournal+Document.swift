@@ -31,27 +31,59 @@ extension MixJournal {
         }
 
         /// Reads JSON lines exported by ``jsonLines()`` (or by ``MixJournal/jsonLines()``); empty
-        /// lines are skipped.
+        /// lines are skipped. Lines end at `\n` (a `\r` before it is dropped) and nowhere else: a
+        /// string's U+2028, U+2029 or U+0085, which other readers take for line ends, is no end.
         ///
-        /// - Throws: a `DecodingError` for the first line that is neither an entry nor the line of
-        ///   starting states.
+        /// - Throws: ``LineError`` for the first line that is neither an entry nor the line of
+        ///   starting states, or is longer than ``MixJournal/lineLimit``.
         public init(jsonLines text: String) throws {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
             var startStates: [String: JournalValue] = [:]
             var entries: [Entry] = []
-            for line in text.split(whereSeparator: \.isNewline) {
-                let data = Data(line.utf8)
-                if line.hasPrefix("{\"flaskJournal\""), let header = try? decoder.decode(Header.self, from: data) {
-                    startStates = header.flaskJournal.startStates
-                } else {
-                    entries.append(try decoder.decode(Entry.self, from: data))
+            var number = 0
+            for var line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+                number += 1
+                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+                if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+                guard line.count <= MixJournal.lineLimit else {
+                    throw LineError(
+                        line: number,
+                        reason: "\(line.count) bytes, more than a journal line holds (\(MixJournal.lineLimit))")
+                }
+                let data = Data(line)
+                do {
+                    if data.starts(with: Data("{\"flaskJournal\"".utf8)),
+                        let header = try? decoder.decode(Header.self, from: data)
+                    {
+                        // Cut as when recorded, for a file made elsewhere (at twice the limit: the
+                        // journal's own, cut at about the limit, read back unchanged).
+                        startStates = header.flaskJournal.startStates.mapValues {
+                            $0.bounded(to: 2 * MixJournal.startStateLimit).value
+                        }
+                    } else {
+                        entries.append(try decoder.decode(Entry.self, from: data))
+                    }
+                } catch {
+                    throw LineError(line: number, reason: "not an entry (\(error))")
                 }
             }
             self.init(startStates: startStates, entries: entries)
         }
 
-        /// The document as JSON lines: the starting states (if any), then one entry per line.
+        /// A line of JSON lines that is not part of a journal: its number (from 1) and why.
+        public struct LineError: Error, CustomStringConvertible {
+            /// The line's number, from 1.
+            public let line: Int
+            /// What is wrong with it.
+            public let reason: String
+
+            public var description: String { "line \(line): \(reason)" }
+        }
+
+        /// The document as JSON lines: the starting states (if any), then one entry per line. Every
+        /// character a JSON reader may split lines on is escaped (`\u2028`, `\u2029`, `\u0085`, and
+        /// the control characters), so that each entry is one line for any reader.
         public func jsonLines() -> String {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -60,12 +92,32 @@ extension MixJournal {
             if !startStates.isEmpty,
                 let header = try? encoder.encode(Header(flaskJournal: .init(version: 2, startStates: startStates)))
             {
-                lines.append(String(decoding: header, as: UTF8.self))
+                lines.append(Self.escapingLineSeparators(String(decoding: header, as: UTF8.self)))
             }
             for entry in entries {
-                if let line = try? encoder.encode(entry) { lines.append(String(decoding: line, as: UTF8.self)) }
+                if let line = try? encoder.encode(entry) {
+                    lines.append(Self.escapingLineSeparators(String(decoding: line, as: UTF8.self)))
+                }
             }
             return lines.joined(separator: "\n")
+        }
+
+        /// `json` (one encoded value) with U+2028, U+2029 and U+0085 escaped: they can only stand in
+        /// its strings, where an escape means the same character.
+        static func escapingLineSeparators(_ json: String) -> String {
+            guard json.unicodeScalars.contains(where: { $0 == "\u{2028}" || $0 == "\u{2029}" || $0 == "\u{85}" }) else {
+                return json
+            }
+            var escaped = String.UnicodeScalarView()
+            for scalar in json.unicodeScalars {
+                switch scalar {
+                case "\u{2028}": escaped.append(contentsOf: "\\u2028".unicodeScalars)
+                case "\u{2029}": escaped.append(contentsOf: "\\u2029".unicodeScalars)
+                case "\u{85}": escaped.append(contentsOf: "\\u0085".unicodeScalars)
+                default: escaped.append(scalar)
+                }
+            }
+            return String(escaped)
         }
 
         /// Every substance's state after the mix `serial` (after all of them when no entry has that

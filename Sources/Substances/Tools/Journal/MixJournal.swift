@@ -407,6 +407,10 @@ public final class MixJournal: FluxMiddleware {
     public static let valueLimit = 4_096
     /// About how many bytes of JSON a substance's starting state may take.
     public static let startStateLimit = 1_048_576
+    /// The longest line ``entries(fromJSONLines:)`` reads: 64 MiB. The journal writes far shorter
+    /// lines (values cut at ``valueLimit``, starting states at ``startStateLimit`` each); a longer
+    /// one is refused with its number rather than read into memory whole.
+    public static let lineLimit = 64 << 20
 
     /// The entries, in a ring; and where the rebuild of each substance's states starts: its state
     /// where the journal first saw it, and what the entries dropped from the ring changed since.
@@ -524,7 +528,7 @@ public final class MixJournal: FluxMiddleware {
     /// Reads the entries of JSON lines exported by ``jsonLines()``; empty lines and the line of
     /// starting states are skipped.
     ///
-    /// - Throws: a `DecodingError` naming the first line that is not an entry.
+    /// - Throws: ``Document/LineError`` naming the first line that is not an entry.
     public static func entries(fromJSONLines text: String) throws -> [Entry] {
         try Document(jsonLines: text).entries
     }
