@@ -260,3 +260,28 @@ struct ChainAcrossBusesTests {
         #expect(a.state.counter == 1 && b.state.counter == 2)
     }
 }
+
+@Suite("Chain reactions: labels")
+struct ChainLabelTests {
+    @Test("a chain's label names it in the logger, the diff printer, the journal and its page, and the outcome")
+    func labeled() async throws {
+        let bus = Flux()
+        let journal = MixJournal()
+        let lines = Recorder<String>()
+        bus.use(journal)
+        bus.use(FluxLogger { lines.append($0) })
+        bus.use(MixDiffPrinter { lines.append($0) })
+        let board = Substance<AppState>(bus: bus)
+        let owner = TestOwner()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [board])
+        reactor.mix(board) { $0.prop.counter += 1 }.labeled("addCard").react()
+        ChainReaction(bus: bus).mix(board) { $0.prop.text = "x" }.react()
+        let outcome = await ChainReaction(bus: bus, label: "moveCard").mix(board) { $0.prop.counter += 1 }.commit()
+        await bus.flush()
+        #expect(outcome.label == "moveCard")
+        #expect(journal.entries.map(\.mixer) == ["addCard", "chain", "moveCard"])
+        #expect(lines.all.filter { $0.hasPrefix("mix #") && $0.contains("task addCard") }.count == 2)
+        #expect(lines.all.contains { $0.contains("task moveCard") })
+        #expect(journal.timelineHTML().contains(">moveCard<"))
+    }
+}

@@ -303,6 +303,16 @@ struct MixJournalTimelineTests {
         }
         #expect(filtered.contains("3 of 16 mixes shown"))
 
+        // By the mix's name (a mixer, an action, a chain's label), part of it, any case.
+        let named = try await Chromium.run(
+            ["--dump-dom", "--virtual-time-budget=5000"], url: url, fragment: "mix=\(selected)&name=rEnAmE")
+        for entry in document.entries {
+            let tag = try #require(Self.slice(of: named, from: "data-mix-serial=\"\(entry.serial)\"", to: ">"))
+            #expect(
+                tag.contains("hidden") != entry.mixerDescription.lowercased().contains("rename"), "mix \(entry.serial)")
+        }
+        #expect(named.contains("1 of 16 mixes shown"))
+
         // What the docs show: the page at a mix in the middle, as a 1280 × 800 window.
         let screenshot = folder.appendingPathComponent("timeline.png")
         _ = try await Chromium.run(

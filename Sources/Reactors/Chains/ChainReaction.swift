@@ -68,11 +68,32 @@ public final class ChainReaction {
     /// nothing.
     @exclusivity(unchecked) private var refused: [any AnySubstance] = []
     private var isRejected: Bool { !refused.isEmpty }
+    /// The name the chain's mix goes by in reports: its label, or `chain`.
+    @exclusivity(unchecked) private var mixName: FluxMixerName = "chain"
 
     /// Creates an empty chain on `bus`; by default, the chain runs on the bus of its first
     /// substance (the shared bus, unless you made the substance with `bus:`).
-    public init(bus: Flux? = nil) {
+    ///
+    /// - Parameters:
+    ///   - bus: the bus to run on; the first substance's by default.
+    ///   - label: the chain's name in reports (the logger, the diff printer, a journal and its
+    ///     page, ``MixOutcome/label``): `"moveCard"`, so that a debugging session tells it from
+    ///     `"addCard"`. `chain` when nil.
+    public init(bus: Flux? = nil, label: String? = nil) {
         self.bus = bus
+        if let label { mixName = FluxMixerName(label) }
+    }
+
+    /// Names the chain in reports (see ``init(bus:label:)``): the spelling for a chain started
+    /// from a reactor.
+    ///
+    /// ```swift
+    /// reactor.mix(board) { $0.prop.counter -= 1 }.mix(done) { $0.prop.counter += 1 }.labeled("moveCard").react()
+    /// ```
+    @discardableResult
+    public func labeled(_ label: String) -> ChainReaction {
+        mixName = FluxMixerName(label)
+        return self
     }
 
     deinit {
@@ -199,12 +220,12 @@ public final class ChainReaction {
         // item is the first step, which runs the list: queueing the chain allocates nothing.
         guard let steps = resolve(.reacted), let first = steps.first, let bus else { return }
         if let completion {
-            bus.perform(mix: "chain") {
+            bus.perform(mix: mixName) {
                 ChainReaction.run(from: first)
                 completion()
             }
         } else {
-            bus.perform(mix: "chain", first)
+            bus.perform(mix: mixName, first)
         }
     }
 
@@ -226,16 +247,19 @@ public final class ChainReaction {
                 + refused.filter { substance in
                     !steps.substances.contains { $0 === substance }
                 }
-            return MixOutcome(entries: named.map { MixOutcome.Entry(substance: $0, result: .aborted) })
+            return MixOutcome(
+                entries: named.map { MixOutcome.Entry(substance: $0, result: .aborted) }, label: mixName.name)
         }
-        guard let steps = resolve(.reacted), let first = steps.first, let bus else { return MixOutcome(entries: []) }
+        guard let steps = resolve(.reacted), let first = steps.first, let bus else {
+            return MixOutcome(entries: [], label: mixName.name)
+        }
         // An active receipt makes substances compute their changes even with nothing bound; the
         // outcome crosses back to this task through the receipt's lock.
         let receipt = FluxReceipt()
-        await receipt.await(on: bus, mix: "chain") {
+        await receipt.await(on: bus, mix: mixName) {
             ChainReaction.run(from: first)
         }
-        return MixOutcome(receipt: receipt)
+        return MixOutcome(receipt: receipt, label: mixName.name)
     }
 
     /// Discards the chain: nothing runs, nothing reacts.

@@ -79,11 +79,16 @@ public struct MixOutcome: Sendable {
     public let entries: [Entry]
     /// Set when a middleware stopped the mix (its name and reason): then no substance ran it.
     public let stop: FluxMixReport.Stop?
+    /// The mix's name in reports, for a chain reaction: its label (`ChainReaction(label:)`), or
+    /// `chain`; nil for a dispatch, whose mixer or action names it.
+    public let label: String?
 
-    /// An outcome of the given substances' parts, or of a mix that `stop` stopped.
-    public init(entries: [Entry], stop: FluxMixReport.Stop? = nil) {
+    /// An outcome of the given substances' parts, or of a mix that `stop` stopped; `label` names a
+    /// chain's.
+    public init(entries: [Entry], stop: FluxMixReport.Stop? = nil, label: String? = nil) {
         self.entries = entries
         self.stop = stop
+        self.label = label
     }
 
     /// The changes committed, one per substance that changed.
@@ -136,10 +141,12 @@ public struct MixOutcome: Sendable {
         return "no substance received it"
     }
 
-    /// The outcome recorded in a receipt of `Flux.dispatchAndWait(_:payload:isolation:)`.
-    public init(receipt: FluxReceipt) {
+    /// The outcome recorded in a receipt of `Flux.dispatchAndWait(_:payload:isolation:)`, or of a
+    /// chain named `label`.
+    public init(receipt: FluxReceipt, label: String? = nil) {
         self.entries = receipt.records.compactMap(Entry.unboxed)
         self.stop = receipt.stop
+        self.label = label
     }
 }
 

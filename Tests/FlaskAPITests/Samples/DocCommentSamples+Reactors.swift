@@ -83,6 +83,11 @@ private enum ReactorsDocSamples {
         }
     }
 
+    // ChainReaction.labeled(_:)
+    static func moveCard(_ reactor: Reactor<TestOwner>, board: Feed, done: Feed) {
+        reactor.mix(board) { $0.prop.counter -= 1 }.mix(done) { $0.prop.counter += 1 }.labeled("moveCard").react()
+    }
+
     // Reactor.on(_:_:)
     static func declareCounter(of substance: Feed) {
         let log = CounterLog()

@@ -132,6 +132,8 @@ struct TimelinePage {
             html += "</option>"
         }
         html += "</select></label>\n"
+        html += "<label>Mix <input id=\"filter-mix\" type=\"search\" "
+        html += "placeholder=\"mixer, action or chain (part of it)\" autocomplete=\"off\"></label>\n"
         html += "<label>Key <input id=\"filter-key\" type=\"search\" list=\"journal-keys\" "
         html += "placeholder=\"any key (part of it)\" autocomplete=\"off\"></label>\n"
         html += "<datalist id=\"journal-keys\">"

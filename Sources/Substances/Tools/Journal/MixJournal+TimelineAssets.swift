@@ -279,7 +279,7 @@ extension TimelinePage {
             if (options.hash) writeHash();
           }
 
-          // The address's fragment: `#mix=N`, and the filters (`&substance=NAME&key=TEXT`).
+          // The address's fragment: `#mix=N`, and the filters (`&substance=NAME&key=TEXT&name=TEXT`).
           function hashParameters() {
             var parameters = Object.create(null);
             location.hash.replace(/^#/, "").split("&").forEach(function (part) {
@@ -302,7 +302,10 @@ extension TimelinePage {
               substanceFilter.value = known ? parameters.substance : "";
             }
             if (parameters.key !== undefined) keyFilter.value = parameters.key;
-            if (parameters.substance !== undefined || parameters.key !== undefined) filter();
+            if (parameters.name !== undefined) mixFilter.value = parameters.name;
+            if (parameters.substance !== undefined || parameters.key !== undefined || parameters.name !== undefined) {
+              filter();
+            }
             if (parameters.mix === undefined) return -1;
             var index = indexBySerial.get(parameters.mix);
             // A serial not in the journal: the state after every mix, as states(after:) gives.
@@ -313,6 +316,7 @@ extension TimelinePage {
             var hash = "#mix=" + mixes[selected].s;
             if (substanceFilter.value) hash += "&substance=" + encodeURIComponent(substanceFilter.value);
             if (keyFilter.value) hash += "&key=" + encodeURIComponent(keyFilter.value);
+            if (mixFilter.value) hash += "&name=" + encodeURIComponent(mixFilter.value);
             try { history.replaceState(null, "", hash); } catch (error) { location.replace(hash); }
           }
 
@@ -325,21 +329,27 @@ extension TimelinePage {
 
           // Filters: each row's substances and keys, read from its markup the first time a filter is used.
           var filterIndex = null;
+          var mixNames = null;
           var substanceFilter = document.getElementById("filter-substance");
           var keyFilter = document.getElementById("filter-key");
+          var mixFilter = document.getElementById("filter-mix");
           var shown = document.getElementById("shown");
           function filter() {
             var substance = substanceFilter.value;
             var key = keyFilter.value.trim().toLowerCase();
+            var mix = mixFilter.value.trim().toLowerCase();
             var count = 0;
-            if (!substance && !key) {
+            if (!substance && !key && !mix) {
               for (var all = 0; all < rows.length; all++) rows[all].hidden = false;
               shown.textContent = "";
               return;
             }
             if (filterIndex === null) {
               filterIndex = [];
+              mixNames = [];
               rows.forEach(function (row) {
+                var name = row.querySelector(".mixer");
+                mixNames.push(name ? name.textContent.toLowerCase() : "");
                 var parts = [];
                 row.querySelectorAll("[data-substance]").forEach(function (element) {
                   var key = element.getAttribute("data-key") || "";
@@ -350,10 +360,11 @@ extension TimelinePage {
             }
             for (var index = 0; index < rows.length; index++) {
               var parts = filterIndex[index];
-              var match = false;
+              var match = !substance && !key;
               for (var p = 0; p < parts.length && !match; p += 2) {
                 match = (!substance || parts[p] === substance) && (!key || parts[p + 1].indexOf(key) >= 0);
               }
+              if (mix && mixNames[index].indexOf(mix) < 0) match = false;
               rows[index].hidden = !match;
               if (match) count++;
             }
@@ -361,6 +372,7 @@ extension TimelinePage {
           }
           substanceFilter.addEventListener("change", function () { filter(); writeHash(); });
           keyFilter.addEventListener("input", function () { filter(); writeHash(); });
+          mixFilter.addEventListener("input", function () { filter(); writeHash(); });
 
           document.getElementById("prev").addEventListener("click", function () { step(-1); });
           document.getElementById("next").addEventListener("click", function () { step(1); });
