@@ -15,7 +15,8 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
         /// The value could not be encoded (a type that refuses, a number JSON cannot hold, nesting
         /// deeper than a reader accepts); nothing was written and the previous archive is intact.
         case encodingFailed
-        /// Another live object already archives under this key (see
+        /// Another live owner archives under this key: another object of this process, or another
+        /// process or store of the same directory (see ``ArchiveStore/claim(key:)``, and
         /// ``Archiver/scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``).
         case keyInUse
         /// The change was never applied (a middleware stopped it, say), so there is nothing of it
@@ -50,7 +51,7 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
         case .encodingFailed:
             "archive \(key): the value could not be encoded (\(reason)); the previous archive is kept"
         case .keyInUse:
-            "archive \(key) is already archived by another live object (\(reason))"
+            "archive \(key) has another live owner (\(reason))"
         case .notApplied:
             "nothing stored\(key.isEmpty ? "" : " under \(key)"): the change was not applied (\(reason))"
         }

@@ -53,6 +53,12 @@ final class ArchiveKeyOwnership: @unchecked Sendable {
     }
 
     private let state = LockedValue(State())
+    /// The store's directory.
+    let directory: URL
+
+    init(directory: URL) {
+        self.directory = directory
+    }
 
     deinit {
         // Closing a lock file lets its key go.

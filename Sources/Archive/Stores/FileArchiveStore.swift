@@ -36,13 +36,15 @@ import Foundation
 /// value are one owner.
 public struct FileArchiveStore: ArchiveStore {
     /// The directory holding the archives.
-    public let directory: URL
-    /// The keys this store owns (shared by its copies).
-    private let ownership = ArchiveKeyOwnership()
+    public var directory: URL { ownership.directory }
+    /// The directory and the keys this store owns, shared by its copies: one reference, so that
+    /// the store fits an existential's inline buffer and a copy costs one retain (every commit of
+    /// an archived substance copies the store into its pending write; S1r).
+    private let ownership: ArchiveKeyOwnership
 
     /// - Parameter directory: created (with mode 0700) if missing.
     public init(directory: URL) throws {
-        self.directory = directory
+        self.ownership = ArchiveKeyOwnership(directory: directory)
         try createDirectory()
         removeStaleTemporaryFiles()
     }
@@ -53,7 +55,8 @@ public struct FileArchiveStore: ArchiveStore {
     /// - Parameter applicationName: the folder's name; the executable's name when nil. Set it
     ///   before the first substance restores: `Archiver.shared.store = FileArchiveStore(applicationName: "my-tool")`.
     public init(applicationName: String? = nil) {
-        self.directory = FileArchiveStore.applicationDirectory(applicationName: applicationName)
+        self.ownership = ArchiveKeyOwnership(
+            directory: FileArchiveStore.applicationDirectory(applicationName: applicationName))
         removeStaleTemporaryFiles()
     }
 

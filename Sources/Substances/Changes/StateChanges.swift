@@ -71,7 +71,8 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     override func encodedNewState() -> Data? {
         // A journal's data, like its values: no secret key, no `_` property (a replay takes those
         // from the substance it replays into).
-        JournalValue(encoding: new).strippingInternalKeys(of: new).removing(S.secrets, from: S.secrets.root).jsonData
+        JournalValue(encoding: new).strippingInternalKeys(of: new).removing(layout.secrets, from: layout.secrets.root)
+            .jsonData
     }
 
     override func journalKeyChanges(limit: Int) -> [KeyChange] {
@@ -82,7 +83,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
             let key = key(at: slot)
             // A parent (`info` beside `info.counter`): its children carry the values.
             if count > 1, isParent(key) { continue }
-            let secrets = S.secrets
+            let secrets = layout.secrets
             if secrets.isSecret(key) {
                 changes.append(KeyChange(key: key, old: .redacted, new: .redacted))
                 continue
@@ -122,10 +123,10 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     }
 
     override func journalOldState(limit: Int) -> JournalValue? {
-        JournalValue(encoding: old).strippingInternalKeys(of: old).redacting(S.secrets).bounded(to: limit).value
+        JournalValue(encoding: old).strippingInternalKeys(of: old).redacting(layout.secrets).bounded(to: limit).value
     }
 
-    override var secrets: SecretKeys { S.secrets }
+    override var secrets: SecretKeys { layout.secrets }
 
     override func oldValue(at slot: Int) -> Any? {
         value(at: slot, in: old, flat: flat[safe: slot - entries.count]?.old)

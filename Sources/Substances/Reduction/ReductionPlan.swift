@@ -86,6 +86,8 @@ final class ReductionPlan: @unchecked Sendable {
     let optionalPrefixes: [String]
     /// True when the whole state goes through the Codable path.
     let usesCodablePath: Bool
+    /// The state's secret keys, as the tools apply them (read at every recorded commit).
+    let secrets: SecretKeys
     /// On the Codable path, the top-level keys a key may start with: the coding keys the default
     /// state encodes, and the names of its properties that are nil there (an optional's key is
     /// not encoded while it is nil, and may only be guessed from its name). Empty on the fast path.
@@ -94,6 +96,7 @@ final class ReductionPlan: @unchecked Sendable {
     init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
         stateType = type
         changesClass = StateChanges<S>.self
+        secrets = S.secrets
         let tree = FlatEncoder.flatten(S())
         var builder = Builder()
         if !forceCodablePath, let fields = FieldLayout.storedFields(of: S.self),
