@@ -77,7 +77,7 @@ public final class ChainReaction {
     /// - Parameters:
     ///   - bus: the bus to run on; the first substance's by default.
     ///   - label: the chain's name in reports (the logger, the diff printer, a journal and its
-    ///     page, ``MixOutcome/label``): `"moveCard"`, so that a debugging session tells it from
+    ///     page, `MixOutcome.label`): `"moveCard"`, so that a debugging session tells it from
     ///     `"addCard"`. `chain` when nil.
     public init(bus: Flux? = nil, label: String? = nil) {
         self.bus = bus

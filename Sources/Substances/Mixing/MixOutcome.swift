@@ -104,7 +104,7 @@ public struct MixOutcome: Sendable {
     /// try await Flask.apply(Login(user: "ada")).stored()
     /// ```
     ///
-    /// A mix that did not apply (``wasApplied`` is false) throws ``ArchiveProblem/Kind/notApplied``
+    /// A mix that did not apply (``wasApplied`` is false) throws `ArchiveProblem.Kind.notApplied`
     /// rather than returning as if it had been stored: there is nothing to acknowledge.
     public func stored() async throws(ArchiveProblem) {
         if !wasApplied {
