@@ -288,13 +288,17 @@ struct FileArchiveStoreTests {
         let directory = temporaryDirectory().appendingPathComponent("archives")
         let first = Archiver(store: try FileArchiveStore(directory: directory))
         let second = Archiver(store: try FileArchiveStore(directory: directory))
-        _ = first.restore(Int.self, key: "k", defaultValue: 0)
-        let restored = second.restore(Int.self, key: "k", defaultValue: 0)
+        let (firstOwner, secondOwner) = (NSObject(), NSObject())
+        _ = first.restore(Int.self, key: "k", defaultValue: 0, owner: firstOwner)
+        // A restore without an owner only reads: it takes nothing and is refused nothing.
+        #expect(second.restore(Int.self, key: "k", defaultValue: 0).problems.isEmpty)
+        let restored = second.restore(Int.self, key: "k", defaultValue: 0, owner: secondOwner)
         #expect(restored.problems.map(\.kind) == [.keyInUse])
         second.scheduleWrite(key: "k", after: 3_600) { Data("2".utf8) }
         await #expect(throws: ArchiveProblem.self) { try await second.stored(key: "k") }
         first.scheduleWrite(key: "k", after: 3_600) { Data("1".utf8) }
         try await first.stored(key: "k")
         #expect(try FileArchiveStore(directory: directory).data(forKey: "k") == Data("1".utf8))
+        withExtendedLifetime((firstOwner, secondOwner)) {}
     }
 }

@@ -125,8 +125,10 @@ public final class Archiver: Sendable {
     ///   - key: the key the value was archived under.
     ///   - defaultValue: the value a missing archive, or a part of it that cannot be read, takes.
     ///   - store: the store to read, the default one when nil.
-    ///   - owner: the object that will archive under `key`: it claims the key, and a second live
-    ///     owner is reported (``ArchiveProblem/Kind/keyInUse``).
+    ///   - owner: the object that will archive under `key`: it claims the key, in this archiver and
+    ///     in the store (``ArchiveStore/claim(key:)``), and a second live owner, here or in another
+    ///     process, is reported (``ArchiveProblem/Kind/keyInUse``). Without one, the restore only
+    ///     reads.
     public func restore<T: Codable>(
         _ type: T.Type, key: String, defaultValue: @autoclosure () -> T, store: (any ArchiveStore)? = nil,
         owner: AnyObject? = nil
@@ -136,8 +138,10 @@ public final class Archiver: Sendable {
         if let owner, state.withLock({ $0.claims.claim(key, by: owner) }) {
             problems.append(Archiver.keyInUse(key))
         }
+        // An owner will write what it restores: it claims the key in the store too. A restore
+        // without one only reads (a tool looking at a live app's archive takes nothing from it).
         do {
-            try store.claim(key: key)
+            if owner != nil { try store.claim(key: key) }
         } catch let owned as ArchiveKeyOwnedError {
             // Read all the same: what the owner wrote is what there is. Writes are refused, and
             // their refusal is not reported again (it starts no new episode).

@@ -25,9 +25,10 @@ import Foundation
 /// spelling, and its file starts with a line recording the whole key, checked when it is read.
 /// A file named the way earlier versions named the key is read when the key has no file yet.
 ///
-/// **One owner per key, across processes**: a store owns a key from its first write or restore of
-/// it, by an advisory lock (`flock`) on a file beside the archive (`.<file name>.lock`), for as
-/// long as the store lives; the kernel lets the lock go when the process ends, `kill -9` included.
+/// **One owner per key, across processes**: a store owns a key from its first write, or a claim of
+/// it (a substance's restore claims), by an advisory lock (`flock`) on a file beside the archive
+/// (`.<file name>.lock`), for as long as the store lives; the kernel lets the lock go when the
+/// process ends, `kill -9` included. Reading (`data(forKey:)`) claims nothing.
 /// Another store of the same directory, in another process or this one, that would write or remove
 /// the key throws ``ArchiveKeyOwnedError`` (naming the owning process) and writes nothing; its
 /// restore still reads, and is reported as ``ArchiveProblem/Kind/keyInUse``. A refused store is not
