@@ -66,13 +66,8 @@ struct ExactDeliveryTests {
 
     @Test("keys below an optional react when it appears, changes and disappears, with nil on the missing side")
     func keysBelowAnOptional() async {
-        let bus = Flux()
-        let reports = Recorder<FluxDiagnostic>()
-        bus.diagnostics = { reports.append($0) }
-        let substance = Substance<ExactState>(bus: bus)
-        let owner = TestOwner()
+        let (bus, substance, reactor, reports) = rig()
         let seen = Recorder<String>()
-        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
         reactor.handler = { _, reaction in
             reaction.on("opt.x") { change in
                 let old: Int? = change.oldValue()
@@ -115,11 +110,8 @@ struct ExactDeliveryTests {
 
     @Test("a dictionary key that starts with _ is data: its change is seen; a _ property's is not")
     func underscoreDictionaryKeys() async {
-        let bus = Flux()
-        let substance = Substance<ExactState>(bus: bus)
-        let owner = TestOwner()
+        let (bus, substance, reactor, _) = rig()
         let seen = Recorder<[String]>()
-        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
         reactor.handler = { _, reaction in seen.append(reaction.keys.sorted()) }
         reactor.mix(substance) { $0.prop.dict["_draft"] = 1 }.react()
         reactor.mix(substance) { $0.prop._internal = 1 }.react()
@@ -131,11 +123,8 @@ struct ExactDeliveryTests {
 
     @Test("declared reactions run exactly when their key changed, and the reactor only then")
     func declaredReactions() async {
-        let bus = Flux()
-        let substance = Substance<ExactState>(bus: bus)
-        let owner = TestOwner()
+        let (bus, substance, reactor, _) = rig()
         let seen = Recorder<String>()
-        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
         reactor.on("a") { _, change in seen.append("a=\(change.newValue() as Int? ?? -1)") }
         reactor.on("opt.x") { _, change in seen.append("opt.x=\(change.newValue() as Int? ?? -1)") }
         reactor.on("dict.k") { _, change in seen.append("dict.k=\(change.newValue() as Int? ?? -1)") }
@@ -150,11 +139,8 @@ struct ExactDeliveryTests {
 
     @Test("a handler with declared keys and declared reactions: each runs for its own keys")
     func declaredReactionsBesideKeys() async {
-        let bus = Flux()
-        let substance = Substance<ExactState>(bus: bus)
-        let owner = TestOwner()
+        let (bus, substance, reactor, _) = rig()
         let seen = Recorder<String>()
-        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
         reactor.keys = ["s"]
         reactor.handler = { _, reaction in seen.append("handler \(reaction.keys.sorted())") }
         reactor.on("a") { _, _ in seen.append("a") }
@@ -167,12 +153,7 @@ struct ExactDeliveryTests {
 
     @Test("a declared reaction to a key no substance has is reported once, when it is declared")
     func declaredUnknownKey() async {
-        let bus = Flux()
-        let reports = Recorder<FluxDiagnostic>()
-        bus.diagnostics = { reports.append($0) }
-        let substance = Substance<ExactState>(bus: bus)
-        let owner = TestOwner()
-        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        let (bus, substance, reactor, reports) = rig()
         reactor.on("nested.z") { _, _ in Issue.record("must not fire") }
         for index in 1...10 { commit(substance) { $0.prop.nested.x = index } }
         await bus.flush()
@@ -180,6 +161,20 @@ struct ExactDeliveryTests {
         #expect(reports.all.first?.message.contains("ExactDeliveryTests.swift") == true)
         _ = reactor
     }
+
+    /// A bus whose diagnostics are recorded, a substance of `ExactState` on it, and a reactor of it
+    /// (owned by `owner`, which lives as long as the tests).
+    private func rig() -> (Flux, Substance<ExactState>, Reactor<TestOwner>, Recorder<FluxDiagnostic>) {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        let substance = Substance<ExactState>(bus: bus)
+        let reactor = ReactorManager().reactor(attachedTo: Self.owner, mixing: [substance])
+        return (bus, substance, reactor, reports)
+    }
+
+    /// The owner of the rigs' reactors: alive as long as the tests (a reactor holds its owner weakly).
+    private static let owner = TestOwner()
 
     /// Mixes `substance` in a chain (a commit from a test's loop).
     private func commit(

@@ -269,13 +269,12 @@ public struct FileArchiveStore: ArchiveStore {
     }
 
     private func claim(_ name: ArchiveFileName, retrying: Bool) throws {
-        var lockFile = directory.appendingPathComponent(".\(name.name()).lock")
+        let lockFile = directory.appendingPathComponent(".\(name.name()).lock")
         do {
             try ownership.claim(name.key, lockFile: lockFile, retrying: retrying)
         } catch let error as POSIXError where error.code == .ENOENT {
             // The directory is made at the first write (see `init(applicationName:)`).
             try createDirectory()
-            lockFile = directory.appendingPathComponent(".\(name.name()).lock")
             try ownership.claim(name.key, lockFile: lockFile, retrying: retrying)
         }
     }

@@ -68,11 +68,13 @@ extension Flux {
     /// the ``backlogHighWaterMark`` diagnostic reports the growth instead), and as soon as the
     /// task is cancelled.
     public func waitForRoom() async {
-        guard queue.withLock({ $0.makesProducersWait }) else { return }
-        let number = queue.withLock { q in
+        // Numbered, so that a cancellation finds this task among the waiting ones.
+        let number = queue.withLock { q -> UInt64? in
+            guard q.makesProducersWait else { return nil }
             q.lastRoomWaiter &+= 1
             return q.lastRoomWaiter
         }
+        guard let number else { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let waits = queue.withLock { q in

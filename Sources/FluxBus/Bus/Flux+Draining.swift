@@ -205,7 +205,7 @@ extension Flux {
                 guard case .pass = decision else { return mix(item, through: chain, decided: decision, by: index) }
             }
         }
-        guard chain.hasReaders else { return mixUnreported(item, event: item.event, stop: nil) }
+        guard chain.hasReaders else { return mixUnreported(item, event: item.event, stopped: false) }
         return mixReported(item, event: item.event, dispatched: nil, stop: nil, readers: chain.readers)
     }
 
@@ -228,25 +228,24 @@ extension Flux {
             } else if case .stop(let reason) = decision {
                 stop = FluxMixReport.Stop(
                     middleware: chain.interceptors[index].middleware.middlewareName, reason: reason)
+                // An awaited dispatch tells its caller.
+                confined.state.value.activeReceipt?.stop = stop
                 break
             }
             index += 1
             guard index < chain.interceptors.count else { break }
             decision = chain.interceptors[index].middleware.willMix(event)
         }
-        guard chain.hasReaders else { return mixUnreported(item, event: event, stop: stop) }
+        guard chain.hasReaders else { return mixUnreported(item, event: event, stopped: stop != nil) }
         return mixReported(item, event: event, dispatched: dispatched, stop: stop, readers: chain.readers)
     }
 
     /// The rest of a mix when no middleware reads reports: it runs as it would without middleware
     /// (in an awaited dispatch's receipt if there is one), unless a middleware stopped it.
-    private func mixUnreported(_ item: borrowing FluxItem, event: FluxEvent, stop: FluxMixReport.Stop?) -> Int {
+    private func mixUnreported(_ item: borrowing FluxItem, event: FluxEvent, stopped: Bool) -> Int {
         confined.state.value.mixSerial += 1
         var called = 0
-        if let stop {
-            // An awaited dispatch tells its caller.
-            confined.state.value.activeReceipt?.stop = stop
-        } else {
+        if !stopped {
             if item.isTask {
                 item.runTask()
             } else {
@@ -269,9 +268,7 @@ extension Flux {
         let receipt = confined.state.value.activeReceipt ?? confined.mixReceipt
         let locksHeld = openLockSerials()
         var called = 0
-        if let stop {
-            confined.state.value.activeReceipt?.stop = stop
-        } else {
+        if stop == nil {
             withReceipt(receipt) {
                 if item.isTask {
                     item.runTask()

@@ -83,9 +83,7 @@ public struct FlaskReaction {
     }
 
     /// The substance that changed.
-    public var substance: any AnySubstance {
-        return commit.substance
-    }
+    public var substance: any AnySubstance { commit.substance }
 
     /// Calls `body` if `key` (a dotted key) changed. A key the state's type can never have is
     /// reported (`unknown-key`), with the caller's file and line, once per reactor and key; for a
@@ -147,21 +145,15 @@ public struct FlaskReaction {
 
     /// This reaction if it comes from `substance`, else nil: to tell a reactor's substances apart.
     public func at(_ substance: any AnySubstance) -> FlaskReaction? {
-        return commit.substanceIdentity == ObjectIdentifier(substance) ? self : nil
+        commit.substanceIdentity == ObjectIdentifier(substance) ? self : nil
     }
 
     /// Whether anything observable changed (always true for a delivered reaction).
-    public func changed() -> Bool {
-        return !commit.isEmpty
-    }
+    public func changed() -> Bool { !commit.isEmpty }
 
     /// Whether `key` changed.
-    public func changed(_ key: String) -> Bool {
-        return commit.contains(key)
-    }
+    public func changed(_ key: String) -> Bool { commit.contains(key) }
 
     /// The changed keys, parents included.
-    public var keys: [String] {
-        return commit.keys
-    }
+    public var keys: [String] { commit.keys }
 }

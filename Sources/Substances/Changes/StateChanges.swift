@@ -79,22 +79,25 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         let count = self.count
         var changes: [KeyChange] = []
         changes.reserveCapacity(count)
+        let secrets = layout.secrets
         for slot in 0..<count {
             let key = key(at: slot)
             // A parent (`info` beside `info.counter`): its children carry the values.
             if count > 1, isParent(key) { continue }
-            let secrets = layout.secrets
-            if secrets.isSecret(key) {
+            // The key itself secret (its values never read), or a secret below it
+            // (`account.password` in `account`, `history.password` in every element of `history`),
+            // redacted in its values. A state without secrets spells no key out for them.
+            let progress = secrets.isEmpty ? nil : secrets.progress(at: key)
+            if let progress, progress.isSecret(in: secrets) {
                 changes.append(KeyChange(key: key, old: .redacted, new: .redacted))
                 continue
             }
-            let (old, new) = journalValues(at: slot, limit: limit)
-            // A secret below the key (`account.password` in `account`, `history.password` in
-            // every element of `history`) is redacted inside its values.
-            changes.append(
-                KeyChange(
-                    key: key, old: old.value.redacting(secrets, at: key), new: new.value.redacting(secrets, at: key),
-                    cut: old.cut || new.cut))
+            var (old, new) = journalValues(at: slot, limit: limit)
+            if let progress {
+                old.value = old.value.redacting(secrets, from: progress)
+                new.value = new.value.redacting(secrets, from: progress)
+            }
+            changes.append(KeyChange(key: key, old: old.value, new: new.value, cut: old.cut || new.cut))
         }
         return changes
     }

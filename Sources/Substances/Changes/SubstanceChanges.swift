@@ -108,6 +108,13 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
         // knows by its bits, unchanged, or changed and among the first four changed entries.
         // Everything else is answered out of line.
         guard let plan, let entry = plan.keyTable.entry(forKey: key) else { return lookUpByHash(key) }
+        return lookUp(changedEntry: entry)
+    }
+
+    /// Whether plan entry `entry` changed, and at which slot: by the mask first, then among the
+    /// first changed entries, the rest out of line.
+    @inline(__always)
+    private final func lookUp(changedEntry entry: Int32) -> EntryLookup {
         guard entries.mayContain(entry) else { return .unchanged }
         guard let slot = entries.inlineIndex(of: entry) else { return lookUpAmongAll(entry) }
         return .changed(slot: slot)
@@ -128,9 +135,7 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     @inline(__always)
     package final func lookUp(entry: Int32, of plan: ObjectIdentifier) -> EntryLookup {
         guard let own = self.plan, ObjectIdentifier(own) == plan else { return .notAnEntry }
-        guard entries.mayContain(entry) else { return .unchanged }
-        guard let slot = entries.inlineIndex(of: entry) else { return lookUpAmongAll(entry) }
-        return .changed(slot: slot)
+        return lookUp(changedEntry: entry)
     }
 
     /// Whether these changes touch one of `keys` (or a key below one) as a bound observer's interest

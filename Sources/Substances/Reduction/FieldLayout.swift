@@ -8,6 +8,10 @@ struct StoredField {
     let offset: Int
     let type: any Any.Type
     let isStruct: Bool
+
+    /// Whether it is a property the reduction reports: not `_`-prefixed (internal state), not a
+    /// property wrapper's storage (`$`).
+    var isProperty: Bool { !name.hasPrefix("_") && !name.contains("$") }
 }
 
 enum FieldLayout {

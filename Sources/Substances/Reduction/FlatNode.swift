@@ -17,12 +17,9 @@ final class FlatNode {
         switch content {
         case .empty: .null
         case .single(let value): value
-        case .keyed(let children) where holdsData: .keyed(children.mapValues(\.value))
-        case .keyed(let children):
-            .keyed(
-                children.reduce(into: [:]) { kept, child in
-                    if !child.key.hasPrefix("_") { kept[child.key] = child.value.value }
-                })
+        case .keyed(let children) where !holdsData && children.keys.contains(where: { $0.hasPrefix("_") }):
+            .keyed(children.filter { !$0.key.hasPrefix("_") }.mapValues(\.value))
+        case .keyed(let children): .keyed(children.mapValues(\.value))
         case .unkeyed(let children): .unkeyed(children.map(\.value))
         }
     }

@@ -96,7 +96,7 @@ final class ReductionPlan: @unchecked Sendable {
     init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
         stateType = type
         changesClass = StateChanges<S>.self
-        secrets = S.secrets
+        secrets = SecretKeys(S.secretKeys)
         let tree = FlatEncoder.flatten(S())
         var builder = Builder()
         if !forceCodablePath, let fields = FieldLayout.storedFields(of: S.self),
@@ -127,7 +127,7 @@ final class ReductionPlan: @unchecked Sendable {
         var optionalPrefixes: [String] = []
 
         mutating func add(_ fields: [StoredField], base: Int, prefix: String, parent: Int, tree: FlatValue) {
-            for field in fields where !field.name.hasPrefix("_") && !field.name.contains("$") {
+            for field in fields where field.isProperty {
                 let key = prefix + field.name
                 let index = entries.count
                 let offset = base + field.offset
@@ -186,18 +186,17 @@ final class ReductionPlan: @unchecked Sendable {
     private static func collectKeys(
         of type: any Any.Type, prefix: String, depth: Int, into keys: inout Set<String>, open: inout [String]
     ) -> Bool {
-        guard depth < 16, let fields = FieldLayout.storedFields(of: type), !fields.isEmpty,
-            fields.contains(where: { !$0.name.hasPrefix("_") })
+        guard depth < 16, let properties = FieldLayout.storedFields(of: type)?.filter(\.isProperty),
+            !properties.isEmpty
         else { return false }
-        for field in fields where !field.name.hasPrefix("_") && !field.name.contains("$") {
+        for field in properties {
             let key = prefix + field.name
             keys.insert(key)
             if field.type is any KeyedByContent.Type {
                 open.append(key + ".")
                 continue
             }
-            var nested = field.type
-            if let optional = field.type as? any OptionalProtocol.Type { nested = optional.wrappedType }
+            let nested = unwrappingOptionals(field.type)
             if nested is any ObjectReferencing.Type { continue }
             _ = collectKeys(of: nested, prefix: key + ".", depth: depth + 1, into: &keys, open: &open)
         }

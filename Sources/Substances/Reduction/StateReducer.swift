@@ -101,20 +101,17 @@ public enum StateReducer {
             if sameBits(old + offset, new + offset, leaf.size) { continue }
             switch leaf.kind {
             case .bits:
-                if leaf.reportsKeysBelow, !appendKeysBelow(leaf, old, new, plan: plan, flat: &flat) { continue }
+                break
             case .equatable:
                 guard case .equatable(let equal) = plan.entries[Int(leaf.entry)].traits.comparison else { break }
                 if equal(old + offset, new + offset) { continue }
-                if leaf.reportsKeysBelow, !appendKeysBelow(leaf, old, new, plan: plan, flat: &flat) { continue }
             case .expand:
-                let entry = plan.entries[Int(leaf.entry)]
-                var expanded: [(key: String, old: FlatValue?, new: FlatValue?)] = []
-                let changed = FlatValue.diff(
-                    entry.traits.flatten(old + offset), entry.traits.flatten(new + offset),
-                    prefix: entry.key, into: &expanded)
-                if !changed { continue }
-                expanded.removeLast()  // the property itself, reported with its typed values below
-                flat.append(contentsOf: expanded)
+                break
+            }
+            // Compared through the flattening (a dictionary, a value not `Equatable`), or reported
+            // key by key below it (an optional struct): its keys found by flattening both values.
+            if leaf.kind == .expand || leaf.reportsKeysBelow, !appendFlattenedChanges(leaf, old, new, plan, &flat) {
+                continue
             }
             entries.append(leaf.entry)
             var parent = leaf.parent
@@ -125,14 +122,15 @@ public enum StateReducer {
         }
     }
 
-    /// Appends the keys below an optional struct (`user.name`) whose bits or `==` differ, found by
-    /// flattening its two values; whether it changed: not when only its `_` properties did (the
-    /// flattening leaves them out, as the layout path does in a struct that is not optional). Out
-    /// of line, since only such a property's change pays for it.
+    /// Appends the changed keys below `leaf` (`info.dict.a`, `user.name`), found by flattening its
+    /// two values once their bits (or `==`) differ; whether the leaf changed: not when the values
+    /// flatten alike, as when only an optional struct's `_` properties did (the flattening leaves
+    /// them out, as the layout path does in a struct that is not optional). Out of line, since only
+    /// such a property's change pays for it.
     @inline(never)
-    private static func appendKeysBelow(
-        _ leaf: ReductionPlan.Leaf, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, plan: ReductionPlan,
-        flat: inout [(key: String, old: FlatValue?, new: FlatValue?)]
+    private static func appendFlattenedChanges(
+        _ leaf: ReductionPlan.Leaf, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, _ plan: ReductionPlan,
+        _ flat: inout [(key: String, old: FlatValue?, new: FlatValue?)]
     ) -> Bool {
         let entry = plan.entries[Int(leaf.entry)]
         var expanded: [(key: String, old: FlatValue?, new: FlatValue?)] = []

@@ -67,15 +67,12 @@ struct SecretKeys: Sendable {
     }
 }
 
-/// Each state type's ``SecretKeys``, made once: tools ask for them at every recorded commit.
+/// The ``SecretKeys`` of actions and mixer enumerations, made once per type: a journal asks for
+/// them at every recorded mix. (A state's are kept by its reduction plan.)
 enum SecretKeysCache {
     private static let cache = LockedValue([ObjectIdentifier: SecretKeys]())
 
-    static func secrets<S: State>(of type: S.Type) -> SecretKeys {
-        secrets(of: type, S.secretKeys)
-    }
-
-    /// The secret keys of `type` (a state, an action, a mixer enumeration), given by `keys`.
+    /// The secret keys of `type` (an action, a mixer enumeration), given by `keys`.
     static func secrets(of type: any Any.Type, _ keys: @autoclosure () -> Set<String>) -> SecretKeys {
         let id = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[id] }) { return known }
@@ -107,14 +104,13 @@ extension SecretKeys {
     {
         guard let first = components.first else { return true }
         guard depth < 12 else { return true }  // a recursive type: give it the benefit of the doubt
-        var type = type
-        while let optional = type as? any OptionalProtocol.Type { type = optional.wrappedType }
+        let type = unwrappingOptionals(type)
         if type is any KeyedByContent.Type { return true }  // a dictionary: its keys are data
         if let array = type as? any ElementTyped.Type {
             return canHave(array.elementType, components, anchored: anchored, depth: depth + 1)
         }
         guard let fields = FieldLayout.storedFields(of: type) else { return true }  // cannot tell
-        let named = fields.filter { !$0.name.hasPrefix("_") }
+        let named = fields.filter(\.isProperty)
         if let field = named.first(where: { $0.name == first }),
             canHave(field.type, components.dropFirst(), anchored: false, depth: depth + 1)
         {

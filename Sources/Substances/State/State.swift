@@ -40,6 +40,6 @@ extension State {
 }
 
 extension State {
-    /// ``secretKeys`` as the tools apply them, worked out once per state type.
-    static var secrets: SecretKeys { SecretKeysCache.secrets(of: Self.self) }
+    /// ``secretKeys`` as the tools apply them, worked out once per state type (by its plan).
+    static var secrets: SecretKeys { ReductionPlan.cached(for: Self.self).secrets }
 }

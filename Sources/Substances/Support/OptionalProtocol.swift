@@ -6,6 +6,13 @@ protocol OptionalProtocol {
     static var wrappedType: any Any.Type { get }
 }
 
+/// `type` with its optionals unwrapped (`User??` is `User`).
+func unwrappingOptionals(_ type: any Any.Type) -> any Any.Type {
+    var type = type
+    while let optional = type as? any OptionalProtocol.Type { type = optional.wrappedType }
+    return type
+}
+
 extension Optional: OptionalProtocol {
     static var wrappedType: any Any.Type { Wrapped.self }
 

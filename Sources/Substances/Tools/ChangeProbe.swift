@@ -220,8 +220,9 @@ public final class ChangeProbe: Sendable {
 
     /// `value`, at `key`, as a report shows it: rendered, or with the secrets in it redacted.
     private static func shown(_ value: Any?, key: String, secrets: SecretKeys) -> String {
+        if secrets.isEmpty { return render(value) }
         let progress = secrets.progress(at: key)
-        if secrets.isEmpty || progress.isDead { return render(value) }
+        if progress.isDead { return render(value) }
         if progress.isSecret(in: secrets) { return "<redacted>" }
         guard let value = value.flatMap(unwrap) else { return "nil" }
         return JournalValue(encoding: value).redacting(secrets, from: progress).description

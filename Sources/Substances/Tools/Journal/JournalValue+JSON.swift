@@ -81,14 +81,25 @@ extension JournalValue {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                if scalar.value < 0x20 || isLineSeparator(scalar) {
+                    text += unicodeEscape(scalar)
                 } else {
                     text.unicodeScalars.append(scalar)
                 }
             }
         }
         text += "\""
+    }
+
+    /// Whether `scalar` is one that JSON readers other than ours may take for a line end, besides
+    /// `\n` and `\r`: NEL (U+0085), the line and paragraph separators (U+2028, U+2029).
+    static func isLineSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\u{85}" || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
+
+    /// `scalar` (of the Basic Multilingual Plane) as a JSON escape: `\u2028`.
+    static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 }

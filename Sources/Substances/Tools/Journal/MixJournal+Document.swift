@@ -53,7 +53,7 @@ extension MixJournal {
                 }
                 let data = Data(line)
                 do {
-                    if data.starts(with: Data("{\"flaskJournal\"".utf8)),
+                    if data.starts(with: Self.headerStart),
                         let header = try? decoder.decode(Header.self, from: data)
                     {
                         // Cut as when recorded, for a file made elsewhere (at twice the limit: the
@@ -70,6 +70,9 @@ extension MixJournal {
             }
             self.init(startStates: startStates, entries: entries)
         }
+
+        /// How the line of starting states begins.
+        private static let headerStart = Data("{\"flaskJournal\"".utf8)
 
         /// A line of JSON lines that is not part of a journal: its number (from 1) and why.
         public struct LineError: Error, CustomStringConvertible {
@@ -105,19 +108,16 @@ extension MixJournal {
         /// `json` (one encoded value) with U+2028, U+2029 and U+0085 escaped: they can only stand in
         /// its strings, where an escape means the same character.
         static func escapingLineSeparators(_ json: String) -> String {
-            guard json.unicodeScalars.contains(where: { $0 == "\u{2028}" || $0 == "\u{2029}" || $0 == "\u{85}" }) else {
-                return json
-            }
-            var escaped = String.UnicodeScalarView()
+            guard json.unicodeScalars.contains(where: JournalValue.isLineSeparator) else { return json }
+            var escaped = ""
             for scalar in json.unicodeScalars {
-                switch scalar {
-                case "\u{2028}": escaped.append(contentsOf: "\\u2028".unicodeScalars)
-                case "\u{2029}": escaped.append(contentsOf: "\\u2029".unicodeScalars)
-                case "\u{85}": escaped.append(contentsOf: "\\u0085".unicodeScalars)
-                default: escaped.append(scalar)
+                if JournalValue.isLineSeparator(scalar) {
+                    escaped += JournalValue.unicodeEscape(scalar)
+                } else {
+                    escaped.unicodeScalars.append(scalar)
                 }
             }
-            return String(escaped)
+            return escaped
         }
 
         /// Every substance's state after the mix `serial` (after all of them when no entry has that

@@ -192,14 +192,14 @@ public final class MixJournal: FluxMiddleware {
             } else {
                 // Secret fields redacted: an action's (`FlaskAction.secretKeys`), a mixer
                 // enumeration's payload keys (`SubstanceMixer.secretPayloadKeys`).
-                let payloadSecrets = (recorded.mixer.domain as? any SubstanceMixer.Type).map { domain in
+                let payloadSecrets = (recorded.mixer.domain as? any FluxPayloadSecrets.Type).map { domain in
                     SecretKeysCache.secrets(of: domain, domain.secretPayloadKeys)
                 }
                 payload = recorded.payload.map { payload in
-                    let values = JournalValue.object(payload.mapValues { JournalValue($0) })
-                    guard let payloadSecrets, case .object(let kept) = values.redacting(payloadSecrets) else {
-                        return payload.mapValues { JournalValue($0) }
-                    }
+                    let values = payload.mapValues { JournalValue($0) }
+                    guard let payloadSecrets,
+                        case .object(let kept) = JournalValue.object(values).redacting(payloadSecrets)
+                    else { return values }
                     return kept
                 }
                 livePayload = recorded.payload
