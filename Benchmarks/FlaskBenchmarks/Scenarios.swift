@@ -230,12 +230,11 @@ func collectionScenario(size: Int) -> Scenario {
         let substance = TodoSubstance()
         Flask.substances(reactTo: TodoMixers.load, payload: ["size": size])
         settleBus()  // loaded before the reactor is attached and the clock starts
-        nonisolated(unsafe) var next = 0  // only the producer thread touches it
+        let rounds = RoundRobin(over: Int.max)
         return oneReactorRig(
             counter, substance: substance, key: "items",
             dispatch: {
-                Flask.substances(reactTo: TodoMixers.toggle, payload: ["index": collectionPosition(next, size: size)])
-                next += 1
+                Flask.substances(reactTo: TodoMixers.toggle, payload: ["index": collectionPosition(rounds.next(), size: size)])
             },
             verify: { count in
                 let items = substance.state.items
@@ -287,11 +286,11 @@ let scaleScenarios: [Scenario] = [
             reactor.handler = { _, reaction in reaction.on("counter") { _ in counter.hit() } }
             return reactor
         }
-        nonisolated(unsafe) var next = 0  // only the producer thread touches it
+        let turns = RoundRobin(over: 1_000)
         return Rig(
             dispatch: {
+                let next = turns.next()
                 reactors[next].mix(substances[next]) { $0.prop.counter += 1 }.react()
-                next = next == 999 ? 0 : next + 1
             },
             reactionsPerDispatch: 1,
             verify: { count in
@@ -402,12 +401,9 @@ private func wideRig(
         reactor.handler = { _, reaction in reaction.on(key) { _ in counter.hit() } }
     }
     let mixers = WideMixers.allCases
-    nonisolated(unsafe) var next = 0  // only the producer thread touches it
+    let turns = RoundRobin(over: mixers.count)
     return Rig(
-        dispatch: {
-            Flask.substances(reactTo: mixers[next])
-            next = next == 9 ? 0 : next + 1
-        },
+        dispatch: { Flask.substances(reactTo: mixers[turns.next()]) },
         reactionsPerDispatch: reactorsPerField,
         verify: { count in
             let state = substance.state
