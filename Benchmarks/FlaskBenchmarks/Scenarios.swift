@@ -234,7 +234,8 @@ func collectionScenario(size: Int) -> Scenario {
         return oneReactorRig(
             counter, substance: substance, key: "items",
             dispatch: {
-                Flask.substances(reactTo: TodoMixers.toggle, payload: ["index": collectionPosition(rounds.next(), size: size)])
+                Flask.substances(
+                    reactTo: TodoMixers.toggle, payload: ["index": collectionPosition(rounds.next(), size: size)])
             },
             verify: { count in
                 let items = substance.state.items
