@@ -28,7 +28,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
     /// A mixer's observers, in registration order, in storage of their own: a delivery reads them
     /// in place through ``elements`` without retaining an array's buffer (an atomic increment and
     /// decrement per dispatch); they change only between work items. A substance's bound observers
-    /// are kept the same way (`BoundObserverList`, in `Substances`, which says why the two are not
+    /// are kept the same way (`UnsafeObserverList`, in `Substances`, which says why the two are not
     /// one generic type).
     final class Observers {
         /// The storage, on the bus only (checked in debug builds).

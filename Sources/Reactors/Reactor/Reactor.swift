@@ -42,10 +42,15 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// an actor is not held, neither by the bus nor by the reactions on their way: a UI owner is
 /// released where it was before, and an owner gone before its reactions arrive gets none of them.
 ///
-/// `@unchecked Sendable`: the handlers are behind a lock for callers, with copies for delivery in
-/// `BusConfined` state (updated by exclusive-lane tasks, between work items); everything else is
+/// Each place its reactions run is a route (`BusRoute`, `MainActorRoute`, `ActorRoute`), made from
+/// the handlers as set and bound to the substances in the reactor's place: a commit calls the
+/// route directly. The reactor coordinates: it keeps the settings, makes the routes when they
+/// change, and detaches.
+///
+/// `@unchecked Sendable`: what changes (the settings) is behind a lock; the routes, made from
+/// them, are immutable but for the held owner, which is `BusConfined`; everything else is
 /// immutable or atomic.
-public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unchecked Sendable {
+public final class Reactor<Owner: AnyObject>: AnyReactor, @unchecked Sendable {
     /// A handler that runs on the bus: the owner (alive) and the reaction.
     public typealias Handler = @Sendable (Owner, FlaskReaction) -> Void
     /// A handler isolated to the main actor, for UI owners.
@@ -67,13 +72,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     private weak var manager: ReactorManager?
     /// The handlers and keys as set, behind one lock (one allocation per reactor, not three).
     private let settings = LockedValue(ReactorSettings<Owner>())
-    /// The handlers as the bus delivers them, and the owner as the bus holds it.
-    @exclusivity(unchecked) private var onBus: BusConfined<ReactorBusSide<Owner>>
     private let detached = Atomic<Bool>(false)
-    /// The holds of the bus that delivers to it (see `FluxOwnerHolds`), nil when its substances
-    /// mix on different buses. Unmanaged: the reactor's `bus` keeps them, and a delivery reads
-    /// them without retaining them.
-    private let holds: Unmanaged<FluxOwnerHolds>?
     /// The keys of its substances' states, when it has several (see `FlaskReaction.keyDomain`).
     private let keyDomain: Unmanaged<StateKeyDomain>?
 
@@ -85,14 +84,14 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         let bus = substances.first?.bus ?? .shared
         self.bus = bus
         self.manager = manager
-        self.onBus = BusConfined(ReactorBusSide(), on: bus, "a reactor's delivery")
-        let onOneBus = !substances.contains(where: { $0.bus !== bus })
-        self.holds = onOneBus ? Unmanaged.passUnretained(bus.ownerHolds) : nil
-        if !onOneBus {
+        if substances.contains(where: { $0.bus !== bus }) {
             bus.report(
                 .reactorMisuse, "a reactor's substances mix on different buses; reactions follow each substance's bus")
         }
-        for substance in substances { substance.bind(self) }
+        for substance in substances where !(substance is any KeyedSubstance) {
+            bus.report(.reactorMisuse, "\(substance.nameInReports) is not a Substance; a reactor cannot bind it")
+        }
+        updateDelivery()
     }
 
     deinit {
@@ -178,13 +177,22 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         }
     }
 
-    /// Hands the handlers, the declared reactions and the keys they need to the bus and the
-    /// substances: before any work item that has not started yet.
+    /// Binds routes made from the settings to the substances, in place of the previous ones: on
+    /// each bus, by an exclusive-lane task, so before any work item that has not started yet. The
+    /// task reads the settings as they are when it runs, so that the last change wins whatever
+    /// order the tasks of concurrent changes run in.
     private func updateDelivery() {
-        let (declared, interest) = settings.withLock { ($0.declaredReactions, $0.interest) }
-        bus.performUpkeep { [self] in onBus.value.declared = declared }
-        guard !isDetached else { return }
-        for substance in substances { substance.setInterest(of: self, keys: interest) }
+        var buses: [ObjectIdentifier: Flux] = [:]
+        for substance in substances { buses[ObjectIdentifier(substance.bus)] = substance.bus }
+        for bus in buses.values {
+            bus.performUpkeep { [self] in
+                guard !isDetached else { return }
+                let (route, interest) = settings.withLock { ($0.route(of: self, on: bus), $0.interest) }
+                for case let substance as any KeyedSubstance in substances where substance.bus === bus {
+                    substance.bindOnBus(route, as: ObjectIdentifier(self), keys: interest)
+                }
+            }
+        }
     }
 
     /// The owner, while it lives, untyped.
@@ -195,7 +203,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// Unbinds the reactor from its substances and removes it from its manager; idempotent.
     public func detach() {
         guard detached.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-        for substance in substances { substance.unbind(self) }
+        for case let substance as any KeyedSubstance in substances { substance.unbind(id: ObjectIdentifier(self)) }
         manager?.remove(self)
     }
 
@@ -205,18 +213,12 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
     /// that has not started yet.
     func setHandler(_ handler: Handler?) {
         settings.withLock { $0.handler = handler }
-        bus.performUpkeep { [self] in
-            // Not `handler.map(ReactorHandlerBox.init)`: passing the closure through a generic function
-            // would wrap it in reabstraction thunks, two calls more per reaction.
-            if let handler { onBus.value.handler = ReactorHandlerBox(handler) } else { onBus.value.handler = nil }
-        }
         updateDelivery()
     }
 
     /// Sets the handler that runs on the main actor (nil removes it).
     func setMainActorHandler(_ handler: MainActorHandler?) {
         settings.withLock { $0.mainActorHandler = handler }
-        bus.performUpkeep { [self] in onBus.value.mainActorHandler = handler }
         updateDelivery()
     }
 
@@ -241,7 +243,6 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
             return settings.actorDelivery
         }
         previous?.finish()
-        bus.performUpkeep { [self] in onBus.value.actorDelivery = delivery }
         updateDelivery()
     }
 
@@ -267,145 +268,20 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, ChangesStayOnBus, @unc
         mix(substance, body)
     }
 
-    // MARK: Delivery (on the bus)
+    // MARK: Reactions (for the routes)
 
-    /// True: mix reports count a reactor as a reactor, not as a tool.
-    public var countsAsReactor: Bool { true }
-
-    /// Delivers a commit to the handlers (called by the substance, on the bus).
-    public func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        // The common case, kept small so that it needs no stack frame of its own: one handler on
-        // the bus, the owner already held by the bus for this batch (see `FluxOwnerHolds`). Owner
-        // and handler are borrowed, not retained: the handler is replaced only between work items.
-        // (The reaction is made inside the call: made outside, it would be retained and released.)
-        // The epoch is compared here, not through `holds.object(in:)`, which is called rather than
-        // inlined from this module: `onBus` was just checked to be on the bus.
-        if let holds, delivery == .bus, !onBus.value.deliversElsewhere,
-            onBus.value.heldOwner.epoch == holds._withUnsafeGuaranteedRef({ $0.epoch.load(ordering: .relaxed) }),
-            let held = onBus.value.heldOwner.object
-        {
-            return callBusHandler(Unmanaged.fromOpaque(held.toOpaque()), changes, lock)  // held as `Owner`
-        }
-        deliverAfterChecks(changes, lock: lock)
-    }
-
-    /// Calls the bus handler, if any, then the declared reactions, with `owner`; both borrowed,
-    /// not retained.
+    /// The reaction its handlers receive: this reactor takes the lock over if they read `onLock`.
     @inline(__always)
-    private func callBusHandler(_ owner: Unmanaged<Owner>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
-        if let declared = onBus.value.unretainedDeclared { return callDeclaring(declared, owner, changes, lock) }
-        owner._withUnsafeGuaranteedRef { owner in
-            onBus.value.unretainedHandler?._withUnsafeGuaranteedRef { handler in
-                handler.call(owner, reaction(changes, lock))
-            }
-        }
-    }
-
-    /// ``callBusHandler(_:_:_:)`` for a reactor with declared reactions: the handler, if it wants
-    /// the commit, then the declared reactions. All borrowed, none retained.
-    @inline(never)
-    private func callDeclaring(
-        _ declared: Unmanaged<DeclaredReactions>, _ owner: Unmanaged<Owner>, _ changes: SubstanceChanges,
-        _ lock: FluxLock?
-    ) {
-        owner._withUnsafeGuaranteedRef { owner in
-            declared._withUnsafeGuaranteedRef { declared in
-                if let handler = onBus.value.unretainedHandler, declared.handlerWants(changes) {
-                    handler._withUnsafeGuaranteedRef { $0.call(owner, reaction(changes, lock)) }
-                }
-                declared.run(owner, changes)
-            }
-        }
-    }
-
-    /// Every other case: the owner to load and hold, reactions elsewhere than the bus, two buses.
-    @inline(never)
-    private func deliverAfterChecks(_ changes: SubstanceChanges, lock: FluxLock?) {
-        guard let holds else {
-            // Substances on several buses: no one bus says how long a hold lasts, and the handlers'
-            // bus-confined copies belong to the first bus; read them as set, under their lock.
-            let (handler, mainActorHandler, actorDelivery, declared) = settings.withLock {
-                ($0.handler.map(ReactorHandlerBox.init), $0.mainActorHandler, $0.actorDelivery, $0.declaredReactions)
-            }
-            return deliverElsewhere(changes, lock, handler, mainActorHandler, actorDelivery, declared)
-        }
-        guard delivery == .bus, !onBus.value.deliversElsewhere else {
-            // The handlers one by one: a `ReactorBusSide<Owner>` copied whole would go through its runtime
-            // metadata, looked up on every reaction.
-            return deliverElsewhere(
-                changes, lock, onBus.value.handler, onBus.value.mainActorHandler, onBus.value.actorDelivery,
-                onBus.value.declared)
-        }
-        // On the bus, the owner not held yet for this batch: loaded from its weak reference, once
-        // per hold, not per delivery (see `FluxOwnerHolds`).
-        guard let strong = self.owner else { return detach() }
-        holds.takeUnretainedValue().hold(strong, in: &onBus.value.heldOwner)
-        callBusHandler(Unmanaged.passUnretained(strong), changes, lock)
-    }
-
-    /// The cases other than one handler called on the bus. Out of line: the common case stays
-    /// small.
-    ///
-    /// A reaction that runs elsewhere than the bus carries the reactor, not the owner: the owner is
-    /// loaded where the handler runs, so the bus never holds it (its last release stays where it
-    /// was, for a UI owner the main thread), and an owner gone by then gets nothing more.
-    @inline(never)
-    private func deliverElsewhere(
-        _ changes: SubstanceChanges, _ lock: FluxLock?, _ busHandler: ReactorHandlerBox<Owner>?,
-        _ mainActorHandler: MainActorHandler?, _ actorDelivery: ActorDelivery<Owner>?, _ declared: DeclaredReactions?
-    ) {
-        // With both keys and declared reactions, the handlers run only for commits of their keys.
-        let handlersWant = declared?.handlerWants(changes) ?? true
-        let sendsOff = handlersWant && (mainActorHandler != nil || actorDelivery != nil)
-        if sendsOff || (delivery == .mainQueue && (busHandler != nil || declared != nil)) {
-            // The reaction leaves the bus: its changes must never be refilled.
-            changes.markEscaped()
-        }
-        if handlersWant, let mainActorHandler {
-            // Used only on the main actor: the changes are marked escaped, and the owner of a
-            // main-actor handler is a main-actor object (or `Sendable`).
-            sendToMainActor(sending(changes, lock), mainActorHandler)
-        }
-        if handlersWant, let actorDelivery {
-            actorDelivery.deliver(Hop(reactor: self, reaction: sending(changes, lock)))
-        }
-        let busHandler = handlersWant ? busHandler : nil
-        guard busHandler != nil || declared != nil else { return }
-        switch delivery {
-        case .bus:
-            guard let owner else { return detach() }
-            busHandler?.call(owner, reaction(changes, lock))
-            declared?.run(owner, changes)
-        case .mainQueue:
-            // A `Sendable` owner (the handler is offered for no other) and a reaction whose changes
-            // are marked escaped, used only on the main queue. In the main actor's mailbox, so in
-            // order with the main-actor reactions.
-            sendToMainActor(sending(changes, lock)) { owner, reaction in
-                busHandler?.call(owner, reaction)
-                declared?.run(owner, reaction.commit)
-            }
-        }
+    func reaction(_ changes: SubstanceChanges, _ lock: FluxLock?) -> FlaskReaction {
+        FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, claimant: ObjectIdentifier(self))
     }
 
     /// A reaction about to be sent off the bus. It claims its lock now, tentatively: the bus
     /// cannot wait to see whether its handler reads `onLock` (the claim is withdrawn once the
     /// handler has run, or when the reaction is not delivered).
-    private func sending(_ changes: SubstanceChanges, _ lock: FluxLock?) -> SentReaction {
+    func sending(_ changes: SubstanceChanges, _ lock: FluxLock?) -> SentReaction {
         lock?.claim(by: ObjectIdentifier(self), tentatively: true)
         return SentReaction(reaction(changes, lock))
-    }
-
-    /// The reaction its handlers receive: this reactor takes the lock over if they read `onLock`.
-    @inline(__always)
-    private func reaction(_ changes: SubstanceChanges, _ lock: FluxLock?) -> FlaskReaction {
-        FlaskReaction(changes: changes, onLock: lock, keyDomain: keyDomain, claimant: ObjectIdentifier(self))
-    }
-
-    /// Sends a reaction to `handler` through the main actor's mailbox, in commit order. (The
-    /// reactor and the reaction are captured apart: a generic `Hop<Owner>` made here looked up its
-    /// run-time metadata for every reaction.)
-    private func sendToMainActor(_ sent: SentReaction, _ handler: @escaping MainActorHandler) {
-        MainActorMailbox.shared.send { [self] in receive(sent) { handler($0, $1) } }
     }
 
     /// Delivers a reaction sent off the bus, where it arrived, to `handle` with the owner loaded

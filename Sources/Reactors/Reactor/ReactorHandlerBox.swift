@@ -14,13 +14,22 @@ final class ReactorHandlerBox<Owner: AnyObject>: Sendable {
 final class DeclaredReactions: Sendable {
     /// In the order they were declared.
     let reactions: [DeclaredReaction]
+    /// Each reaction's plan entry, and the reaction unretained (``reactions`` keeps it): plain
+    /// words, read without retaining the reaction or its body (scenario S3d).
+    private let entries: [Entry]
     /// When the reactor also declares ``Reactor/keys``, the keys that limit its handlers: the
     /// substance then delivers the commits of the declared reactions' keys too, and the handlers
     /// must skip those that touch none of their own. Nil otherwise (the substance's filter is exact).
     let handlerKeys: [String]?
 
+    private struct Entry: Sendable {
+        let key: ResolvedKey
+        let reaction: Unmanaged<DeclaredReaction>
+    }
+
     init(_ reactions: [DeclaredReaction], handlerKeys: [String]?) {
         self.reactions = reactions
+        self.entries = reactions.map { Entry(key: $0.resolved, reaction: .passUnretained($0)) }
         self.handlerKeys = handlerKeys
     }
 
@@ -30,41 +39,50 @@ final class DeclaredReactions: Sendable {
         return changes.touchesAny(of: handlerKeys)
     }
 
-    /// Runs the reactions whose key changed in `changes`, with `owner`. (Through the buffer: a
-    /// loop over the array retained it and each element.)
+    /// Runs the reactions whose key changed in `changes`, with `owner`: each looked up by its entry
+    /// when `changes` come from the plan it was resolved in, by its name otherwise; exact either way.
     func run(_ owner: AnyObject, _ changes: SubstanceChanges) {
-        reactions.withUnsafeBufferPointer { reactions in
-            for index in reactions.indices { reactions[index].react(owner, changes) }
+        entries.withUnsafeBufferPointer { entries in
+            for entry in entries {
+                switch changes.lookUp(entry: entry.key.entry, of: entry.key.plan) {
+                case .changed(let slot):
+                    entry.reaction._withUnsafeGuaranteedRef {
+                        $0.body(owner, SubstanceChange(changes: changes, slot: slot))
+                    }
+                case .unchanged: continue
+                case .notAnEntry: entry.reaction._withUnsafeGuaranteedRef { $0.runIfChanged(owner, changes) }
+                }
+            }
         }
     }
 }
 
+/// A declared reaction's key as an entry of the plan of the reactor's first substance, resolved
+/// when it was declared; entry -1 when it is not one there (a key below a dictionary or an
+/// optional, another state's key), with a plan identity no plan has.
+struct ResolvedKey: Sendable {
+    let entry: Int32
+    let plan: ObjectIdentifier
+}
+
 /// A reaction declared once on a reactor (`reactor.on(key) { owner, change in }`): its key, known
 /// to the library, and its body.
-struct DeclaredReaction: Sendable {
+final class DeclaredReaction: Sendable {
     let key: String
     /// The body, taking the owner as `AnyObject` (the reactor's `Owner`, cast back inside).
     let body: @Sendable (AnyObject, SubstanceChange) -> Void
-    /// The key's entry in the plan of the reactor's first substance, resolved when it was declared
-    /// (nil when it is not an entry there: a key below a dictionary or an optional, another state's).
-    let resolved: (entry: Int32, plan: ObjectIdentifier)?
+    let resolved: ResolvedKey
 
     init(key: String, body: @escaping @Sendable (AnyObject, SubstanceChange) -> Void, substance: (any AnySubstance)?) {
         self.key = key
         self.body = body
-        self.resolved = (substance as? any KeyedSubstance)?.planEntry(of: key)
+        let entry = (substance as? any KeyedSubstance)?.planEntry(of: key)
+        self.resolved = ResolvedKey(
+            entry: entry?.entry ?? -1, plan: entry?.plan ?? ObjectIdentifier(DeclaredReaction.self))
     }
 
-    /// Calls the body if `key` changed in `changes`: looked up by its entry when `changes` come
-    /// from the plan it was resolved in, by its name otherwise; exact either way.
-    @inline(__always)
-    func react(_ owner: AnyObject, _ changes: SubstanceChanges) {
-        var found = SubstanceChanges.EntryLookup.notAnEntry
-        if let resolved { found = changes.lookUp(entry: resolved.entry, of: resolved.plan) }
-        switch found {
-        case .changed(let slot): body(owner, SubstanceChange(changes: changes, slot: slot))
-        case .unchanged: return
-        case .notAnEntry: if let change = changes.change(key) { body(owner, change) }
-        }
+    /// Calls the body if `key` changed in `changes`, looked up by its name.
+    func runIfChanged(_ owner: AnyObject, _ changes: SubstanceChanges) {
+        if let change = changes.change(key) { body(owner, change) }
     }
 }

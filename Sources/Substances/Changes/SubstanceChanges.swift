@@ -143,7 +143,7 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// not tell changes apart by entry.
     package final func touchesAny(of keys: [String]) -> Bool {
         guard let plan, let interest = plan.interest(in: keys) else { return true }
-        return BoundObserver(binding: nil, filtersByKey: true, interest: interest).accepts(self)
+        return interest.touches(entries)
     }
 
     /// ``lookUp(_:)`` for an entry whose bit is in the mask: searched among all the changed entries.

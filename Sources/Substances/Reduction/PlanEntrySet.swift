@@ -65,9 +65,18 @@ struct PlanEntrySet: RandomAccessCollection {
 
     func contains(_ entry: Int32) -> Bool { firstIndex(of: entry) != nil }
 
+    /// Whether this list and `changed` share an entry: by their masks, read as plain words, and
+    /// entry by entry only when a shared bit may stand for different entries (beyond the 64th).
+    @inline(__always)
+    func touches(_ changed: PlanEntrySet) -> Bool {
+        if mask & changed.mask == 0 { return false }
+        if isExactInMask && changed.isExactInMask { return true }
+        return sharesAnEntry(with: changed)
+    }
+
     /// Whether any entry of `other` is in this list, looked up one by one: for lists whose masks
     /// share a bit that may stand for different entries (beyond the 64th); the masks answer the
-    /// other cases (see `BoundObserver.accepts`).
+    /// other cases (see ``touches(_:)``).
     @inline(never)
     func sharesAnEntry(with other: PlanEntrySet) -> Bool {
         var index = 0

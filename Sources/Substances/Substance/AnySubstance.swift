@@ -51,8 +51,14 @@ extension AnySubstance {
 }
 
 /// A substance whose keys resolve to entries of its state's reduction plan, for reactions
-/// declared once (see `Reactor.on(_:_:)`): every `Substance`.
+/// declared once (see `Reactor.on(_:_:)`), and whose observers can be bound under an identity of
+/// their binder's choosing (a reactor binds its routes under its own): every `Substance`.
 package protocol KeyedSubstance: AnySubstance {
+    /// See `Substance.bindOnBus(_:as:keys:)`.
+    func bindOnBus(_ observer: any SubstanceObserver, as id: ObjectIdentifier, keys: [String]?)
+    /// See `Substance.unbind(id:)`.
+    func unbind(id: ObjectIdentifier)
+
     /// The plan entry of `key` and the plan's identity (to hand back to
     /// `SubstanceChanges.lookUp(entry:of:)`), when `key` is an entry of the state's plan. Plans live
     /// as long as the process (one per state type), so the identity is never reused.

@@ -67,7 +67,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
     /// detached or its owner goes away). An unbound slot is emptied at once and the list compacted
     /// when half of it is empty, so binding and unbinding cost O(1) amortized.
-    private let observers: BoundObserverList
+    private let observers: UnsafeObserverList
     @exclusivity(unchecked) private final var observerSlots: BusConfined<[ObjectIdentifier: Int]>
     @exclusivity(unchecked) private final var emptySlots: BusConfined<Int>
     /// How many of the bound observers count as reactors (the others are tools), for mix reports.
@@ -105,7 +105,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.publishedSlot = committed
         self.inTransaction = BusConfined(false, on: bus, "Substance.inTransaction")
         self.spareChanges = BusConfined(nil, on: bus, "Substance's spare changes")
-        self.observers = BoundObserverList(on: bus)
+        self.observers = UnsafeObserverList(on: bus)
         self.observerSlots = BusConfined([:], on: bus, "Substance's bound observers")
         self.emptySlots = BusConfined(0, on: bus, "Substance's bound observers")
         self.boundReactors = BusConfined(0, on: bus, "Substance's bound observers")
@@ -209,8 +209,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         bus.performUpkeep { [self] in
             guard observerSlots.value[id] == nil else { return }
             observerSlots.value[id] = observers.count
-            observers.append(BoundObserver(binding: ObserverBinding(observer)))
-            if observer.countsAsReactor { boundReactors.value += 1 }
+            let binding = ObserverBinding(observer)
+            observers.append(binding)
+            if binding.countsAsReactor { boundReactors.value += 1 }
         }
     }
 
@@ -224,19 +225,39 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private func setInterest(of observer: any SubstanceObserver, entries: PlanEntrySet?) {
         let id = ObjectIdentifier(observer)
         bus.performUpkeep { [self] in
-            guard let slot = observerSlots.value[id] else { return }
-            observers[slot].filtersByKey = entries != nil
-            observers[slot].interest = entries ?? PlanEntrySet()
+            guard let slot = observerSlots.value[id], let binding = observers[slot] else { return }
+            observers.replace(at: slot, with: binding.with(interest: entries))
         }
     }
 
     /// Stops delivering commits to `observer` from the next work item on.
     public func unbind(_ observer: any SubstanceObserver) {
-        let id = ObjectIdentifier(observer)
+        unbind(id: ObjectIdentifier(observer))
+    }
+
+    /// Delivers every commit that changes one of `keys` (every commit for nil) to `observer`, under
+    /// the identity `id`, in place of what was bound under it (keeping its place in the binding
+    /// order), or last. Now: on the bus, between work items (an exclusive-lane task), checked in
+    /// debug builds. For an observer that stands in for another object (a reactor's route).
+    package func bindOnBus(_ observer: any SubstanceObserver, as id: ObjectIdentifier, keys: [String]?) {
+        bus.assertIsCurrent("\(nameInReports): bindOnBus(_:as:keys:)")
+        let binding = ObserverBinding(observer, interest: keys.flatMap(plan.interest(in:)))
+        if let slot = observerSlots.value[id] {
+            if observers[slot]?.countsAsReactor == true { boundReactors.value -= 1 }
+            observers.replace(at: slot, with: binding)
+        } else {
+            observerSlots.value[id] = observers.count
+            observers.append(binding)
+        }
+        if binding.countsAsReactor { boundReactors.value += 1 }
+    }
+
+    /// Stops delivering commits to what is bound under `id`, from the next work item on.
+    package func unbind(id: ObjectIdentifier) {
         bus.performUpkeep { [self] in
             guard let slot = observerSlots.value.removeValue(forKey: id) else { return }
-            if observers[slot].binding?.observer.countsAsReactor == true { boundReactors.value -= 1 }
-            observers[slot].binding = nil
+            if observers[slot]?.countsAsReactor == true { boundReactors.value -= 1 }
+            observers.remove(at: slot)
             emptySlots.value += 1
             if emptySlots.value > 8 && emptySlots.value * 2 > observers.count { compactObservers() }
         }
@@ -244,11 +265,11 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Drops the empty slots of unbound observers (on the bus).
     private func compactObservers() {
-        observers.removeUnbound()
+        // The identities in binding order (an observer may be bound under another object's).
+        let ids = observerSlots.value.sorted { $0.value < $1.value }.map(\.key)
+        observers.removeEmptySlots()
         observerSlots.value.removeAll(keepingCapacity: true)
-        for slot in 0..<observers.count {
-            if let binding = observers[slot].binding { observerSlots.value[ObjectIdentifier(binding.observer)] = slot }
-        }
+        for (slot, id) in ids.enumerated() { observerSlots.value[id] = slot }
         emptySlots.value = 0
     }
 
@@ -333,20 +354,12 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// Delivers a commit's changes to the bound observers. Bus only.
     package final func deliver(_ changes: consuming SubstanceChanges, lock: FluxLock?) {
         bus.assertIsCurrent("\(nameInReports): deliver(_:lock:)")
-        // Observers change only through exclusive-lane tasks, never while this loop runs, so the
-        // list's storage is read in place, and each binding borrowed, without retaining either.
-        observers.beginReading()
-        let bound = observers.elements
-        for index in 0..<observers.count {
-            // An observer that declared its keys skips commits that changed none of them, unless
-            // the commit hands over a lock that its handler must be able to release.
-            if lock == nil, !bound[index].accepts(changes) { continue }
-            bound[index].binding.map(Unmanaged.passUnretained)?._withUnsafeGuaranteedRef { binding in
-                if !binding.keepsChangesOnBus { changes.markEscaped() }
-                binding.observer.substance(self, didCommit: changes, lock: lock)
-            }
-        }
-        observers.endReading()
+        // An observer that declared its keys skips commits that changed none of them, unless the
+        // commit hands over a lock that its handler must be able to release. A commit without plan
+        // entries (a state reduced through its Codable encoding) is for every observer.
+        let changed = changes.entries.mask
+        observers.deliver(
+            changes, lock: lock, from: self, changedMask: changed == 0 ? ~0 : changed, everyBinding: lock != nil)
         recycle(changes)
     }
 

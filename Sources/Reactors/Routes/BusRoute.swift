@@ -1,0 +1,87 @@
+import FluxBus
+import Substances
+import Synchronization
+
+/// A reactor's route on the bus: its ``Reactor/handler`` and its declared reactions, run right
+/// after each commit, before the next work item, with the owner the bus holds (see
+/// `FluxOwnerHolds`). Bound to the reactor's substances on one bus in the reactor's place, so a
+/// substance calls it directly; made from the reactor's settings, and replaced whole when they
+/// change. Scenarios S3 (a hundred handlers) and S3d (declared reactions) measure it.
+final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
+    /// Kept alive by the route, as a bound observer keeps what it observes for: the reactor lives
+    /// while a substance delivers to it.
+    let reactor: Reactor<Owner>
+    private let holds: FluxOwnerHolds
+    /// The handler in a box, called borrowed through ``unretainedHandler`` (a closure, or a box,
+    /// bound from a property is retained and released around its call).
+    private let handler: ReactorHandlerBox<Owner>?
+    private let unretainedHandler: Unmanaged<ReactorHandlerBox<Owner>>?
+    private let declared: DeclaredReactions?
+    /// The same, read without a retain (``declared`` keeps it).
+    private let unretainedDeclared: Unmanaged<DeclaredReactions>?
+    /// The owner as the bus holds it, with the holds' epoch it was held in.
+    @exclusivity(unchecked) nonisolated(unsafe) private var held: BusConfined<FluxHeldOwner>
+
+    init(reactor: Reactor<Owner>, bus: Flux, handler: Reactor<Owner>.Handler?, declared: DeclaredReactions?) {
+        self.reactor = reactor
+        self.holds = bus.ownerHolds
+        // Not `handler.map(ReactorHandlerBox.init)`: passing the closure through a generic function
+        // would wrap it in reabstraction thunks, two calls more per reaction.
+        if let handler { self.handler = ReactorHandlerBox(handler) } else { self.handler = nil }
+        self.unretainedHandler = self.handler.map(Unmanaged.passUnretained)
+        self.unretainedDeclared = declared.map(Unmanaged.passUnretained)
+        self.declared = declared
+        self.held = BusConfined(FluxHeldOwner(), on: bus, "a reactor's held owner")
+    }
+
+    var countsAsReactor: Bool { true }
+
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        // The owner the bus already holds for this batch: one load and one comparison. (Compared
+        // here: `holds.object(in:)` is called, not inlined, from this module.)
+        if held.value.epoch == holds.epoch.load(ordering: .relaxed), let owner = held.value.object {
+            return react(owner, changes, lock)
+        }
+        holdOwnerAndReact(changes, lock)
+    }
+
+    /// The owner not held yet in this batch: loaded from its weak reference, once per hold, not
+    /// per commit; a reactor whose owner is gone detaches.
+    @inline(never)
+    private func holdOwnerAndReact(_ changes: SubstanceChanges, _ lock: FluxLock?) {
+        guard let owner = reactor.owner else { return reactor.detach() }
+        holds.hold(owner, in: &held.value)
+        react(Unmanaged.passUnretained(owner), changes, lock)
+    }
+
+    /// Calls the handler with `owner` borrowed; a reactor with declared reactions out of line, so
+    /// that the common case calls the handler last and saves no registers around it.
+    @inline(__always)
+    private func react(_ owner: Unmanaged<AnyObject>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
+        if let declared = unretainedDeclared { return reactDeclaring(declared, owner, changes, lock) }
+        owner._withUnsafeGuaranteedRef { owner in
+            // Held as the reactor's owner, an `Owner`.
+            unretainedHandler?._withUnsafeGuaranteedRef {
+                $0.call(unsafeDowncast(owner, to: Owner.self), reactor.reaction(changes, lock))
+            }
+        }
+    }
+
+    /// Calls the handler, if it wants the commit, then the declared reactions.
+    @inline(never)
+    private func reactDeclaring(
+        _ declared: Unmanaged<DeclaredReactions>, _ owner: Unmanaged<AnyObject>, _ changes: SubstanceChanges,
+        _ lock: FluxLock?
+    ) {
+        declared._withUnsafeGuaranteedRef { declared in
+            owner._withUnsafeGuaranteedRef { owner in
+                if let handler = unretainedHandler, declared.handlerWants(changes) {
+                    handler._withUnsafeGuaranteedRef {
+                        $0.call(unsafeDowncast(owner, to: Owner.self), reactor.reaction(changes, lock))
+                    }
+                }
+                declared.run(owner, changes)
+            }
+        }
+    }
+}
