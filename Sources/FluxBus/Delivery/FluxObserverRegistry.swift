@@ -171,8 +171,9 @@ final class FluxObserverRegistry: @unchecked Sendable {
                     if let held = holds.object(in: entry.heldOwner.value) {
                         owner = held
                     } else if let strong = entry.owner {
-                        holds.hold(strong, in: &entry.heldOwner.value)
                         owner = Unmanaged.passUnretained(strong)
+                        // The loaded reference becomes the hold, which keeps the owner alive.
+                        holds.hold(consume strong, in: &entry.heldOwner.value)
                     } else {
                         sawGone = true
                         return

@@ -54,10 +54,12 @@ package final class FluxOwnerHolds: @unchecked Sendable {
         return held.epoch == epoch.load(ordering: .relaxed) ? held.object : nil
     }
 
-    /// Keeps `object` alive until the epoch changes, remembered in `held`.
-    package func hold(_ object: AnyObject, in held: inout FluxHeldOwner) {
-        objects.value.append(object)
+    /// Keeps `object` alive until the epoch changes, remembered in `held`. Consumed: the caller's
+    /// reference (the one a weak load just made) becomes the hold, rather than a second one taken
+    /// and the first released (on an object with weak references, both are the runtime's slow path).
+    package func hold(_ object: consuming AnyObject, in held: inout FluxHeldOwner) {
         held = FluxHeldOwner(object: Unmanaged.passUnretained(object), epoch: epoch.load(ordering: .relaxed))
+        objects.value.append(object)
     }
 
     /// Wakes `wake` when the bus next lets go: at the end of the batch it is running, after at

@@ -50,8 +50,10 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
     @inline(never)
     private func holdOwnerAndReact(_ changes: SubstanceChanges, _ lock: FluxLock?) {
         guard let owner = reactor.owner else { return reactor.detach() }
-        holds.hold(owner, in: &held.value)
-        react(Unmanaged.passUnretained(owner), changes, lock)
+        let unretained = Unmanaged<AnyObject>.passUnretained(owner)
+        // The loaded reference becomes the hold, which keeps the owner alive from here on.
+        holds.hold(consume owner, in: &held.value)
+        react(unretained, changes, lock)
     }
 
     /// Calls the handler with `owner` borrowed; a reactor with declared reactions out of line, so
