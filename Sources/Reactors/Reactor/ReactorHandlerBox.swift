@@ -39,18 +39,24 @@ final class DeclaredReactions: Sendable {
         return changes.touchesAny(of: handlerKeys)
     }
 
-    /// Runs the reactions whose key changed in `changes`, with `owner`: each looked up by its entry
-    /// when `changes` come from the plan it was resolved in, by its name otherwise; exact either way.
-    func run(_ owner: AnyObject, _ changes: SubstanceChanges) {
+    /// Runs the reactions whose key changed in `changes`, with `owner` (borrowed): each looked up
+    /// by its entry when `changes` come from the plan it was resolved in, by its name otherwise;
+    /// exact either way.
+    func run(_ owner: Unmanaged<AnyObject>, _ changes: SubstanceChanges) {
         entries.withUnsafeBufferPointer { entries in
             for entry in entries {
                 switch changes.lookUp(entry: entry.key.entry, of: entry.key.plan) {
                 case .changed(let slot):
-                    entry.reaction._withUnsafeGuaranteedRef {
-                        $0.body(owner, SubstanceChange(changes: changes, slot: slot))
+                    owner._withUnsafeGuaranteedRef { owner in
+                        entry.reaction._withUnsafeGuaranteedRef {
+                            $0.body(owner, SubstanceChange(changes: changes, slot: slot))
+                        }
                     }
                 case .unchanged: continue
-                case .notAnEntry: entry.reaction._withUnsafeGuaranteedRef { $0.runIfChanged(owner, changes) }
+                case .notAnEntry:
+                    owner._withUnsafeGuaranteedRef { owner in
+                        entry.reaction._withUnsafeGuaranteedRef { $0.runIfChanged(owner, changes) }
+                    }
                 }
             }
         }

@@ -75,15 +75,13 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
         _ declared: Unmanaged<DeclaredReactions>, _ owner: Unmanaged<AnyObject>, _ changes: SubstanceChanges,
         _ lock: FluxLock?
     ) {
-        declared._withUnsafeGuaranteedRef { declared in
+        if let handler = unretainedHandler, declared._withUnsafeGuaranteedRef({ $0.handlerWants(changes) }) {
             owner._withUnsafeGuaranteedRef { owner in
-                if let handler = unretainedHandler, declared.handlerWants(changes) {
-                    handler._withUnsafeGuaranteedRef {
-                        $0.call(unsafeDowncast(owner, to: Owner.self), reactor.reaction(changes, lock))
-                    }
+                handler._withUnsafeGuaranteedRef {
+                    $0.call(unsafeDowncast(owner, to: Owner.self), reactor.reaction(changes, lock))
                 }
-                declared.run(owner, changes)
             }
         }
+        declared._withUnsafeGuaranteedRef { $0.run(owner, changes) }
     }
 }

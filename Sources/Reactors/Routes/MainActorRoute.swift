@@ -41,7 +41,7 @@ final class MainActorRoute<Owner: AnyObject>: SubstanceObserver {
             reactor.receive(sent) { owner, reaction in
                 handler?(owner, reaction)
                 mainQueueHandler?(owner, reaction)
-                declared?.run(owner, reaction.commit)
+                declared?.run(Unmanaged.passUnretained(owner), reaction.commit)
             }
         }
     }
