@@ -38,7 +38,7 @@ final class Reindex: FluxWork, @unchecked Sendable {
 
 final class PageCounter: Sendable {
     // Touched only by the bus's work items: checked in debug builds.
-    nonisolated(unsafe) private var pages: BusConfined<Int>
+    private let pages: BusConfined<Int>
 
     init(bus: Flux) {
         pages = BusConfined(0, on: bus, "PageCounter.pages")

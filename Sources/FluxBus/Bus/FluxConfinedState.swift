@@ -34,7 +34,7 @@ final class FluxConfinedState: @unchecked Sendable {
         }
     }
 
-    @exclusivity(unchecked) var state: BusConfined<State>
+    let state: BusConfined<State>
     /// The receipt of mixes seen by middleware outside an awaited mix, reused from mix to mix.
     let mixReceipt = FluxReceipt(crossesThreads: false)
 

@@ -10,7 +10,7 @@
 /// ```swift
 /// final class PageCounter: Sendable {
 ///     // Touched only by the bus's work items: checked in debug builds.
-///     nonisolated(unsafe) private var pages: BusConfined<Int>
+///     private let pages: BusConfined<Int>
 ///
 ///     init(bus: Flux) {
 ///         pages = BusConfined(0, on: bus, "PageCounter.pages")
@@ -19,10 +19,9 @@
 /// }
 /// ```
 ///
-/// In a class, it is a `var`: `nonisolated(unsafe)` lets a `Sendable` class hold it (the bus is
-/// what makes its accesses safe, and debug builds check that). On a hot path, also mark it
-/// `@exclusivity(unchecked)`: the bus already serializes its accesses, which is all the runtime's
-/// exclusivity check would verify, at the cost of a runtime call per access.
+/// It owns its value's storage (it cannot be copied, only moved), and changes the value there:
+/// so it is a `let` of a `Sendable` class, with nothing `unsafe` or `@unchecked` beside it, and no
+/// runtime exclusivity check per access (the bus already serializes the accesses).
 ///
 /// The value is taken as `sending`: the compiler checks that the code that confines it keeps no
 /// other way to reach it (a non-`Sendable` object made, confined and then mutated by its maker does
@@ -31,8 +30,8 @@
 /// `@unchecked Sendable`: the value is only touched on its bus, one work item at a time (checked
 /// in debug builds); the package's own `unchecked` access, not public, is for an owner's `init`
 /// and `deinit`, when no other thread can reach the value, and each use says so.
-public struct BusConfined<Value>: @unchecked Sendable {
-    @usableFromInline var storage: Value
+public struct BusConfined<Value>: ~Copyable, @unchecked Sendable {
+    @usableFromInline let storage: UnsafeMutablePointer<Value>
     #if DEBUG
         @usableFromInline let drainer: FluxDrainer
         @usableFromInline let name: StaticString
@@ -49,7 +48,8 @@ public struct BusConfined<Value>: @unchecked Sendable {
     /// the owner's comment names.
     @inlinable
     package init(aliasing value: Value, on bus: Flux, _ name: StaticString) {
-        storage = value
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: value)
         #if DEBUG
             self.drainer = bus.drainer
             self.name = name
@@ -60,11 +60,18 @@ public struct BusConfined<Value>: @unchecked Sendable {
     /// bus itself).
     @inlinable
     init(_ value: sending Value, on drainer: FluxDrainer, _ name: StaticString) {
-        storage = value
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: value)
         #if DEBUG
             self.drainer = drainer
             self.name = name
         #endif
+    }
+
+    @inlinable
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
     /// The value, on the bus.
@@ -72,11 +79,15 @@ public struct BusConfined<Value>: @unchecked Sendable {
     public var value: Value {
         @inline(__always) get {
             checkConfinement()
-            return storage
+            return storage.pointee
         }
-        @inline(__always) _modify {
+        @inline(__always) nonmutating _modify {
             checkConfinement()
-            yield &storage
+            yield &storage.pointee
+        }
+        @inline(__always) nonmutating set {
+            checkConfinement()
+            storage.pointee = newValue
         }
     }
 
@@ -84,8 +95,8 @@ public struct BusConfined<Value>: @unchecked Sendable {
     /// its `deinit`). Not public: a user's code reaches a confined value on its bus only.
     @inlinable
     package var unchecked: Value {
-        @inline(__always) get { storage }
-        @inline(__always) _modify { yield &storage }
+        @inline(__always) get { storage.pointee }
+        @inline(__always) nonmutating _modify { yield &storage.pointee }
     }
 
     @inlinable @inline(__always)

@@ -15,7 +15,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
         weak var owner: AnyObject?
         let handler: @Sendable (AnyObject, FluxEvent) -> Void
         /// The owner as the bus holds it (see ``FluxOwnerHolds``).
-        @exclusivity(unchecked) var heldOwner: BusConfined<FluxHeldOwner>
+        let heldOwner: BusConfined<FluxHeldOwner>
 
         init(id: UInt64, owner: AnyObject, on bus: Flux, handler: @escaping @Sendable (AnyObject, FluxEvent) -> Void) {
             self.id = id
@@ -42,7 +42,7 @@ final class FluxObserverRegistry: @unchecked Sendable {
             #endif
         }
 
-        @exclusivity(unchecked) private var storage: BusConfined<Storage>
+        private let storage: BusConfined<Storage>
 
         init(on drainer: FluxDrainer) {
             storage = BusConfined(Storage(elements: .allocate(capacity: 2)), on: drainer, "a mixer's observers")
@@ -106,13 +106,13 @@ final class FluxObserverRegistry: @unchecked Sendable {
         }
     }
 
-    @exclusivity(unchecked) private var byName: BusConfined<[FluxMixerName: Observers]>
+    private let byName: BusConfined<[FluxMixerName: Observers]>
     private let drainer: FluxDrainer
     /// The bus's holds, which keep the owners delivered to alive for a while (see ``FluxOwnerHolds``).
     private let holds: FluxOwnerHolds
     /// Recently dispatched names' observers, found without hashing the name; cleared whenever a
     /// name's observers leave `byName`.
-    @exclusivity(unchecked) private var cache: BusConfined<FluxMixerCache<Observers>>
+    private let cache: BusConfined<FluxMixerCache<Observers>>
 
     init(holds: FluxOwnerHolds, on drainer: FluxDrainer) {
         self.holds = holds

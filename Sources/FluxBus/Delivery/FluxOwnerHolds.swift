@@ -25,9 +25,9 @@ package final class FluxOwnerHolds: @unchecked Sendable {
     /// ``object(in:)``, or, where a call would cost too much (a delivery to each of many
     /// reactors), right after a check of the bus, as `held.epoch == epoch.load(ordering: .relaxed)`.
     package let epoch = Atomic<UInt64>(1)
-    @exclusivity(unchecked) private var objects: BusConfined<[AnyObject]>
+    private let objects: BusConfined<[AnyObject]>
     /// What to wake when the bus lets go (see ``wakeWhenLettingGo(_:)``).
-    @exclusivity(unchecked) private var wakes: BusConfined<[any FluxDeferredWake]>
+    private let wakes: BusConfined<[any FluxDeferredWake]>
     #if DEBUG
         @usableFromInline let drainer: FluxDrainer
     #endif

@@ -20,7 +20,7 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
     /// The same, read without a retain (``declared`` keeps it).
     private let unretainedDeclared: Unmanaged<DeclaredReactions>?
     /// The owner as the bus holds it, with the holds' epoch it was held in.
-    @exclusivity(unchecked) nonisolated(unsafe) private var held: BusConfined<FluxHeldOwner>
+    private let held: BusConfined<FluxHeldOwner>
 
     init(reactor: Reactor<Owner>, bus: Flux, handler: Reactor<Owner>.Handler?, declared: DeclaredReactions?) {
         self.reactor = reactor

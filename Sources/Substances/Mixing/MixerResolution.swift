@@ -46,7 +46,7 @@ final class MixerResolver: @unchecked Sendable {
     /// The substance's shared weak reference, for messages only; set once, right after the
     /// substance's `init` (which makes it), read when a late `react()` or `abort()` is reported.
     private let reference = LockedValue<SubstanceReference?>(nil)
-    @exclusivity(unchecked) private var resolution: BusConfined<Resolution>
+    private let resolution: BusConfined<Resolution>
 
     init(bus: Flux) {
         self.bus = bus

@@ -72,7 +72,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     private let storedObservations = LockedValue<[FluxObservation]>([])
     /// What `define` needs to know while `defineMixers()` runs for a dispatch, in one property:
     /// each property of a generic class is found through its metadata.
-    @exclusivity(unchecked) private final var definition: BusConfined<DefineMixersRun>
+    private final let definition: BusConfined<DefineMixersRun>
     /// True while `init` runs `defineMixers()` to learn the mixers.
     private let registering = Atomic<Bool>(false)
     /// The mixers and actions `init` learned, in the order of their first definition: used only by

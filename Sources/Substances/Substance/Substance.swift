@@ -50,30 +50,30 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// The working copy, which `prop` hands out by address: a `_modify` accessor over a generic
     /// stored property allocated and freed its coroutine frame on every use (two mallocs per mixer
     /// body).
-    @exclusivity(unchecked) @usableFromInline final var workingSlot: BusConfined<UnsafeMutablePointer<S>>
+    @usableFromInline final let workingSlot: BusConfined<UnsafeMutablePointer<S>>
     /// The committed state, as the bus reads it (without a lock: only the bus writes it).
-    @exclusivity(unchecked) private final var committedSlot: BusConfined<UnsafeMutablePointer<S>>
+    private final let committedSlot: BusConfined<UnsafeMutablePointer<S>>
     /// The committed state (a slot of `S`) as other threads read it, under `publishedLock`, which
     /// the bus also takes to publish a commit (a pointer swap), so a reader's copy is never torn.
     // Touched only with `publishedLock` held.
     @exclusivity(unchecked) private final var publishedSlot: UnsafeMutablePointer<S>
     private let publishedLock = InPlaceLock()
-    @exclusivity(unchecked) @usableFromInline final var inTransaction: BusConfined<Bool>
+    @usableFromInline final let inTransaction: BusConfined<Bool>
     /// The changes of an earlier commit that were delivered only on the bus and that nobody held
     /// any more: refilled by the next commit instead of allocating (and later freeing) a new
     /// object. Held as the base class: naming `StateChanges<S>` here would look its metadata up at
     /// run time on every use.
-    @exclusivity(unchecked) private final var spareChanges: BusConfined<SubstanceChanges?>
+    private final let spareChanges: BusConfined<SubstanceChanges?>
     /// Bound observers in binding order, held strongly until unbound (a reactor unbinds when it is
     /// detached or its owner goes away). An unbound slot is emptied at once and the list compacted
     /// when half of it is empty, so binding and unbinding cost O(1) amortized.
     private let observers: UnsafeObserverList
-    @exclusivity(unchecked) private final var observerSlots: BusConfined<[ObjectIdentifier: Int]>
-    @exclusivity(unchecked) private final var emptySlots: BusConfined<Int>
+    private final let observerSlots: BusConfined<[ObjectIdentifier: Int]>
+    private final let emptySlots: BusConfined<Int>
     /// How many of the bound observers count as reactors (the others are tools), for mix reports.
-    @exclusivity(unchecked) private final var boundReactors: BusConfined<Int>
+    private final let boundReactors: BusConfined<Int>
     /// The state remembered by `captureState()`.
-    @exclusivity(unchecked) final var captured: BusConfined<S?>
+    final let captured: BusConfined<S?>
 
     /// Creates a substance.
     ///

@@ -95,7 +95,7 @@ final class UnsafeObserverList: @unchecked Sendable {
         }
     }
 
-    @exclusivity(unchecked) private var storage: BusConfined<Storage>
+    private let storage: BusConfined<Storage>
 
     init(on bus: Flux) {
         let capacity = 4

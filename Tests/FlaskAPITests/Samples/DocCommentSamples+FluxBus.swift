@@ -41,7 +41,7 @@ private enum FluxBusDocSamples {
     // BusConfined
     final class PageCounter: Sendable {
         // Touched only by the bus's work items: checked in debug builds.
-        nonisolated(unsafe) private var pages: BusConfined<Int>
+        private let pages: BusConfined<Int>
 
         init(bus: Flux) {
             pages = BusConfined(0, on: bus, "PageCounter.pages")
