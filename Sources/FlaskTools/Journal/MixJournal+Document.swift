@@ -1,3 +1,4 @@
+import Archive
 import Foundation
 import Substances
 
@@ -96,29 +97,14 @@ extension MixJournal {
             if !startStates.isEmpty,
                 let header = try? encoder.encode(Header(flaskJournal: .init(version: 2, startStates: startStates)))
             {
-                lines.append(Self.escapingLineSeparators(String(decoding: header, as: UTF8.self)))
+                lines.append(JSONEscaping.escapingLineSeparators(in: String(decoding: header, as: UTF8.self)))
             }
             for entry in entries {
                 if let line = try? encoder.encode(entry) {
-                    lines.append(Self.escapingLineSeparators(String(decoding: line, as: UTF8.self)))
+                    lines.append(JSONEscaping.escapingLineSeparators(in: String(decoding: line, as: UTF8.self)))
                 }
             }
             return lines.joined(separator: "\n")
-        }
-
-        /// `json` (one encoded value) with U+2028, U+2029 and U+0085 escaped: they can only stand in
-        /// its strings, where an escape means the same character.
-        static func escapingLineSeparators(_ json: String) -> String {
-            guard json.unicodeScalars.contains(where: JournalValue.isLineSeparator) else { return json }
-            var escaped = ""
-            for scalar in json.unicodeScalars {
-                if JournalValue.isLineSeparator(scalar) {
-                    escaped += JournalValue.unicodeEscape(scalar)
-                } else {
-                    escaped.unicodeScalars.append(scalar)
-                }
-            }
-            return escaped
         }
 
         /// Every substance's state after the mix `serial` (after all of them when no entry has that

@@ -1,3 +1,4 @@
+import Archive
 import FluxBus
 import Foundation
 import Substances
@@ -327,7 +328,7 @@ struct TimelinePage {
         for substance in document.startStates.keys.sorted() {
             if !first { json += "," }
             first = false
-            JournalValue.appendJSONString(substance, to: &json)
+            JSONEscaping.appendQuoted(substance, to: &json)
             json += ":"
             document.startStates[substance].unsafelyUnwrapped.appendJSON(to: &json, tagged: true)
         }
@@ -338,7 +339,7 @@ struct TimelinePage {
             for (changeIndex, change) in entry.changes.enumerated() {
                 if changeIndex > 0 { json += "," }
                 json += "{\"n\":"
-                JournalValue.appendJSONString(change.substance, to: &json)
+                JSONEscaping.appendQuoted(change.substance, to: &json)
                 if change.aborted { json += ",\"a\":1" }
                 if let values = change.values {
                     json += ",\"v\":["
@@ -347,7 +348,7 @@ struct TimelinePage {
                         json += "[["
                         for (componentIndex, component) in DottedKey.components(of: value.key).enumerated() {
                             if componentIndex > 0 { json += "," }
-                            JournalValue.appendJSONString(component, to: &json)
+                            JSONEscaping.appendQuoted(component, to: &json)
                         }
                         json += "],"
                         value.new.appendJSON(to: &json, tagged: true)
