@@ -2,7 +2,7 @@ import Archive
 import FlaskLocking
 import Foundation
 
-/// An ``ArchiveStore`` in memory, for tests: nothing touches the disk, every write is recorded,
+/// An `ArchiveStore` in memory, for tests: nothing touches the disk, every write is recorded,
 /// and writes or reads can be made to fail.
 ///
 /// ```swift
@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Safe to use from any thread: its contents, records and switches are behind one lock, and the
 /// callbacks (``whenAttempted(_:)``, ``whenWritten(_:)``) run outside it. Only one owner can ever
-/// open it (the object itself), so it claims no key (see ``ArchiveStore/claim(key:)``).
+/// open it (the object itself), so it claims no key (see `ArchiveStore.claim(key:)`).
 public final class InMemoryArchiveStore: ArchiveStore {
     /// What the lock guards.
     private struct State {

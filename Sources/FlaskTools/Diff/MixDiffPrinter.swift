@@ -14,7 +14,7 @@ import Substances
 /// ```
 ///
 /// Values are those a ``MixJournal`` records: compact JSON, each cut to about ``MixJournal/valueLimit``
-/// bytes; a key the state marks secret (``State/secretKeys``) prints as `<redacted>`, and
+/// bytes; a key the state marks secret (`State.secretKeys`) prints as `<redacted>`, and
 /// `_`-prefixed properties never print. Payload values print only with `showsPayloadValues`.
 public final class MixDiffPrinter: FluxMiddleware {
     /// Whether the mix's line shows payload values, not just keys and types.

@@ -18,7 +18,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     case object([String: JournalValue])
     /// A value JSON cannot carry; its type's name.
     case unrepresentable(type: String)
-    /// A value that is not recorded: a key the state marks secret (``State/secretKeys``).
+    /// A value that is not recorded: a key the state marks secret (`State.secretKeys`).
     case redacted
 
     /// The journal form of a `Codable` value (a typed action): its JSON encoding, read back as

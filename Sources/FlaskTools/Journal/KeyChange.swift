@@ -4,7 +4,7 @@ import Substances
 ///
 /// Values are bounded (see ``MixJournal/valueLimit``): a longer string, array or object is cut,
 /// what was cut said in the value itself (`"… 9,000 more"`), and ``cut`` is set. A key the state
-/// marks secret (``State/secretKeys``) holds ``JournalValue/redacted`` on both sides.
+/// marks secret (`State.secretKeys`) holds ``JournalValue/redacted`` on both sides.
 public struct KeyChange: Sendable, Codable, Equatable, CustomStringConvertible {
     /// The dotted key (`info.counter`).
     public let key: String

@@ -449,7 +449,7 @@ public final class MixJournal: FluxMiddleware {
     ///     ``valueLimit``), and each substance's state where the journal first sees it: what the
     ///     timeline page and a value-exact replay need. Like states, values are user data: by
     ///     default they are recorded when payload values are. `_`-prefixed properties and the
-    ///     state's ``State/secretKeys`` are never recorded.
+    ///     state's `State.secretKeys` are never recorded.
     public init(
         capacity: Int = 10_000, recordsPayloadValues: Bool = true, recordsStates: Bool? = nil,
         recordsChangedValues: Bool? = nil
