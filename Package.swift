@@ -12,6 +12,10 @@ let package = Package(
         .library(name: "Substances", targets: ["Substances"]),
         .library(name: "Reactors", targets: ["Reactors"]),
         .library(name: "FlaskAPI", targets: ["FlaskAPI"]),
+        // Debugging and testing tools, built on the core and kept out of it: add them where you
+        // debug (`import FlaskTools`) and to your test targets (`import FlaskTesting`).
+        .library(name: "FlaskTools", targets: ["FlaskTools"]),
+        .library(name: "FlaskTesting", targets: ["FlaskTesting"]),
         .executable(name: "FlaskBenchmarks", targets: ["FlaskBenchmarks"]),
         // `swift run flask-journal timeline IN.jsonl -o OUT.html`: a journal's timeline page.
         .executable(name: "flask-journal", targets: ["FlaskJournalTool"]),
@@ -24,18 +28,31 @@ let package = Package(
         .target(name: "Substances", dependencies: ["FlaskLocking", "FluxBus", "Archive"]),
         .target(name: "Reactors", dependencies: ["FlaskLocking", "FluxBus", "Substances"]),
         .target(name: "FlaskAPI", dependencies: ["FluxBus", "Archive", "Substances", "Reactors"]),
-        .executableTarget(name: "FlaskBenchmarks", dependencies: ["FlaskAPI"], path: "Benchmarks/FlaskBenchmarks"),
-        .executableTarget(name: "FlaskJournalTool", dependencies: ["Substances"]),
-        .target(name: "FlaskTestSupport", dependencies: ["Archive"], path: "Tests/FlaskTestSupport"),
+        .target(name: "FlaskTools", dependencies: ["FlaskLocking", "FluxBus", "Archive", "Substances"]),
+        .target(
+            name: "FlaskTesting",
+            dependencies: ["FlaskLocking", "FluxBus", "Archive", "Substances", "Reactors", "FlaskTools"]),
+        .executableTarget(
+            name: "FlaskBenchmarks", dependencies: ["FlaskAPI", "FlaskTools"], path: "Benchmarks/FlaskBenchmarks"),
+        .executableTarget(name: "FlaskJournalTool", dependencies: ["FlaskTools"]),
+        .target(name: "FlaskTestSupport", path: "Tests/FlaskTestSupport"),
         .testTarget(name: "FluxBusTests", dependencies: ["FlaskLocking", "FluxBus", "FlaskTestSupport"]),
         .executableTarget(name: "ArchiveProbe", dependencies: ["Archive"], path: "Tests/ArchiveProbe"),
-        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "FlaskTestSupport", "ArchiveProbe"]),
+        .testTarget(
+            name: "ArchiveTests", dependencies: ["Archive", "FlaskTesting", "FlaskTestSupport", "ArchiveProbe"]),
         .executableTarget(name: "ArchiveAppProbe", dependencies: ["FlaskAPI"], path: "Tests/ArchiveAppProbe"),
         .testTarget(
             name: "SubstancesTests",
-            dependencies: ["FlaskLocking", "Substances", "FlaskTestSupport", "ArchiveAppProbe", "FlaskJournalTool"]),
-        .testTarget(name: "ReactorsTests", dependencies: ["FlaskLocking", "Reactors", "FlaskTestSupport"]),
-        .testTarget(name: "FlaskAPITests", dependencies: ["FlaskAPI", "FlaskTestSupport"]),
+            dependencies: ["FlaskLocking", "Substances", "FlaskTesting", "FlaskTestSupport", "ArchiveAppProbe"]),
+        .testTarget(
+            name: "ReactorsTests",
+            dependencies: ["FlaskLocking", "Reactors", "FlaskTools", "FlaskTesting", "FlaskTestSupport"]),
+        .testTarget(
+            name: "FlaskAPITests", dependencies: ["FlaskAPI", "FlaskTools", "FlaskTesting", "FlaskTestSupport"]),
+        .testTarget(
+            name: "FlaskToolsTests",
+            dependencies: ["FlaskLocking", "FlaskTools", "FlaskTesting", "FlaskTestSupport", "FlaskJournalTool"]),
+        .testTarget(name: "FlaskTestingTests", dependencies: ["FlaskTesting", "Reactors", "FlaskTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,13 +2,17 @@
 # Keeps the dependency direction of the design: a lower module never imports a higher one.
 #
 #   FlaskLocking  <- FluxBus, Archive  <- Substances  <- Reactors  <- FlaskAPI
+#                                         Substances  <- FlaskTools <- FlaskTesting (and Reactors)
 #
-# The flask-journal tool (FlaskJournalTool) reads journals with Substances alone.
+# The tools (FlaskTools) and the test support (FlaskTesting) are built on the core, and no core
+# module imports them; FlaskAPI re-exports the core four only. FlaskTesting uses FlaskTools' journal
+# values to show a probe's values with their secrets redacted. The flask-journal tool
+# (FlaskJournalTool) reads journals with FlaskTools alone.
 #
 # Each module may import the toolchain's modules and the project modules listed for it, no other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-project="FlaskLocking FluxBus Archive Substances Reactors FlaskAPI FlaskJournalTool"
+project="FlaskLocking FluxBus Archive Substances Reactors FlaskAPI FlaskTools FlaskTesting FlaskJournalTool"
 declare -A allowed=(
     [FlaskLocking]=""
     [FluxBus]="FlaskLocking"
@@ -16,7 +20,9 @@ declare -A allowed=(
     [Substances]="FlaskLocking FluxBus Archive"
     [Reactors]="FlaskLocking FluxBus Substances"
     [FlaskAPI]="FluxBus Archive Substances Reactors"
-    [FlaskJournalTool]="Substances"
+    [FlaskTools]="FlaskLocking FluxBus Archive Substances"
+    [FlaskTesting]="FlaskLocking FluxBus Archive Substances Reactors FlaskTools"
+    [FlaskJournalTool]="FlaskTools"
 )
 status=0
 for module in $project; do

@@ -12,7 +12,10 @@ import os
 import re
 import sys
 
-MODULES = ["FlaskLocking", "FluxBus", "Archive", "Substances", "Reactors", "FlaskAPI", "FlaskJournalTool"]
+MODULES = [
+    "FlaskLocking", "FluxBus", "Archive", "Substances", "Reactors", "FlaskAPI", "FlaskTools", "FlaskTesting",
+    "FlaskJournalTool",
+]
 DECLARATION = re.compile(
     r"^\s*(?:@[\w().:, \"]+\s+)*(?:(?:public|open)(?:\(set\))?\s+)+(?:(?:final|static|class|override|"
     r"nonisolated|convenience|required|mutating|indirect|dynamic|lazy|(?:private|internal|fileprivate|package)\(set\))\s+)*"

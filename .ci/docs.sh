@@ -11,10 +11,13 @@ scratch=.build-docs
 graphs=$scratch/symbol-graphs
 rm -rf .build/docs
 mkdir -p "$graphs" .build/docs
-swift build --scratch-path "$scratch" --target FlaskAPI \
-    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
+# FlaskAPI brings the core four; FlaskTesting brings FlaskTools (neither is below FlaskAPI).
+for target in FlaskAPI FlaskTesting; do
+    swift build --scratch-path "$scratch" --target "$target" \
+        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
+done
 status=0
-for module in FluxBus Archive Substances Reactors FlaskAPI; do
+for module in FluxBus Archive Substances Reactors FlaskAPI FlaskTools FlaskTesting; do
     dir=$(mktemp -d)
     cp "$graphs/$module.symbols.json" "$dir/"
     cp "$graphs/$module"@*.symbols.json "$dir/" 2>/dev/null || true

@@ -1,5 +1,6 @@
 import Dispatch
 import FlaskAPI
+import FlaskTools
 import Observation
 
 /// The owner of the benchmark's reactors.

@@ -1,5 +1,5 @@
+import FlaskTools
 import Foundation
-import Substances
 
 /// The `flask-journal` command: its arguments, and what it does with them. Kept apart from
 /// `main.swift` so that the tests run it without a process.

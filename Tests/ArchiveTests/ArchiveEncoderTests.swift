@@ -1,5 +1,6 @@
 import Archive
 import FlaskTestSupport
+import FlaskTesting
 import Foundation
 import Testing
 
@@ -148,7 +149,7 @@ struct ArchiveEncoderTests {
             #expect(restored.optional.map { $0.isNaN || $0 == number } == true)
             #expect(restored.other == 1.5)
         }
-        let archiver = Archiver(store: MemoryArchiveStore())
+        let archiver = Archiver(store: InMemoryArchiveStore())
         try archiver.write(data, key: "n")
         let fallback = Numbers(double: 0, float: 0, doubles: [], optional: nil)
         let restored = archiver.restore(Numbers.self, key: "n", defaultValue: fallback)
@@ -188,7 +189,7 @@ struct ArchiveEncoderTests {
 
     @Test("an archiver reports a value too deep, keeps the previous archive, and goes on")
     func archiverReportsDepth() throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store)
         try archiver.write(ArchiveEncoder().encode(Level.chain(3)), key: "k")
         let problems = Recorder<ArchiveProblem>()

@@ -1,5 +1,6 @@
 import Archive
 import FlaskTestSupport
+import FlaskTesting
 import Foundation
 import Testing
 
@@ -79,7 +80,7 @@ struct ArchiveFuzzTests {
     func fuzz() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SeededRandom(seed: seed)
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store)
         var outcomes = (clean: 0, partial: 0, unreadable: 0)
         for index in 0..<ArchiveFuzzTests.inputCount {

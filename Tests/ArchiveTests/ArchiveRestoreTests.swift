@@ -1,5 +1,6 @@
 import Archive
 import FlaskTestSupport
+import FlaskTesting
 import Foundation
 import Testing
 
@@ -42,7 +43,7 @@ struct Tracked: Codable {
 
 @Suite("Archiver restore: value by value, linear, nothing destroyed", .serialized)
 struct ArchiveRestoreTests {
-    func restore<T: Codable>(_ json: String, as type: T.Type, default value: T, store: MemoryArchiveStore = .init())
+    func restore<T: Codable>(_ json: String, as type: T.Type, default value: T, store: InMemoryArchiveStore = .init())
         -> ArchiveRestoration<T>
     {
         try? store.set(Data(json.utf8), forKey: "k")
@@ -166,7 +167,7 @@ struct ArchiveRestoreTests {
 
     @Test("bytes kept aside at an earlier launch are not replaced by later ones")
     func keptAsideTwice() throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store)
         for (number, bytes) in ["first {", "second {"].enumerated() {
             try store.set(Data(bytes.utf8), forKey: "k")
@@ -180,13 +181,13 @@ struct ArchiveRestoreTests {
 
     @Test("a key whose content could not be read is not written over until it is read or removed")
     func unreadableKeyIsProtected() throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         try store.set(Data(#"{"counter":5,"text":"keep"}"#.utf8), forKey: "k")
-        store.failReads = true
+        store.failsReads = true
         let archiver = Archiver(store: store)
         let restored = archiver.restore(Counted.self, key: "k", defaultValue: Counted())
         #expect(restored.problems.map(\.kind) == [.storeFailed(operation: "read")])
-        store.failReads = false
+        store.failsReads = false
         let failures = Recorder<ArchiveProblem>()
         archiver.scheduleWrite(key: "k", after: 0, encode: { Data("{}".utf8) }, onFailure: { failures.append($0) })
         archiver.flush()
@@ -198,9 +199,9 @@ struct ArchiveRestoreTests {
         archiver.flush()
         #expect(stored(Counted.self, store, "k")?.counter == 6)
         // Removed: likewise.
-        store.failReads = true
+        store.failsReads = true
         _ = archiver.restore(Counted.self, key: "k", defaultValue: Counted())
-        store.failReads = false
+        store.failsReads = false
         try archiver.remove(key: "k")
         archiver.scheduleWrite(key: "k", after: 0) { Data("{}".utf8) }
         archiver.flush()
@@ -209,13 +210,13 @@ struct ArchiveRestoreTests {
 
     @Test("unreadable bytes that cannot be kept aside are not written over")
     func keepAsideFails() throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         try store.set(Data("corrupt {".utf8), forKey: "k")
-        store.failWrites = true
+        store.failsWrites = true
         let archiver = Archiver(store: store)
         let restored = archiver.restore(Counted.self, key: "k", defaultValue: Counted())
         #expect(restored.problems.first?.reason.contains("could not keep it aside") == true)
-        store.failWrites = false
+        store.failsWrites = false
         archiver.scheduleWrite(key: "k", after: 0) { Data("{}".utf8) }
         archiver.flush()
         #expect(try store.data(forKey: "k") == Data("corrupt {".utf8))
@@ -223,7 +224,7 @@ struct ArchiveRestoreTests {
 
     @Test("a write pending for the key is performed before it is restored")
     func restoreAfterPendingWrite() {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store, clock: ManualArchiveClock())
         archiver.scheduleWrite(key: "k", after: 3_600) { try ArchiveEncoder().encode(Counted(counter: 3)) }
         #expect(archiver.restore(Counted.self, key: "k", defaultValue: Counted()).value.counter == 3)
@@ -233,7 +234,7 @@ struct ArchiveRestoreTests {
     @Test("a second live owner of a key is reported once; a claim lapses when its owner is freed")
     func keyInUse() {
         final class Owner {}
-        let archiver = Archiver(store: MemoryArchiveStore(), clock: ManualArchiveClock())
+        let archiver = Archiver(store: InMemoryArchiveStore(), clock: ManualArchiveClock())
         var first: Owner? = Owner()
         var second: Owner? = Owner()
         #expect(archiver.restore(Counted.self, key: "k", defaultValue: Counted(), owner: first).problems.isEmpty)

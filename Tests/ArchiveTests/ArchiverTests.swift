@@ -1,5 +1,6 @@
 import Archive
 import FlaskTestSupport
+import FlaskTesting
 import Foundation
 import Synchronization
 import Testing
@@ -20,7 +21,7 @@ struct Settings: Codable, Equatable {
 struct ArchiverTests {
     @Test("a value round-trips; a missing key restores the default without a problem")
     func roundTrip() throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store)
         let missing = archiver.restore(Settings.self, key: "k", defaultValue: Settings())
         #expect(!missing.found && missing.problems.isEmpty && missing.value == Settings())
@@ -46,7 +47,7 @@ struct ArchiverTests {
             (#"{"volume": 8, "name": "n", "nested": {"flag": "yes", "level": 6}, "tags": ["a"]}"#, 8, "n", false, 6),
         ])
     func schemaEvolution(json: String, volume: Int, name: String, flag: Bool, level: Int) throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         try store.set(Data(json.utf8), forKey: "k")
         let restored = Archiver(store: store).restore(Settings.self, key: "k", defaultValue: Settings())
         #expect(restored.value.volume == volume)
@@ -67,7 +68,7 @@ struct ArchiverTests {
             Data((0..<512).map { _ in UInt8.random(in: 0...255) }),
         ])
     func corrupt(bytes: Data) throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         try store.set(bytes, forKey: "k")
         let restored = Archiver(store: store).restore(Settings.self, key: "k", defaultValue: Settings())
         #expect(restored.value == Settings())
@@ -82,14 +83,14 @@ struct ArchiverTests {
 
     @Test("flush writes pending values now; remove drops a pending write")
     func flushAndRemove() throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store)
         archiver.scheduleWrite(key: "a", after: 3600) { try JSONEncoder().encode(Settings()) }
         archiver.scheduleWrite(key: "b", after: 3600) { try JSONEncoder().encode(Settings()) }
         #expect(archiver.pendingKeys == ["a", "b"])
         try archiver.remove(key: "b")
         archiver.flush()
-        #expect(store.writes.all == ["a"])
+        #expect(store.writes == ["a"])
         #expect(archiver.pendingKeys.isEmpty)
         #expect(try store.data(forKey: "b") == nil)
     }
@@ -98,13 +99,13 @@ struct ArchiverTests {
     func flushRacesWakeUps() {
         // A write taken from the pending ones by its wake-up, and not yet on the worker, used to be
         // missed by a flush in between: neither pending nor stored when the flush returned.
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store)
         for round in 0..<300 {
             let keys = (0..<4).map { "r\(round).k\($0)" }
             for key in keys { archiver.scheduleWrite(key: key, after: 0) { Data(key.utf8) } }
             archiver.flush()
-            let stored = Set(store.writes.all)
+            let stored = Set(store.writes)
             #expect(keys.allSatisfy(stored.contains), "round \(round): \(keys.filter { !stored.contains($0) }) missing")
             if !keys.allSatisfy(stored.contains) { break }
         }
@@ -112,20 +113,20 @@ struct ArchiverTests {
 
     @Test("stored(key:) writes a pending value now and returns once it is stored; with nothing pending, at once")
     func storedWritesNow() async throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store)
         try await archiver.stored(key: "nothing")
-        #expect(store.writes.all.isEmpty)
+        #expect(store.writes.isEmpty)
         archiver.scheduleWrite(key: "a", after: 3600) { Data("1".utf8) }
         try await archiver.stored(key: "a")
-        #expect(store.writes.all == ["a"])
+        #expect(store.writes == ["a"])
         #expect(try store.data(forKey: "a") == Data("1".utf8))
         #expect(archiver.pendingKeys.isEmpty)
     }
 
     @Test("callers that ask while a write is under way share the next one (group commit)")
     func groupCommit() async throws {
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         // A manual clock: no wake-up of the debounce writes anything behind the test's back. An
         // archive thread of its own: the write held up does not hold up the other tests' archivers.
         let archiver = Archiver(store: store, clock: ManualArchiveClock(), ownThread: ())
@@ -163,7 +164,7 @@ struct ArchiverTests {
             try await group.waitForAll()
         }
         try await first.value
-        #expect(store.writes.all == ["k", "k"], "one write for the first caller, one for the 20 that came meanwhile")
+        #expect(store.writes == ["k", "k"], "one write for the first caller, one for the 20 that came meanwhile")
         #expect(try store.data(forKey: "k") == Data("21".utf8))
         #expect(archiver.durabilityStatistics == ArchiveDurabilityStatistics(writes: 2, acknowledged: 21))
         #expect(archiver.durabilityStatistics.acknowledgedPerWrite == 10.5)
@@ -171,13 +172,13 @@ struct ArchiverTests {
 
     @Test("a stored(key:) whose write fails throws its problem; the write stays pending and is retried")
     func storedFails() async throws {
-        let store = MemoryArchiveStore()
-        store.failWrites = true
+        let store = InMemoryArchiveStore()
+        store.failsWrites = true
         let archiver = Archiver(store: store)
         archiver.scheduleWrite(key: "k", after: 3600) { Data("1".utf8) }
         await #expect(throws: ArchiveProblem.self) { try await archiver.stored(key: "k") }
         #expect(archiver.pendingKeys == ["k"])
-        store.failWrites = false
+        store.failsWrites = false
         try await archiver.stored(key: "k")
         #expect(try store.data(forKey: "k") == Data("1".utf8))
     }
@@ -187,7 +188,7 @@ struct ArchiverTests {
         // The archiver keeps the last key it scheduled at hand; a write taken out (flushed,
         // removed, or performed by its timer, which takes it out the same way) must not be updated
         // through it any more.
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store)
         let encode = { (text: String) in { @Sendable in Data(text.utf8) } }
         archiver.scheduleWrite(key: "a", after: 3600, encode: encode("a1"))
@@ -207,8 +208,8 @@ struct ArchiverTests {
 
     @Test("a failing store is reported, not thrown at the caller")
     func failingStore() {
-        let store = MemoryArchiveStore()
-        store.failWrites = true
+        let store = InMemoryArchiveStore()
+        store.failsWrites = true
         let archiver = Archiver(store: store)
         let problems = Recorder<ArchiveProblem>()
         archiver.scheduleWrite(key: "k", after: 3600, encode: { Data() }, onFailure: { problems.append($0) })
@@ -226,7 +227,7 @@ struct RestoreRedactionTests {
 
     @Test("a dictionary's keys are never written in a restore path: tokens[…], with a count")
     func dictionaryKeysRedacted() throws {
-        let archiver = Archiver(store: MemoryArchiveStore())
+        let archiver = Archiver(store: InMemoryArchiveStore())
         let json = #"{"tokens": {"tok-SECRET-abc": "x", "tok-SECRET-def": "y", "fine": 1}, "count": 2}"#
         try archiver.write(Data(json.utf8), key: "k")
         let restored = archiver.restore(Tokens.self, key: "k", defaultValue: Tokens())

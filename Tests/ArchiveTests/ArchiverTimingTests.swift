@@ -1,5 +1,6 @@
 import Archive
 import FlaskTestSupport
+import FlaskTesting
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ struct ArchiverTimingTests {
     /// An archiver on a manual clock, writing to a memory store.
     struct Rig {
         let clock = ManualArchiveClock()
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver: Archiver
 
         init() {
@@ -40,7 +41,7 @@ struct ArchiverTimingTests {
         rig.advance(1.999)
         #expect(rig.store.writes.count == 0)
         rig.advance(0.001)
-        #expect(rig.store.writes.all == ["k"])
+        #expect(rig.store.writes == ["k"])
         #expect(rig.value() == 100)
         rig.advance(60)
         #expect(rig.store.writes.count == 1)
@@ -122,7 +123,7 @@ struct ArchiverTimingTests {
     @Test("a write that fails reaches writeNow's completion")
     func writeNowFailure() async {
         let rig = Rig()
-        rig.store.failWrites = true
+        rig.store.failsWrites = true
         let problem = await withCheckedContinuation { (continuation: CheckedContinuation<ArchiveProblem?, Never>) in
             rig.archiver.writeNow(key: "k", encode: { Data("1".utf8) }) { continuation.resume(returning: $0) }
         }
@@ -163,7 +164,7 @@ struct ArchiverFailureTests {
     func retriedWithBackOff() {
         let rig = Rig()
         let reports = Reports()
-        rig.store.failWrites = true
+        rig.store.failsWrites = true
         schedule(rig, 1, reports)
         rig.advance(2)
         #expect(rig.store.attempts.count == 1)
@@ -182,7 +183,7 @@ struct ArchiverFailureTests {
         #expect(rig.store.attempts.count == 3)
         // Reported once for the whole episode.
         #expect(reports.problems.count == 1)
-        rig.store.failWrites = false
+        rig.store.failsWrites = false
         rig.advance(4)
         #expect(rig.store.attempts.count == 4)
         #expect(rig.value() == 2, "the latest state is the one written")
@@ -200,7 +201,7 @@ struct ArchiverFailureTests {
     func backOffIsBounded() {
         let rig = Rig()
         let reports = Reports()
-        rig.store.failWrites = true
+        rig.store.failsWrites = true
         schedule(rig, 1, reports, after: 0)
         rig.advance(0)
         var times: [Double] = []
@@ -221,13 +222,13 @@ struct ArchiverFailureTests {
     func flushWritesFailingKeys() {
         let rig = Rig()
         let reports = Reports()
-        rig.store.failWrites = true
+        rig.store.failsWrites = true
         schedule(rig, 1, reports, after: 0)
         rig.advance(0)
         rig.archiver.flush()
         #expect(rig.store.attempts.count == 2)
         #expect(rig.archiver.pendingKeys == ["k"])
-        rig.store.failWrites = false
+        rig.store.failsWrites = false
         rig.archiver.flush()
         #expect(rig.value() == 1)
         #expect(rig.archiver.pendingKeys == [])
@@ -239,7 +240,7 @@ struct ArchiverFailureTests {
     func writeNowFailureIsRetried() async {
         let rig = Rig()
         let reports = Reports()
-        rig.store.failWrites = true
+        rig.store.failsWrites = true
         let outcome: ArchiveProblem? = await withCheckedContinuation { continuation in
             rig.archiver.writeNow(
                 key: "k", onFailure: { reports.problems.append($0) }, onRecovery: { reports.recoveries.append($0) },
@@ -249,7 +250,7 @@ struct ArchiverFailureTests {
         #expect(outcome?.kind == .storeFailed(operation: "write"))
         #expect(reports.problems.count == 1)
         #expect(rig.archiver.pendingKeys == ["k"])
-        rig.store.failWrites = false
+        rig.store.failsWrites = false
         rig.advance(1)
         #expect(rig.value() == 7)
         #expect(reports.recoveries.count == 1)
@@ -263,12 +264,12 @@ struct ArchiverFailureTests {
         let reports = Reports()
         let gate = DispatchSemaphore(value: 0)
         // The first write fails while a newer one is written now, before the failure is handled.
-        rig.store.failWrites = true
+        rig.store.failsWrites = true
         rig.store.whenAttempted { gate.wait() }
         schedule(rig, 1, reports, after: 0)
         rig.clock.advance(by: .zero)
         rig.store.whenAttempted(nil)
-        rig.store.failWrites = false
+        rig.store.failsWrites = false
         let written: ArchiveProblem? = await withCheckedContinuation { continuation in
             rig.archiver.writeNow(key: "k", encode: { Data("2".utf8) }) { continuation.resume(returning: $0) }
             gate.signal()
@@ -279,12 +280,12 @@ struct ArchiverFailureTests {
         #expect(rig.value() == 2, "the older write is not retried over the newer one")
         #expect(rig.archiver.pendingKeys == [])
         // A removal while a failed write is being handled: the key stays removed.
-        rig.store.failWrites = true
+        rig.store.failsWrites = true
         rig.store.whenAttempted { gate.wait() }
         schedule(rig, 3, reports, after: 0)
         rig.clock.advance(by: .zero)
         rig.store.whenAttempted(nil)
-        rig.store.failWrites = false
+        rig.store.failsWrites = false
         let removal = Task.detached { try rig.archiver.remove(key: "k") }
         gate.signal()
         try? await removal.value
@@ -298,12 +299,12 @@ struct ArchiverFailureTests {
         let reports = Reports()
         schedule(rig, 1, reports, after: 0)
         rig.advance(0)
-        rig.store.failWrites = true
+        rig.store.failsWrites = true
         schedule(rig, 2, reports, after: 30)
         let restored = rig.archiver.restore(Int.self, key: "k", defaultValue: 0)
         #expect(restored.value == 2)
         #expect(rig.archiver.pendingKeys == ["k"], "and it stays pending")
-        rig.store.failWrites = false
+        rig.store.failsWrites = false
         rig.advance(1)
         #expect(rig.value() == 2)
     }

@@ -1,5 +1,6 @@
 import FlaskAPI
 import FlaskTestSupport
+import FlaskTesting
 import Foundation
 import Observation
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every Swift code block of README.md, docs/*.md, the DocC catalog and the `///` comments of Sources/ must
+/// Every Swift code block of README.md, docs/*.md, the DocC catalogs and the `///` comments of Sources/ must
 /// appear, line for line (indentation aside), in a Swift file under Tests/, which the test build compiles. So a
 /// sample that stops compiling, or drifts from the compiled copy, fails here.
 @Suite("Documentation samples are compiled")
@@ -10,7 +10,8 @@ struct DocumentationSamplesTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static var documents: [URL] {
-        let catalogs = ["FluxBus", "Archive", "Substances", "Reactors", "FlaskAPI"].map { "Sources/\($0)/\($0).docc" }
+        let modules = ["FluxBus", "Archive", "Substances", "Reactors", "FlaskAPI", "FlaskTools", "FlaskTesting"]
+        let catalogs = modules.map { "Sources/\($0)/\($0).docc" }
         let folders = (["docs"] + catalogs).map { root.appendingPathComponent($0) }
         var documents = [root.appendingPathComponent("README.md")]
         for folder in folders {

@@ -1,5 +1,7 @@
 import FlaskAPI
 import FlaskTestSupport
+import FlaskTesting
+import FlaskTools
 import Foundation
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import FlaskAPI
 import FlaskTestSupport
+import FlaskTools
 import Foundation
 import Synchronization
 import Testing

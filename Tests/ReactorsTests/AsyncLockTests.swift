@@ -1,5 +1,7 @@
 import Dispatch
 import FlaskTestSupport
+import FlaskTesting
+import FlaskTools
 import FluxBus
 import Reactors
 import Substances

@@ -1,4 +1,5 @@
 import FlaskTestSupport
+import FlaskTools
 import FluxBus
 import Reactors
 import Substances

@@ -1,5 +1,6 @@
 import Archive
 import FlaskTestSupport
+import FlaskTesting
 import FluxBus
 import Foundation
 import Testing
@@ -46,7 +47,7 @@ struct SubstanceArchiveSafetyTests {
         let bus = Flux()
         let reports = Recorder<FluxDiagnostic>()
         let clock = ManualArchiveClock()
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver: Archiver
         let name = "safety-\(UUID().uuidString)"
 

@@ -1,5 +1,6 @@
 import Archive
 import FlaskTestSupport
+import FlaskTesting
 import FluxBus
 import Foundation
 import Testing
@@ -15,7 +16,7 @@ struct ArchivedState: State {
 /// Overrides every archive hook, as the seed shows: the original declared them in an extension,
 /// so overriding them had no effect.
 final class CustomArchived: Substance<ArchivedState>, @unchecked Sendable {
-    static let archiver = Archiver(store: MemoryArchiveStore())
+    static let archiver = Archiver(store: InMemoryArchiveStore())
     static let disabled = LockedFlag()
 
     override func archiveKeySpace() -> String { "9" }
@@ -56,7 +57,7 @@ struct SubstanceArchiveTests {
         #expect(substance.archiveKey() == "custom.9.\(name)")
         await substance.mixAndWait { $0.prop.counter = 5 }
         CustomArchived.archiver.flush()
-        let store = try #require(CustomArchived.archiver.store as? MemoryArchiveStore)
+        let store = try #require(CustomArchived.archiver.store as? InMemoryArchiveStore)
         #expect(try store.data(forKey: "custom.9.\(name)") != nil)
         #expect(try store.data(forKey: "Fx.1.\(name)") == nil)
         let restored = CustomArchived(name: name, archive: true, bus: bus)
@@ -72,7 +73,7 @@ struct SubstanceArchiveTests {
     @Test("archive settings given at creation choose key, key space and archiver, without a subclass")
     func settingsWithoutSubclass() async throws {
         let bus = Flux()
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let archiver = Archiver(store: store)
         let name = "settings-\(UUID().uuidString)"
         let spaced = Substance<ArchivedState>(
@@ -111,7 +112,7 @@ struct SubstanceArchiveTests {
         // The default key is kept between commits; it must still be rebuilt when an overridden
         // key space or name returns something else.
         let bus = Flux()
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         final class Moving: Substance<ArchivedState>, @unchecked Sendable {
             nonisolated(unsafe) static var archiverInUse: Archiver?
             let space = LockedFlag()
@@ -132,14 +133,14 @@ struct SubstanceArchiveTests {
         substance.renamed.value = true
         await substance.mixAndWait { $0.prop.counter = 3 }
         archiver.flush()
-        #expect(Set(store.writes.all) == ["Fx.1.moving", "Fx.2.moving", "Fx.2.moved"])
+        #expect(Set(store.writes) == ["Fx.1.moving", "Fx.2.moving", "Fx.2.moved"])
         #expect(substance.archiveKey() == "Fx.2.moved")
     }
 
     @Test("shouldArchive turns archiving on and off; archiveNowAndWait writes; purgeArchive deletes")
     func lifecycle() async throws {
         let bus = Flux()
-        let store = MemoryArchiveStore()
+        let store = InMemoryArchiveStore()
         let writtenOnBus = Recorder<Bool>()
         store.whenWritten { writtenOnBus.append(bus.isCurrent) }
         let archiver = Archiver(store: store)
@@ -157,7 +158,7 @@ struct SubstanceArchiveTests {
         substance.shouldArchive = true
         await substance.mixAndWait { $0.prop.counter = 2 }
         archiver.flush()
-        #expect(store.writes.all == ["Fx.1.\(name)"])
+        #expect(store.writes == ["Fx.1.\(name)"])
         #expect(writtenOnBus.all == [false])
         substance.shouldArchive = false
         await substance.mixAndWait { $0.prop.counter = 3 }
@@ -192,7 +193,7 @@ struct SubstanceArchiveTests {
         let reports = Recorder<FluxDiagnostic>()
         bus.diagnostics = { reports.append($0) }
         let name = "corrupt-\(UUID().uuidString)"
-        let store = try #require(CustomArchived.archiver.store as? MemoryArchiveStore)
+        let store = try #require(CustomArchived.archiver.store as? InMemoryArchiveStore)
         try store.set(Data("{\"counter\": 4, \"obj".utf8), forKey: "custom.9.\(name)")
         let substance = CustomArchived(name: name, archive: true, bus: bus)
         #expect(substance.state.counter == 0)

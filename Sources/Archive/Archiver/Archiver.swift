@@ -424,8 +424,8 @@ public final class Archiver: Sendable {
 
     /// Returns once the writes under way (their delay over, or asked for with
     /// ``writeNow(key:store:owner:onFailure:onRecovery:encode:completion:)`` or ``flush()``) are stored; writes still waiting for their delay stay pending. With a
-    /// ``ManualArchiveClock``, call it after ``ManualArchiveClock/advance(by:)`` to see what the
-    /// wake-ups wrote.
+    /// `ManualArchiveClock` (FlaskTesting), call it after `advance(by:)` to see what the wake-ups
+    /// wrote.
     public func waitForWritesInProgress() {
         worker.sync {}
     }

@@ -4,8 +4,8 @@ import Dispatch
 /// woken at the write's deadline.
 ///
 /// The default, ``SystemArchiveClock``, is the system's monotonic clock. Tests pass a
-/// ``ManualArchiveClock`` and move time forward themselves, so that a debounce or a maximum wait
-/// is tested without waiting for it:
+/// `ManualArchiveClock` (of the FlaskTesting product) and move time forward themselves, so that a
+/// debounce or a maximum wait is tested without waiting for it:
 ///
 /// ```swift
 /// let clock = ManualArchiveClock()

@@ -68,66 +68,18 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         return nil
     }
 
-    override func encodedNewState() -> Data? {
-        // A journal's data, like its values: no secret key, no `_` property (a replay takes those
-        // from the substance it replays into).
-        JournalValue(encoding: new).strippingInternalKeys(of: new).removing(layout.secrets, from: layout.secrets.root)
-            .jsonData
-    }
-
-    override func journalKeyChanges(limit: Int) -> [KeyChange] {
-        let count = self.count
-        var changes: [KeyChange] = []
-        changes.reserveCapacity(count)
-        let secrets = layout.secrets
-        for slot in 0..<count {
-            let key = key(at: slot)
-            // A parent (`info` beside `info.counter`): its children carry the values.
-            if count > 1, isParent(key) { continue }
-            // The key itself secret (its values never read), or a secret below it
-            // (`account.password` in `account`, `history.password` in every element of `history`),
-            // redacted in its values. A state without secrets spells no key out for them.
-            let progress = secrets.isEmpty ? nil : secrets.progress(at: key)
-            if let progress, progress.isSecret(in: secrets) {
-                changes.append(KeyChange(key: key, old: .redacted, new: .redacted))
-                continue
-            }
-            var (old, new) = journalValues(at: slot, limit: limit)
-            if let progress {
-                old.value = old.value.redacting(secrets, from: progress)
-                new.value = new.value.redacting(secrets, from: progress)
-            }
-            changes.append(KeyChange(key: key, old: old.value, new: new.value, cut: old.cut || new.cut))
-        }
-        return changes
-    }
-
-    /// Whether another changed key is below `key`.
-    private func isParent(_ key: String) -> Bool {
-        (0..<count).contains { DottedKey.isKey(self.key(at: $0), below: key) }
-    }
-
-    /// The values before and after at `slot`, as a journal records them: a plan entry's read as its
-    /// type (no cast), a flattened key's converted.
-    private func journalValues(at slot: Int, limit: Int) -> (
-        old: (value: JournalValue, cut: Bool), new: (value: JournalValue, cut: Bool)
-    ) {
+    override func changedValues(at slot: Int) -> (old: ChangedValue, new: ChangedValue) {
         guard slot < entries.count else {
             let flat = flat[slot - entries.count]
-            return (
-                JournalValue.captured(flat.old?.anyValue, limit: limit),
-                JournalValue.captured(flat.new?.anyValue, limit: limit)
-            )
+            return (.other(flat.old?.anyValue), .other(flat.new?.anyValue))
         }
         let entry = layout.entries[Int(entries[slot])]
-        let old = withUnsafePointer(to: self.old) { entry.traits.journal(UnsafeRawPointer($0) + entry.offset, limit) }
-        let new = withUnsafePointer(to: self.new) { entry.traits.journal(UnsafeRawPointer($0) + entry.offset, limit) }
+        let old = withUnsafePointer(to: self.old) { entry.traits.changedValue(UnsafeRawPointer($0) + entry.offset) }
+        let new = withUnsafePointer(to: self.new) { entry.traits.changedValue(UnsafeRawPointer($0) + entry.offset) }
         return (old, new)
     }
 
-    override func journalOldState(limit: Int) -> JournalValue? {
-        JournalValue(encoding: old).strippingInternalKeys(of: old).redacting(layout.secrets).bounded(to: limit).value
-    }
+    override var states: (old: any State, new: any State)? { (old, new) }
 
     override var secrets: SecretKeys { layout.secrets }
 
@@ -145,5 +97,13 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
             return withUnsafeBytes(of: &state) { unwrap(entry.traits.read($0.baseAddress! + entry.offset)) }
         }
         return flat??.anyValue
+    }
+}
+
+extension SubstanceChanges {
+    /// The state before the commit, when these are changes of a `Substance<S>`: what a tool that
+    /// goes back to it (an undo history) keeps.
+    package func oldState<S: State>(as type: S.Type) -> S? {
+        (self as? StateChanges<S>)?.old
     }
 }

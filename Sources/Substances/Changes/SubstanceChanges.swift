@@ -76,7 +76,7 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// Whether nothing changed.
     public var isEmpty: Bool { count == 0 }
 
-    func key(at slot: Int) -> String { "" }
+    package func key(at slot: Int) -> String { "" }
     func slot(of key: String) -> Int? { nil }
 
     // MARK: Keys by entry (package): reactions look keys up in the plan's key table, then compare
@@ -155,19 +155,18 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// The keys found by flattening, which have no plan entry (after the entries, in order).
     var flattenedKeys: [String] { [] }
 
-    /// The changed keys with their values, as a journal records them (on the bus): each value cut
-    /// to about `limit` bytes of JSON, secret keys redacted; a key some other changed key is below
-    /// (`info` beside `info.counter`) is left out, its children say what changed.
-    func journalKeyChanges(limit: Int) -> [KeyChange] { [] }
-    /// The state before the commit as a journal's starting point: `_`-prefixed properties left
-    /// out, secret keys redacted, cut to about `limit` bytes.
-    func journalOldState(limit: Int) -> JournalValue? { nil }
+    /// The values before and after at `slot` (from 0 to ``count``, in the order of ``all``), for a
+    /// tool that records changes (a journal, a diff printer; on the bus): a property's read as its
+    /// type, without a cast, a flattened key's as it was flattened.
+    package func changedValues(at slot: Int) -> (old: ChangedValue, new: ChangedValue) { (.other(nil), .other(nil)) }
+
+    /// The states before and after the commit, for a tool that records them (a journal's starting
+    /// states and a task's new states); nil for changes without a state type.
+    package var states: (old: any State, new: any State)? { nil }
 
     /// The secret keys of the state type (none without one).
-    var secrets: SecretKeys { .none }
+    package var secrets: SecretKeys { .none }
 
     func oldValue(at slot: Int) -> Any? { nil }
     func newValue(at slot: Int) -> Any? { nil }
-    /// The committed state as JSON, for a journal (nil if it cannot be encoded).
-    func encodedNewState() -> Data? { nil }
 }

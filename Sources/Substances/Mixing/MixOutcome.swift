@@ -153,7 +153,7 @@ public struct MixOutcome: Sendable {
 extension MixOutcome.Entry {
     /// The entry in `record`, if it holds one: a comparison of types and a copy, where `as?` would
     /// go through the runtime's general cast, on the bus, for every mix a journal records.
-    static func unboxed(_ record: any Sendable) -> MixOutcome.Entry? {
+    package static func unboxed(_ record: any Sendable) -> MixOutcome.Entry? {
         func open<T>(_ value: T) -> MixOutcome.Entry? {
             T.self == MixOutcome.Entry.self ? unsafeBitCast(value, to: MixOutcome.Entry.self) : nil
         }

@@ -3,18 +3,18 @@ import FluxBus
 /// A substance observer made of closures: change streams, observation views and change probes
 /// each bind one. The substance holds it while bound; `finish` runs when it is freed (the
 /// substance went away, or it was unbound).
-final class CommitClosureObserver: SubstanceObserver {
+package final class CommitClosureObserver: SubstanceObserver {
     private let forward: @Sendable (SubstanceChanges) -> Void
     private let finish: (@Sendable () -> Void)?
 
-    init(_ forward: @escaping @Sendable (SubstanceChanges) -> Void, finish: (@Sendable () -> Void)? = nil) {
+    package init(_ forward: @escaping @Sendable (SubstanceChanges) -> Void, finish: (@Sendable () -> Void)? = nil) {
         self.forward = forward
         self.finish = finish
     }
 
     deinit { finish?() }
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+    package func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
         forward(changes)
     }
 }

@@ -2,8 +2,8 @@
 /// `encode(to:)`, so that custom `CodingKeys` and custom encodings are honoured. ``FlaskRef``
 /// values become `.ref` (identity), not their archived `nil`. The `_`-prefixed properties of
 /// structs are left out (internal state); a dictionary's keys are data, and all kept.
-struct FlatEncoder {
-    static func flatten(_ value: some Encodable) -> FlatValue {
+package struct FlatEncoder {
+    package static func flatten(_ value: some Encodable) -> FlatValue {
         if let reference = value as? any ObjectReferencing {
             return reference.flatValue
         }

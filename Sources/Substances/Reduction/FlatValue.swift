@@ -3,7 +3,7 @@
 ///
 /// `@unchecked Sendable`: the one reference it can hold (`ref`, from a ``FlaskRef``) is only ever
 /// compared by identity and handed back to the user as it was given.
-enum FlatValue: Equatable, @unchecked Sendable {
+package enum FlatValue: Equatable, @unchecked Sendable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -14,7 +14,7 @@ enum FlatValue: Equatable, @unchecked Sendable {
     case keyed([String: FlatValue])
     case unkeyed([FlatValue])
 
-    static func == (lhs: FlatValue, rhs: FlatValue) -> Bool {
+    package static func == (lhs: FlatValue, rhs: FlatValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b

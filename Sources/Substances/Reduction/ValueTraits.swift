@@ -20,9 +20,9 @@ struct ValueTraits {
     let comparison: Comparison
     let read: (UnsafeRawPointer) -> Any
     let flatten: (UnsafeRawPointer) -> FlatValue
-    /// The value as a journal records it, cut to about the given number of bytes of JSON; whether
-    /// it was cut. Numbers, booleans and strings are read as what they are, without a cast.
-    let journal: (UnsafeRawPointer, Int) -> (value: JournalValue, cut: Bool)
+    /// The value as a tool that records changes reads it (see `ChangedValue`): numbers, booleans
+    /// and strings as what they are, without a cast.
+    let changedValue: (UnsafeRawPointer) -> ChangedValue
 
     static func of(_ type: any Any.Type) -> ValueTraits {
         traits(type)
@@ -52,22 +52,17 @@ struct ValueTraits {
                 guard let encodable = value as? any Encodable else { return .null }
                 return FlatEncoder.flatten(encodable)
             },
-            journal: journal(T.self))
+            changedValue: changedValue(T.self))
     }
 
-    /// How a value of type `T` is recorded in a journal: chosen once per type, so that recording a
-    /// number or a string casts nothing.
-    private static func journal<T>(_ type: T.Type) -> (UnsafeRawPointer, Int) -> (value: JournalValue, cut: Bool) {
-        if T.self == Int.self { return { pointer, _ in (.int(pointer.load(as: Int.self)), false) } }
-        if T.self == Double.self { return { pointer, _ in (.double(pointer.load(as: Double.self)), false) } }
-        if T.self == Bool.self { return { pointer, _ in (.bool(pointer.load(as: Bool.self)), false) } }
-        if T.self == String.self {
-            return { pointer, limit in
-                JournalValue.string(pointer.assumingMemoryBound(to: String.self).pointee).bounded(to: limit)
-            }
-        }
-        return { pointer, limit in JournalValue.captured(pointer.assumingMemoryBound(to: T.self).pointee, limit: limit)
-        }
+    /// How a value of type `T` is read for a tool that records changes: chosen once per type, so
+    /// that reading a number or a string casts nothing.
+    private static func changedValue<T>(_ type: T.Type) -> (UnsafeRawPointer) -> ChangedValue {
+        if T.self == Int.self { return { .int($0.load(as: Int.self)) } }
+        if T.self == Double.self { return { .double($0.load(as: Double.self)) } }
+        if T.self == Bool.self { return { .bool($0.load(as: Bool.self)) } }
+        if T.self == String.self { return { .string($0.assumingMemoryBound(to: String.self).pointee) } }
+        return { .other($0.assumingMemoryBound(to: T.self).pointee) }
     }
 
     private static func sameReference<R: ObjectReferencing>(_ type: R.Type) -> (UnsafeRawPointer, UnsafeRawPointer) ->

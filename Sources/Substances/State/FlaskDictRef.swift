@@ -196,7 +196,7 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
 
     // MARK: Converting user values
 
-    static func flatten(_ value: Any) -> FlatValue? {
+    package static func flatten(_ value: Any) -> FlatValue? {
         if let bool = value as? Bool, type(of: value) == Bool.self { return .bool(bool) }
         if let number = value as? NSNumber, type(of: value) is NSNumber.Type { return flatten(number) }
         switch value {

@@ -10,7 +10,7 @@ import FluxBus
 /// when it starts with the secret key's first component and holds the others in order; what lies
 /// below a secret path is secret too. So `password` names the state's own `password` only, and
 /// `account.password` the `password` of `account` and of anything inside it.
-struct SecretKeys: Sendable {
+package struct SecretKeys: Sendable {
     /// Each secret key's components.
     let keys: [[String]]
 
@@ -18,29 +18,29 @@ struct SecretKeys: Sendable {
         self.keys = keys.sorted().map { DottedKey.components(of: $0) }.filter { !$0.isEmpty }
     }
 
-    static let none = SecretKeys([])
+    package static let none = SecretKeys([])
 
-    var isEmpty: Bool { keys.isEmpty }
+    package var isEmpty: Bool { keys.isEmpty }
 
     /// How far each secret key is matched at some place in a value: nil for a key that can no
     /// longer match there, its count once matched whole (the place is secret).
-    struct Progress: Sendable {
+    package struct Progress: Sendable {
         var matched: [Int?]
 
         /// Whether the place is secret.
-        func isSecret(in secrets: SecretKeys) -> Bool {
+        package func isSecret(in secrets: SecretKeys) -> Bool {
             zip(matched, secrets.keys).contains { $0 == $1.count }
         }
 
         /// Whether nothing below the place can be secret.
-        var isDead: Bool { matched.allSatisfy { $0 == nil } }
+        package var isDead: Bool { matched.allSatisfy { $0 == nil } }
     }
 
     /// The progress at the root of a state.
-    var root: Progress { Progress(matched: keys.map { _ in 0 }) }
+    package var root: Progress { Progress(matched: keys.map { _ in 0 }) }
 
     /// The progress one level below a place with `progress`, through the object key `component`.
-    func step(_ progress: Progress, _ component: String) -> Progress {
+    package func step(_ progress: Progress, _ component: String) -> Progress {
         var next = progress.matched
         for index in keys.indices {
             guard let matched = progress.matched[index] else { continue }
@@ -57,23 +57,23 @@ struct SecretKeys: Sendable {
     }
 
     /// The progress at the place of the dotted `key` of a state.
-    func progress(at key: String) -> Progress {
+    package func progress(at key: String) -> Progress {
         DottedKey.components(of: key).reduce(root) { step($0, $1) }
     }
 
     /// Whether the dotted `key` is secret: one of the keys, or below one.
-    func isSecret(_ key: String) -> Bool {
+    package func isSecret(_ key: String) -> Bool {
         !isEmpty && progress(at: key).isSecret(in: self)
     }
 }
 
 /// The ``SecretKeys`` of actions and mixer enumerations, made once per type: a journal asks for
 /// them at every recorded mix. (A state's are kept by its reduction plan.)
-enum SecretKeysCache {
+package enum SecretKeysCache {
     private static let cache = LockedValue([ObjectIdentifier: SecretKeys]())
 
     /// The secret keys of `type` (an action, a mixer enumeration), given by `keys`.
-    static func secrets(of type: any Any.Type, _ keys: @autoclosure () -> Set<String>) -> SecretKeys {
+    package static func secrets(of type: any Any.Type, _ keys: @autoclosure () -> Set<String>) -> SecretKeys {
         let id = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[id] }) { return known }
         let made = SecretKeys(keys())

@@ -11,13 +11,13 @@ import FluxBus
 /// ```
 ///
 /// Properties whose name starts with `_` are internal: they are stored and archived but never
-/// reported as changes, nor recorded by a ``MixJournal``. Values that are objects go in a
+/// reported as changes, nor recorded by a `MixJournal` (FlaskTools). Values that are objects go in a
 /// ``FlaskRef``; nested dictionaries in a ``FlaskDictRef``.
 public protocol State: Codable, Sendable {
     init()
 
     /// The keys whose values no text the package writes ever shows (a token, a password): a
-    /// ``MixJournal``'s entries and pages, the diff printer, a `ChangeProbe`'s report, a replay's.
+    /// `MixJournal`'s entries and pages, the diff printer, a `ChangeProbe`'s report, a replay's.
     /// Their changes are recorded as redacted. A key covers the keys below it, and names a field
     /// wherever it lies below its first component, through optionals, array elements and dictionary
     /// values: `"history.password"` covers the `password` of every element of `history`. A key no
@@ -41,5 +41,5 @@ extension State {
 
 extension State {
     /// ``secretKeys`` as the tools apply them, worked out once per state type (by its plan).
-    static var secrets: SecretKeys { ReductionPlan.cached(for: Self.self).secrets }
+    package static var secrets: SecretKeys { ReductionPlan.cached(for: Self.self).secrets }
 }

@@ -378,7 +378,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     }
 
     /// The committed state as the bus sees it (on the bus only).
-    var committedState: S { committedSlot.value.pointee }
+    package var committedState: S { committedSlot.value.pointee }
 
     /// Sets the state during initialization, before anything can observe it.
     func setInitialState(_ value: S) {
@@ -388,7 +388,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Replaces the committed state in one transaction, as a bus item; observers react to the
     /// difference. Used by rollback and restore.
-    func replaceState(with value: S, lock: FluxLock? = nil) {
+    package func replaceState(with value: S, lock: FluxLock? = nil) {
         beginTransaction()
         workingSlot.value.pointee = value
         if let changes = commitTransaction() { deliver(changes, lock: lock) }

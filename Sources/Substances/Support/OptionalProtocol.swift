@@ -1,6 +1,6 @@
 /// An `Optional` of any wrapped type, seen through `Any`: what lets a value read untyped be
 /// unwrapped.
-protocol OptionalProtocol {
+package protocol OptionalProtocol {
     var wrapped: Any? { get }
     /// The type it wraps.
     static var wrappedType: any Any.Type { get }
@@ -14,9 +14,9 @@ func unwrappingOptionals(_ type: any Any.Type) -> any Any.Type {
 }
 
 extension Optional: OptionalProtocol {
-    static var wrappedType: any Any.Type { Wrapped.self }
+    package static var wrappedType: any Any.Type { Wrapped.self }
 
-    var wrapped: Any? {
+    package var wrapped: Any? {
         switch self {
         case .some(let value): value
         case .none: nil
@@ -25,7 +25,7 @@ extension Optional: OptionalProtocol {
 }
 
 /// Turns an `Any` holding an `Optional` into the wrapped value or nil.
-func unwrap(_ value: Any) -> Any? {
+package func unwrap(_ value: Any) -> Any? {
     if let optional = value as? any OptionalProtocol { return optional.wrapped.flatMap(unwrap) }
     return value
 }

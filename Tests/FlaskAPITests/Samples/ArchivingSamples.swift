@@ -1,5 +1,6 @@
 // docs/archiving.md, compiled as it appears there.
 import FlaskAPI
+import FlaskTesting
 import Foundation
 
 func useArchivesNamed(_ applicationName: String) {

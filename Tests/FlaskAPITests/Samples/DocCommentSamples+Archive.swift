@@ -4,6 +4,7 @@
 // `swift-format-ignore` keeps a sample's own layout where swift-format would change it (the spaces
 // before an end-of-line comment, say): the copy must match the comment line for line.
 import FlaskAPI
+import FlaskTesting
 import Foundation
 
 private enum ArchiveDocSamples {

@@ -6,8 +6,6 @@
 // it (the spaces before an end-of-line comment, say): the copy must match the comment line for line.
 import FlaskAPI
 import Foundation
-import Testing
-import XCTest
 
 private enum SubstancesDocSamples {
     enum SessionMixers: SubstanceMixer {
@@ -20,23 +18,6 @@ private enum SubstancesDocSamples {
 
     struct FeedState: State {
         var items: [String] = []
-    }
-
-    enum CounterMixers: SubstanceMixer {
-        case increment
-    }
-
-    struct CountState: State {
-        var count = 0
-    }
-
-    final class Counter: ReactiveSubstance<CountState, CounterMixers>, @unchecked Sendable {
-        override func defineMixers() {
-            define(mix: .increment) { _, react, _ in
-                self.prop.count += 1
-                react()
-            }
-        }
     }
 
     // SubstanceChange
@@ -208,33 +189,6 @@ private enum SubstancesDocSamples {
         return [feed, settings]
     }
 
-    // ChangeProbe
-    // swift-format-ignore
-    static func expectIncrement(of counter: Counter) async throws {
-        let probe = ChangeProbe(counter)
-        Flask.applyMixer(CounterMixers.increment)
-        try await probe.expect([
-            .change("count", from: 0, to: 1),
-        ])
-    }
-
-    // ChangeProbe.mismatch(with:)
-    // swift-format-ignore
-    static func checkIncrement(with probe: ChangeProbe) async {
-        let mismatch = await probe.mismatch(with: [.change("count", from: 0, to: 1)])
-        #expect(mismatch == nil)     // Swift Testing
-        XCTAssertNil(mismatch)       // XCTest
-    }
-
-    // SubstanceHistory
-    // swift-format-ignore
-    static func undoAndRedo(session: Session, todos: Substance<TodoState>) async {
-        let history = SubstanceHistory(of: [session, todos], limit: 100, mergingWithin: .milliseconds(500))
-        // ... a chain logs out and clears the todos: one step ...
-        await history.undo()   // both come back
-        await history.redo()
-    }
-
     // Substance.stored()
     struct OrderState: State {
         var orders: [String] = []
@@ -263,23 +217,6 @@ private enum SubstancesDocSamples {
             let user: String
         }
         try await Flask.apply(Login(user: "ada")).stored()
-    }
-
-    // MixDiffPrinter
-    static func printDiffs(on bus: Flux) {
-        bus.use(MixDiffPrinter())
-        // mix #2 SessionMixers.login [user: String] → 1 observer; session: user (1 reactor); 0.05 ms
-        //   session.user
-        //   - nil
-        //   + "ada"
-    }
-
-    // MixJournal
-    static func saveJournal(to url: URL) throws {
-        let journal = MixJournal(capacity: 1_000)
-        Flask.bus.use(journal)
-        // ... the app mixes ...
-        try journal.jsonLines().write(to: url, atomically: true, encoding: .utf8)
     }
 }
 

@@ -1,5 +1,6 @@
 // docs/testing.md: a suite that follows the testing guide, compiled as it appears there, and run.
 import FlaskAPI
+import FlaskTesting
 import Testing
 
 @Suite("Session: each test on a bus of its own")

@@ -1,6 +1,8 @@
 // Samples of docs/tools.md, compiled as they appear there. Each takes the bus to use: in an app
 // that is `Flask.bus`; the tests pass a bus of their own.
 import FlaskAPI
+import FlaskTesting
+import FlaskTools
 import Foundation
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 // A command-line tool's top-level code, as a user writes it: the calls that must wait do wait.
 // CI builds it with warnings as errors and runs it.
 import FlaskAPI
+import FlaskTools
 
 struct CounterState: State {
     var counter = 0

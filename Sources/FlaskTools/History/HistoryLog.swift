@@ -1,0 +1,82 @@
+import FlaskLocking
+import FluxBus
+import Substances
+
+/// One substance's state to go back (or forward) to: restoring it commits the state, on the bus,
+/// and returns the entry that restores the state it replaced.
+struct HistoryEntry: Sendable {
+    let substance: ObjectIdentifier
+    let restore: @Sendable () -> HistoryEntry?
+}
+
+/// An undo or redo step: the states the substances one mix changed had before it.
+struct HistoryStep: Sendable {
+    var entries: [HistoryEntry]
+    /// The work item that made it, and when.
+    var item: UInt64
+    var time: ContinuousClock.Instant
+}
+
+struct HistoryStacks: Sendable {
+    var undo: [HistoryStep] = []
+    var redo: [HistoryStep] = []
+    /// Set while an undo or redo commits, so that its commits are not recorded.
+    var stepping = false
+}
+
+/// The steps of one history, shared by its substances' recorders. Steps are changed on the bus
+/// and counted from any thread, so they are behind a lock.
+final class HistoryLog: Sendable {
+    let stacks = LockedValue(HistoryStacks())
+    private let limit: Int
+    private let interval: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(limit: Int, interval: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        self.limit = limit
+        self.interval = interval
+        self.now = now
+    }
+
+    /// Records that a substance committed, made by work item `item`, `entry` restoring the state
+    /// it had before (on the bus).
+    func record(_ entry: HistoryEntry, item: UInt64) {
+        let time = now()
+        stacks.withLock { stacks in
+            guard !stacks.stepping else { return }
+            stacks.redo.removeAll()
+            if var last = stacks.undo.popLast() {
+                if last.item == item || time - last.time < interval {
+                    // One mix (or changes close together): one step. A substance's first state in
+                    // the step is the one to go back to.
+                    if !last.entries.contains(where: { $0.substance == entry.substance }) { last.entries.append(entry) }
+                    last.item = item
+                    last.time = time
+                    stacks.undo.append(last)
+                    return
+                }
+                stacks.undo.append(last)
+            }
+            stacks.undo.append(HistoryStep(entries: [entry], item: item, time: time))
+            if stacks.undo.count > limit { stacks.undo.removeFirst(stacks.undo.count - limit) }
+        }
+    }
+
+    /// Undoes (`back`) or redoes one step, on the bus.
+    func step(back: Bool) -> Bool {
+        let step: HistoryStep? = stacks.withLock { stacks in
+            guard let step = back ? stacks.undo.popLast() : stacks.redo.popLast() else { return nil }
+            stacks.stepping = true
+            return step
+        }
+        guard let step else { return false }
+        // Restored in reverse order; each restore gives the entry that goes back again.
+        let inverse = step.entries.reversed().compactMap { $0.restore() }
+        stacks.withLock { stacks in
+            let opposite = HistoryStep(entries: inverse.reversed(), item: 0, time: step.time)
+            if back { stacks.redo.append(opposite) } else { stacks.undo.append(opposite) }
+            stacks.stepping = false
+        }
+        return true
+    }
+}

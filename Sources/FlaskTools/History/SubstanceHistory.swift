@@ -1,0 +1,133 @@
+import FlaskLocking
+import FluxBus
+import Substances
+
+/// Undo and redo over one substance or several: multi-level, bounded, a mix that changed several
+/// substances (a chain reaction) undone as one step, and changes that come closer together than
+/// an interval you choose merged into one step.
+///
+/// ```swift
+/// let history = SubstanceHistory(of: [session, todos], limit: 100, mergingWithin: .milliseconds(500))
+/// // ... a chain logs out and clears the todos: one step ...
+/// await history.undo()   // both come back
+/// await history.redo()
+/// ```
+///
+/// Every commit of the substances (from mixers, chain reactions, rollbacks) is recorded as it
+/// happens on the bus; the commits one work item made are one step. Undo and redo are mixes
+/// themselves: each runs as a bus item, after the mixes queued before it, and commits the earlier
+/// states, so reactors see them like any other change. A new change after an undo clears the redo
+/// steps. The substances must mix on one bus: one of another bus than the first's is not recorded
+/// (reported, `history-across-buses`).
+///
+/// The history records for as long as you keep it; it does not keep its substances alive.
+public final class SubstanceHistory: Sendable {
+    private let log: HistoryLog
+    private let recorders: [any HistoryRecording]
+    private let bus: Flux
+
+    /// Starts recording the commits of `substances`.
+    ///
+    /// - Parameters:
+    ///   - substances: the substances to undo, on one bus (any of another bus than the first's is
+    ///     refused: reported, and not recorded).
+    ///   - limit: the most undo steps kept; older ones are forgotten (100 by default).
+    ///   - interval: commits closer together than this merge into one undo step (none by default).
+    ///   - now: the clock that dates commits; replace it to drive merging from a test.
+    public init(
+        of substances: [any AnySubstance], limit: Int = 100, mergingWithin interval: Duration = .zero,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        let bus = substances.first?.bus ?? .shared
+        self.bus = bus
+        let log = HistoryLog(limit: max(1, limit), interval: interval, now: now)
+        self.log = log
+        // Undo restores states on this bus: a substance of another bus is refused, or undo would
+        // write its state off its bus.
+        let refused = substances.filter { $0.bus !== bus }
+        if !refused.isEmpty {
+            let names = refused.map { "\($0.nameInReports) (bus \"\($0.bus.label)\")" }.joined(separator: ", ")
+            bus.report(
+                .historyAcrossBuses,
+                "SubstanceHistory: \(names) mix on another bus than the first substance's (\"\(bus.label)\"); "
+                    + "a history undoes on one bus, so it does not record them")
+        }
+        self.recorders = substances.compactMap { substance in
+            guard substance.bus === bus else { return nil }
+            return (substance as? any HistorySubject)?.makeHistoryRecorder(log: log)
+        }
+        for recorder in recorders { recorder.start() }
+    }
+
+    /// Starts recording the commits of `substance`.
+    public convenience init<S>(
+        of substance: Substance<S>, limit: Int = 100, mergingWithin interval: Duration = .zero,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.init(of: [substance], limit: limit, mergingWithin: interval, now: now)
+    }
+
+    deinit {
+        for recorder in recorders { recorder.stop() }
+    }
+
+    /// Enqueues an undo: commits the states before the last undo step. Does nothing when there is
+    /// nothing to undo. `completion` is called on the bus once done, with whether it undid a step
+    /// (pass nil to enqueue it and go on).
+    ///
+    /// The completion has no default: `history.undo()` is always the `async` one, which waits.
+    /// (With a default, top-level code such as a tool's `main.swift` chose this one for
+    /// `await history.undo()`, and went on before the undo.)
+    public func undo(completion: (@Sendable (Bool) -> Void)?) {
+        step(back: true, completion: completion)
+    }
+
+    /// Enqueues a redo of the last undone step. `completion` is called on the bus once done, with
+    /// whether it redid a step (pass nil to enqueue it and go on). No default, as for
+    /// ``undo(completion:)``.
+    public func redo(completion: (@Sendable (Bool) -> Void)?) {
+        step(back: false, completion: completion)
+    }
+
+    /// Undoes the last step, after the mixes queued before, and returns once its states are
+    /// committed and their bus reactions delivered: whether there was a step to undo.
+    @discardableResult
+    public func undo() async -> Bool {
+        await withCheckedContinuation { continuation in step(back: true) { continuation.resume(returning: $0) } }
+    }
+
+    /// Redoes the last undone step and returns once it is committed: whether there was one.
+    @discardableResult
+    public func redo() async -> Bool {
+        await withCheckedContinuation { continuation in step(back: false) { continuation.resume(returning: $0) } }
+    }
+
+    /// Enqueues one step back or forward, as a mix named `undo` or `redo`.
+    private func step(back: Bool, completion: (@Sendable (Bool) -> Void)?) {
+        let log = self.log
+        bus.perform(
+            mix: back ? "undo" : "redo",
+            {
+                let done = log.step(back: back)
+                completion?(done)
+            },
+            // Purged before it ran: nothing was undone or redone.
+            whenDropped: { completion?(false) })
+    }
+
+    /// Whether there is a step to undo, as of the last bus item that ran (after `await undo()`,
+    /// `await redo()` or `await bus.flush()`, as of then).
+    public var canUndo: Bool { undoCount > 0 }
+    /// Whether there is a step to redo, as of the last bus item that ran.
+    public var canRedo: Bool { redoCount > 0 }
+    /// The number of steps to undo.
+    public var undoCount: Int { log.stacks.withLock { $0.undo.count } }
+    /// The number of steps to redo.
+    public var redoCount: Int { log.stacks.withLock { $0.redo.count } }
+
+    /// Forgets every step (as a bus item).
+    public func clear() {
+        let log = self.log
+        bus.perform { log.stacks.withLock { $0 = HistoryStacks() } }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Substances
+
+/// The values a ``MixJournal`` records of states: converted on the bus as they are committed
+/// (numbers, booleans and strings at once; other values through their `Codable` encoding),
+/// bounded in size, with secrets and `_`-prefixed properties left out.
+extension JournalValue {
+    /// The journal form of `value`, a key's value in a state (nil: the key did not exist), cut to
+    /// about `limit` bytes of JSON; whether it was cut.
+    static func captured(_ value: Any?, limit: Int) -> (value: JournalValue, cut: Bool) {
+        guard let value else { return (.null, false) }
+        switch value {
+        case let value as Int: return (.int(value), false)
+        case let value as Double: return (.double(value), false)
+        case let value as Bool: return (.bool(value), false)
+        case let value as String: return JournalValue.string(value).bounded(to: limit)
+        default:
+            if let optional = value as? any OptionalProtocol {
+                return captured(optional.wrapped, limit: limit)
+            }
+            return JournalValue(encoding: value).strippingInternalKeys(of: value).bounded(to: limit)
+        }
+    }
+
+    /// The journal form of a changed value (see `SubstanceChanges.changedValues(at:)`), cut to
+    /// about `limit` bytes of JSON; whether it was cut. Numbers, booleans and strings are taken as
+    /// they were read, without a cast.
+    static func captured(_ value: ChangedValue, limit: Int) -> (value: JournalValue, cut: Bool) {
+        switch value {
+        case .int(let value): (.int(value), false)
+        case .double(let value): (.double(value), false)
+        case .bool(let value): (.bool(value), false)
+        case .string(let value): JournalValue.string(value).bounded(to: limit)
+        case .other(let value): captured(value, limit: limit)
+        }
+    }
+
+    /// The value cut to about `limit` bytes of JSON, what was cut said where it was (a string ends
+    /// with `… (N characters)`, an array with `"… N more"`, an object gets a `"…"` key); whether
+    /// anything was cut.
+    func bounded(to limit: Int) -> (value: JournalValue, cut: Bool) {
+        var budget = limit
+        var cut = false
+        let value = bounded(budget: &budget, cut: &cut)
+        return (value, cut)
+    }
+
+    private func bounded(budget: inout Int, cut: inout Bool) -> JournalValue {
+        switch self {
+        case .string(let text):
+            let size = text.utf8.count + 2
+            guard size > budget else {
+                budget -= size
+                return self
+            }
+            cut = true
+            let kept = max(0, budget - 2)
+            budget = 0
+            return .string("\(text.prefix(kept))… (\(text.count) characters)")
+        case .array(let values):
+            var kept: [JournalValue] = []
+            for (index, element) in values.enumerated() {
+                guard budget > 0 else {
+                    cut = true
+                    kept.append(.string("… \(values.count - index) more"))
+                    break
+                }
+                kept.append(element.bounded(budget: &budget, cut: &cut))
+                budget -= 1
+            }
+            return .array(kept)
+        case .object(let values):
+            var kept: [String: JournalValue] = [:]
+            let keys = values.keys.sorted()
+            for (index, key) in keys.enumerated() {
+                guard budget > 0 else {
+                    cut = true
+                    kept["…"] = .string("\(keys.count - index) more keys")
+                    break
+                }
+                budget -= key.utf8.count + 3
+                kept[key] = values[key].unsafelyUnwrapped.bounded(budget: &budget, cut: &cut)
+            }
+            return .object(kept)
+        case .null, .bool, .int, .double, .unrepresentable, .redacted:
+            budget -= 8
+            return self
+        }
+    }
+
+    /// The value without the keys of `_`-prefixed properties, at any depth: internal state is
+    /// never recorded. `value` is what it encodes: a dictionary's `_` keys are data, and kept
+    /// (told apart from properties through the flattening the reduction uses).
+    func strippingInternalKeys(of value: Any) -> JournalValue {
+        guard hasInternalLookingKey else { return self }
+        return stripping(against: (value as? any Encodable).map { FlatEncoder.flatten($0) })
+    }
+
+    /// Whether an object at any depth has a `_`-prefixed key: most values have none, and need not
+    /// be flattened to be stripped.
+    private var hasInternalLookingKey: Bool {
+        switch self {
+        case .object(let values): values.contains { $0.key.hasPrefix("_") || $0.value.hasInternalLookingKey }
+        case .array(let values): values.contains { $0.hasInternalLookingKey }
+        default: false
+        }
+    }
+
+    /// The value without the `_` keys that `flat` (the same value flattened, `_` properties left
+    /// out) does not have; without every `_` key where `flat` says nothing.
+    private func stripping(against flat: FlatValue?) -> JournalValue {
+        switch self {
+        case .object(let values):
+            var children: [String: FlatValue]?
+            if case .keyed(let flatChildren)? = flat { children = flatChildren }
+            var kept: [String: JournalValue] = [:]
+            for (key, value) in values {
+                if key.hasPrefix("_"), children?[key] == nil { continue }
+                kept[key] = value.stripping(against: children?[key])
+            }
+            return .object(kept)
+        case .array(let values):
+            var elements: [FlatValue]?
+            if case .unkeyed(let flatElements)? = flat, flatElements.count == values.count { elements = flatElements }
+            return .array(values.indices.map { values[$0].stripping(against: elements?[$0]) })
+        default:
+            return self
+        }
+    }
+
+    /// What is at `key` (dotted, as reactions name keys: a dictionary key's own dots escaped), if
+    /// there is something.
+    public func value(at key: String) -> JournalValue? {
+        var current = self
+        for component in DottedKey.components(of: key) {
+            guard case .object(let values) = current, let next = values[component] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    /// Sets what is at `key` (dotted, as in ``value(at:)``), making the objects on the way.
+    public mutating func set(_ newValue: JournalValue, at key: String) {
+        set(newValue, at: DottedKey.components(of: key)[...])
+    }
+
+    private mutating func set(_ newValue: JournalValue, at components: ArraySlice<String>) {
+        guard let first = components.first else {
+            self = newValue
+            return
+        }
+        var values: [String: JournalValue] = [:]
+        if case .object(let existing) = self {
+            values = existing
+            self = .null  // the dictionary is changed in place, not copied
+        }
+        var child = values[first] ?? .null
+        child.set(newValue, at: components.dropFirst())
+        values[first] = child
+        self = .object(values)
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import Substances
+
+/// A payload value as a ``MixJournal`` exports it: plain JSON, so a journal written to a file can
+/// be read back and replayed.
+///
+/// Strings, integers, floating-point numbers, booleans, arrays and string-keyed dictionaries of
+/// these, and `Flask.Nil`, are kept. Anything else (your own types, object references) is recorded
+/// by type name only, as ``unrepresentable(type:)``: a mix with such a payload is listed by a
+/// replay as skipped rather than replayed with wrong data.
+public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JournalValue])
+    case object([String: JournalValue])
+    /// A value JSON cannot carry; its type's name.
+    case unrepresentable(type: String)
+    /// A value that is not recorded: a key the state marks secret (`State.secretKeys`).
+    case redacted
+
+    /// The journal form of a `Codable` value (a typed action): its JSON encoding, read back as
+    /// plain values; a value that is not `Encodable`, or fails to encode, by its type's name.
+    public init(encoding value: Any) {
+        // Read back with `JSONDecoder`, whose numbers are exact: `JSONSerialization` turned some
+        // doubles into decimals and back (0.1 + 0.2 became 0.3000000000000001).
+        guard let encodable = value as? any Encodable,
+            let data = try? JSONEncoder().encode(encodable),
+            let decoded = try? JSONDecoder().decode(JournalValue.self, from: data)
+        else {
+            self = .unrepresentable(type: "\(type(of: value))")
+            return
+        }
+        self = decoded
+    }
+
+    /// The plain JSON this value stands for (numbers exact, no tags), nil when it holds something
+    /// unrepresentable: what a typed action is decoded from when a journal is replayed.
+    var jsonData: Data? {
+        guard isRepresentable else { return nil }
+        return try? JSONEncoder().encode(PlainJSON(value: self))
+    }
+
+    /// A journal value encoded as plain JSON, for a `Decodable` type to read.
+    private struct PlainJSON: Encodable {
+        let value: JournalValue
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch value {
+            case .null, .unrepresentable, .redacted: try container.encodeNil()
+            case .bool(let value): try container.encode(value)
+            case .int(let value): try container.encode(value)
+            case .double(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            case .array(let values): try container.encode(values.map(PlainJSON.init(value:)))
+            case .object(let values): try container.encode(values.mapValues(PlainJSON.init(value:)))
+            }
+        }
+    }
+
+    /// The journal form of a payload value.
+    public init(_ value: Any) {
+        // A Foundation number says what it holds; `as Bool` would take any 0 or 1 for a boolean on
+        // Apple platforms. The dictionary references' conversion already tells them apart.
+        if type(of: value) is NSNumber.Type, let number = FlaskDictRef.flatten(value) {
+            switch number {
+            case .bool(let value): self = .bool(value)
+            case .int(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
+            case .uint(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
+            case .double(let value): self = .double(value)
+            default: self = .unrepresentable(type: "\(type(of: value))")
+            }
+            return
+        }
+        switch value {
+        case is FlaskNull, is NSNull: self = .null
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .int(value)
+        case let value as any BinaryInteger:
+            self = Int(exactly: value).map(JournalValue.int) ?? .unrepresentable(type: "\(type(of: value))")
+        case let value as Double: self = .double(value)
+        case let value as Float: self = .double(Double(value))
+        case let value as String: self = .string(value)
+        case let value as [Any]: self = .array(value.map(JournalValue.init(_:)))
+        case let value as [String: Any]: self = .object(value.mapValues(JournalValue.init(_:)))
+        default:
+            if let optional = value as? any OptionalProtocol {
+                self = optional.wrapped.map(JournalValue.init(_:)) ?? .null
+            } else {
+                self = .unrepresentable(type: "\(type(of: value))")
+            }
+        }
+    }
+
+    /// Whether the value, and everything inside it, can be replayed.
+    public var isRepresentable: Bool {
+        switch self {
+        case .unrepresentable, .redacted: false
+        case .array(let values): values.allSatisfy(\.isRepresentable)
+        case .object(let values): values.values.allSatisfy(\.isRepresentable)
+        default: true
+        }
+    }
+
+    /// The Swift value a mixer reads back: `Int`, `Double`, `String`, `Bool`, `Flask.Nil`, arrays
+    /// (typed `[Int]`, `[Double]`, `[String]`, `[Bool]` when all elements are of one of those
+    /// types) and `[String: any Sendable]`.
+    public var value: any Sendable {
+        switch self {
+        case .null: FlaskNull()
+        case .bool(let value): value
+        case .int(let value): value
+        case .double(let value): value
+        case .string(let value): value
+        case .object(let values): values.mapValues(\.value) as [String: any Sendable]
+        case .unrepresentable(let type): "<\(type)>"
+        case .redacted: "<redacted>"
+        case .array(let values):
+            if let ints = JournalValue.all(values, as: Int.self) {
+                ints
+            } else if let doubles = JournalValue.all(values, as: Double.self) {
+                doubles
+            } else if let strings = JournalValue.all(values, as: String.self) {
+                strings
+            } else if let bools = JournalValue.all(values, as: Bool.self) {
+                bools
+            } else {
+                values.map(\.value) as [any Sendable]
+            }
+        }
+    }
+
+    private static func all<T>(_ values: [JournalValue], as type: T.Type) -> [T]? {
+        var typed: [T] = []
+        for value in values {
+            guard let element = value.value as? T else { return nil }
+            typed.append(element)
+        }
+        return values.isEmpty ? nil : typed
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "nil"
+        case .bool(let value): "\(value)"
+        case .int(let value): "\(value)"
+        case .double(let value): "\(value)"
+        case .string(let value): "\"\(value)\""
+        case .array(let values): "[" + values.map(\.description).joined(separator: ", ") + "]"
+        case .object(let values):
+            "[" + values.keys.sorted().map { "\($0): \(values[$0]!)" }.joined(separator: ", ") + "]"
+        case .unrepresentable(let type): "<\(type)>"
+        case .redacted: "<redacted>"
+        }
+    }
+
+    // MARK: Codable: plain JSON; whole doubles and unrepresentable values are tagged so they
+    // read back as what they were.
+
+    private enum Tag: String, CodingKey {
+        case double = "$double"
+        case unrepresentable = "$unrepresentable"
+        case redacted = "$redacted"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .double(let value) where value.rounded() == value || !value.isFinite:
+            var container = encoder.container(keyedBy: Tag.self)
+            try container.encode("\(value)", forKey: .double)
+        case .unrepresentable(let type):
+            var container = encoder.container(keyedBy: Tag.self)
+            try container.encode(type, forKey: .unrepresentable)
+        case .redacted:
+            var container = encoder.container(keyedBy: Tag.self)
+            try container.encode(true, forKey: .redacted)
+        default:
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case .bool(let value): try container.encode(value)
+            case .int(let value): try container.encode(value)
+            case .double(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            case .array(let values): try container.encode(values)
+            case .object(let values): try container.encode(values)
+            case .unrepresentable, .redacted: break
+            }
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        // The container that fits is asked for first, so that an object or an array (every level
+        // of a deep value) is read without a failed attempt: a decoder's failure costs an error
+        // that names the whole coding path, and trying scalars first at every level of a value
+        // nested 500 deep took seconds.
+        if let object = try? decoder.container(keyedBy: AnyJSONKey.self) {
+            let keys = object.allKeys
+            if keys.count == 1, let tag = Tag(rawValue: keys[0].stringValue) {
+                switch tag {
+                case .double:
+                    if let value = Double(try object.decode(String.self, forKey: keys[0])) {
+                        self = .double(value)
+                        return
+                    }
+                case .unrepresentable:
+                    self = .unrepresentable(type: try object.decode(String.self, forKey: keys[0]))
+                    return
+                case .redacted:
+                    if try object.decode(Bool.self, forKey: keys[0]) {
+                        self = .redacted
+                        return
+                    }
+                }
+            }
+            var values: [String: JournalValue] = [:]
+            values.reserveCapacity(keys.count)
+            for key in keys { values[key.stringValue] = try object.decode(JournalValue.self, forKey: key) }
+            self = .object(values)
+            return
+        }
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [JournalValue] = []
+            if let count = array.count { values.reserveCapacity(count) }
+            while !array.isAtEnd { values.append(try array.decode(JournalValue.self)) }
+            self = .array(values)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            // JSON writes -0.0 as `-0`, which reads as the integer 0: kept as the double it was.
+            if value == 0, let double = try? container.decode(Double.self), double.sign == .minus {
+                self = .double(double)
+            } else {
+                self = .int(value)
+            }
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+}
+
+/// Any key of a JSON object, for reading one whose keys are not known in advance.
+private struct AnyJSONKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

@@ -1,0 +1,276 @@
+import FlaskLocking
+import FluxBus
+import Foundation
+import Substances
+
+extension MixJournal {
+    /// What a replay did, and where it did not reproduce the recording.
+    public struct Replay: Sendable, CustomStringConvertible {
+        /// A mix whose changes differ from the recorded ones: other substances or keys, or a key
+        /// that got another value.
+        public struct Divergence: Sendable, CustomStringConvertible {
+            /// The mix's serial in the recording.
+            public let serial: UInt64
+            /// The mixer's full name.
+            public let mixer: String
+            /// What the substances did when it was recorded.
+            public let recorded: [Change]
+            /// What they did when it was replayed.
+            public let replayed: [Change]
+            /// The keys that changed in both, but to other values.
+            public let values: [ValueDivergence]
+
+            public var description: String {
+                if !values.isEmpty, recorded.map(\.keys) == replayed.map(\.keys) {
+                    return "mix #\(serial) \(mixer): " + values.map(\.description).joined(separator: "; ")
+                }
+                return "mix #\(serial) \(mixer): recorded [\(recorded.map(\.description).joined(separator: "; "))]"
+                    + ", replayed [\(replayed.map(\.description).joined(separator: "; "))]"
+            }
+        }
+
+        /// A key that got another value when replayed than when recorded.
+        public struct ValueDivergence: Sendable, Equatable, CustomStringConvertible {
+            /// The substance's name.
+            public let substance: String
+            /// The dotted key.
+            public let key: String
+            /// Its new value in the recording.
+            public let recorded: JournalValue
+            /// Its new value in the replay.
+            public let replayed: JournalValue
+
+            public var description: String { "\(substance).\(key) recorded \(recorded), replayed \(replayed)" }
+        }
+
+        /// A mix the replay could not run, and why.
+        public struct Skip: Error, CustomStringConvertible {
+            /// The mix's serial in the recording.
+            public let serial: UInt64
+            /// The mixer's full name.
+            public let mixer: String
+            /// Why it could not run again.
+            public let reason: String
+
+            public var description: String { "mix #\(serial) \(mixer) skipped: \(reason)" }
+        }
+
+        /// How many mixes were run again.
+        public let replayed: Int
+        /// The mixes that could not run again, and why.
+        public let skipped: [Skip]
+        /// The mixes whose changes differ from the recorded ones.
+        public let divergences: [Divergence]
+
+        /// Whether every mix ran again and changed the same keys of the same substances, each to
+        /// the value it was recorded with (when the journal recorded values).
+        public var reproducesRecording: Bool { skipped.isEmpty && divergences.isEmpty }
+
+        public var description: String {
+            var lines = ["replayed \(replayed) mixes, \(skipped.count) skipped, \(divergences.count) diverged"]
+            lines += skipped.map { "  \($0)" } + divergences.map { "  \($0)" }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// Replays this journal's entries: see ``replay(_:on:domains:substances:)``.
+    public func replay(
+        on bus: Flux, domains: [any Any.Type] = [], substances: [any AnySubstance] = []
+    ) async -> Replay {
+        await MixJournal.replay(entries, on: bus, domains: domains, substances: substances)
+    }
+
+    /// Runs recorded mixes again, in order, each awaited before the next, and compares what each
+    /// changed with the recording.
+    ///
+    /// Mixers are dispatched again by name with their payload (exclusive mixes as plain mixes,
+    /// without a lock): fresh substances with the same names, defining the same mixers, reproduce
+    /// the same states if the mixers depend only on state and payload. Tasks (chain reactions,
+    /// rollbacks, undo) are replayed by applying the states the journal recorded to the substances
+    /// you pass with the same names. Mixes a middleware stopped are not run.
+    ///
+    /// Give the substances the names they had when recording (unnamed substances get a new number
+    /// in each process). Replay into substances whose reactors do not dispatch further mixes: those
+    /// were recorded as mixes of their own, and would otherwise run twice.
+    ///
+    /// - Parameters:
+    ///   - entries: the entries, from ``entries`` or ``entries(fromJSONLines:)``.
+    ///   - bus: the bus of the fresh substances.
+    ///   - domains: the mixer enumerations and action types used (`[SessionMixers.self,
+    ///     Login.self]`), to find mixers by name; an action replays from its recorded fields when
+    ///     its type is `Decodable`.
+    ///   - substances: the substances that tasks (chains, rollbacks, undo) changed.
+    public static func replay(
+        _ entries: [Entry], on bus: Flux, domains: [any Any.Type] = [], substances: [any AnySubstance] = []
+    ) async -> Replay {
+        var replayed = 0
+        var skipped: [Replay.Skip] = []
+        var divergences: [Replay.Divergence] = []
+        for entry in entries where entry.stop == nil {
+            let result: Result<[Change], Replay.Skip>
+            switch entry.kind {
+            case .mixer, .exclusiveMixer:
+                result = await replayMixer(entry, on: bus, domains: domains)
+            case .task:
+                result = await replayTask(entry, on: bus, substances: substances)
+            }
+            switch result {
+            case .failure(let skip):
+                skipped.append(skip)
+            case .success(let changes):
+                replayed += 1
+                let recorded = entry.changes.sorted { $0.substance < $1.substance }
+                let again = changes.sorted { $0.substance < $1.substance }
+                let sameKeys =
+                    recorded.map { ($0.substance, $0.keys, $0.aborted) }.elementsEqual(
+                        again.map { ($0.substance, $0.keys, $0.aborted) }, by: ==)
+                let values = sameKeys ? valueDivergences(recorded, again) : []
+                if !sameKeys || !values.isEmpty {
+                    divergences.append(
+                        Replay.Divergence(
+                            serial: entry.serial, mixer: entry.mixerDescription, recorded: recorded, replayed: again,
+                            values: values))
+                }
+            }
+        }
+        return Replay(replayed: replayed, skipped: skipped, divergences: divergences)
+    }
+
+    /// The keys whose new values differ between a recording and its replay, for the substances
+    /// whose values the recording has (the same substances and keys, in the same order).
+    private static func valueDivergences(_ recorded: [Change], _ replayed: [Change]) -> [Replay.ValueDivergence] {
+        var divergences: [Replay.ValueDivergence] = []
+        for (recorded, replayed) in zip(recorded, replayed) {
+            guard let recordedValues = recorded.values, let replayedValues = replayed.values else { continue }
+            let again = Dictionary(replayedValues.map { ($0.key, $0.new) }, uniquingKeysWith: { $1 })
+            for value in recordedValues {
+                let replayedValue = again[value.key] ?? .null
+                if !value.new.isSame(as: replayedValue) {
+                    divergences.append(
+                        Replay.ValueDivergence(
+                            substance: recorded.substance, key: value.key, recorded: value.new,
+                            replayed: replayedValue))
+                }
+            }
+        }
+        return divergences
+    }
+
+    /// The action of type `type` that `recorded` holds, if the type is `Decodable`.
+    private static func decodeAction(_ type: any Any.Type, from recorded: JournalValue) -> (any Sendable)? {
+        guard let decodable = type as? any (FlaskAction & Decodable).Type, let data = recorded.jsonData else {
+            return nil
+        }
+        let action: (any FlaskAction & Decodable)? = try? JSONDecoder().decode(decodable, from: data)
+        return action
+    }
+
+    private static func replayMixer(
+        _ entry: Entry, on bus: Flux, domains: [any Any.Type]
+    ) async -> Result<[Change], Replay.Skip> {
+        var name = FluxMixerName(entry.mixer)
+        if let domain = entry.domain {
+            guard let type = domains.first(where: { "\($0)" == domain }) else {
+                return .failure(skip(entry, "its mixer domain \(domain) is not among the domains given"))
+            }
+            name = FluxMixerName(entry.mixer, domain: type)
+        }
+        var payload = entry.livePayload
+        if payload == nil, let recorded = entry.payload {
+            guard recorded.values.allSatisfy(\.isRepresentable) else {
+                return .failure(skip(entry, "its payload holds values that were not recorded"))
+            }
+            payload = recorded.mapValues(\.value)
+        }
+        if entry.isAction, let type = name.domain {
+            // The value is needed, even of a type without stored properties: the library never
+            // makes a value of a user's type up.
+            if entry.liveAction == nil, entry.action?.containsRedacted == true {
+                return .failure(
+                    skip(entry, "its action \(type) has secret fields (secretKeys) the journal did not record"))
+            }
+            guard let action = entry.liveAction ?? entry.action.flatMap({ decodeAction(type, from: $0) }) else {
+                return .failure(skip(entry, "its action \(type) was not recorded, or does not decode as Decodable"))
+            }
+            let receipt = await bus.dispatchAndWait(name, payload: payload, value: action)
+            return .success(MixOutcome(receipt: receipt).entries.map(Change.init))
+        }
+        let receipt = await bus.dispatchAndWait(name, payload: payload)
+        return .success(MixOutcome(receipt: receipt).entries.map(Change.init))
+    }
+
+    private static func replayTask(
+        _ entry: Entry, on bus: Flux, substances: [any AnySubstance]
+    ) async -> Result<[Change], Replay.Skip> {
+        guard entry.changes.contains(where: { !$0.keys.isEmpty }) else { return .success(entry.changes) }
+        guard let states = entry.states else {
+            return .failure(skip(entry, "the journal did not record the states this task produced"))
+        }
+        var targets: [(any EncodedStateApplying, Data)] = []
+        for (name, data) in states.sorted(by: { $0.key < $1.key }) {
+            guard let target = substances.first(where: { $0.name() == name }) as? any EncodedStateApplying else {
+                return .failure(skip(entry, "no substance named \(name) was given"))
+            }
+            targets.append((target, data))
+        }
+        let receipt = FluxReceipt()
+        let failed = LockedValue<[String]>([])
+        await receipt.await(on: bus, mix: FluxMixerName(entry.mixer)) { [targets] in
+            for (target, data) in targets where !target.applyEncodedState(data) {
+                failed.withLock { $0.append(target.name()) }
+            }
+        }
+        if let name = failed.withLock({ $0.first }) {
+            return .failure(skip(entry, "the recorded state of \(name) does not decode as its state type"))
+        }
+        return .success(MixOutcome(receipt: receipt).entries.map(Change.init))
+    }
+
+    private static func skip(_ entry: Entry, _ reason: String) -> Replay.Skip {
+        Replay.Skip(serial: entry.serial, mixer: entry.mixerDescription, reason: reason)
+    }
+}
+
+extension MixJournal.Change {
+    /// What a receiver recorded of a mix, as the journal keeps it, values included.
+    init(_ record: MixOutcome.Entry) {
+        var values: [KeyChange]? = nil
+        if case .committed(let changes) = record.result {
+            values = changes.journalKeyChanges(limit: MixJournal.valueLimit)
+        }
+        self.init(substance: record.receiverName, keys: record.changedKeys, values: values, aborted: record.aborted)
+    }
+}
+
+extension JournalValue {
+    /// Whether two values are the same, a NaN the same as a NaN.
+    func isSame(as other: JournalValue) -> Bool {
+        switch (self, other) {
+        case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
+        case (.array(let a), .array(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.isSame(as: $1) }
+        case (.object(let a), .object(let b)):
+            a.count == b.count && a.allSatisfy { key, value in b[key].map(value.isSame(as:)) ?? false }
+        default: self == other
+        }
+    }
+}
+
+/// A substance that can take a state recorded as JSON, as a mix (for journal replays).
+protocol EncodedStateApplying: AnySubstance {
+    /// Decodes `data` as the state type and commits it (on the bus); false if it does not decode.
+    func applyEncodedState(_ data: Data) -> Bool
+}
+
+extension Substance: EncodedStateApplying {
+    func applyEncodedState(_ data: Data) -> Bool {
+        // The journal left out secret keys and `_` properties: they keep this substance's values.
+        guard let recorded = try? JSONDecoder().decode(JournalValue.self, from: data),
+            let merged = recorded.puttingBack(
+                S.secrets, from: JournalValue(encoding: committedState), progress: S.secrets.root
+            ).jsonData,
+            let state = try? JSONDecoder().decode(S.self, from: merged)
+        else { return false }
+        replaceState(with: state)
+        return true
+    }
+}

@@ -1,0 +1,549 @@
+import FlaskLocking
+import FluxBus
+import Foundation
+import Substances
+
+/// An opt-in record of every mix on a bus: the mixer and payload, which substances changed which
+/// keys, how long it took, how many reactors were notified, which locks were held.
+///
+/// It is a `FluxMiddleware`: install it with `bus.use(journal)` and remove it when done; with no
+/// journal installed the bus pays nothing for it. It keeps the last `capacity` entries and counts
+/// the ones it dropped. Export it with ``jsonLines()``, read it back with
+/// ``entries(fromJSONLines:)``, and replay it with ``replay(_:on:domains:substances:)``.
+///
+/// ```swift
+/// let journal = MixJournal(capacity: 1_000)
+/// bus.use(journal)
+/// // ... the app mixes ...
+/// try journal.jsonLines().write(to: url, atomically: true, encoding: .utf8)
+/// ```
+///
+/// Payload values are recorded (a replay needs them). To keep them out of the record, create the
+/// journal with `recordsPayloadValues: false`: it then keeps keys and types, and such mixes are
+/// not replayable.
+public final class MixJournal: FluxMiddleware {
+    /// One mix.
+    public struct Entry: Sendable, Codable, CustomStringConvertible {
+        /// The mix's number on its bus (see `FluxMixReport.serial`).
+        public let serial: UInt64
+        /// Whether it was a mixer, an exclusive mix or a task that mixes.
+        public let kind: FluxMixReport.Kind
+        /// The mixer's name (without its domain), or the task's label (`chain`, `rollback`, `undo`).
+        public let mixer: String
+        /// The name of the mixer's domain type (the `SubstanceMixer` enumeration), if any.
+        public let domain: String?
+        /// The payload, as JSON values.
+        public let payload: [String: JournalValue]?
+        /// The value dispatched with the mixer (a typed action), as JSON: its `Codable` fields, or
+        /// its type when it is not `Codable`. Nil for none, and for an action without stored
+        /// properties (its type, the ``domain``, is all there is to it).
+        public let action: JournalValue?
+        /// The mixer as dispatched, when a middleware replaced it.
+        public let dispatchedMixer: String?
+        /// Set when a middleware stopped the mix.
+        public let stop: Stop?
+        /// What each substance did, in the order they ran.
+        public let changes: [Change]
+        /// How many observers of the mixer were called (the substances that define it, and observers
+        /// added with `Flux.observe`).
+        public let observersCalled: Int
+        /// How many reactors the commits were delivered to.
+        public let reactorsNotified: Int
+        /// The serials of the locks open while the mix ran.
+        public let locksHeld: [UInt64]
+        /// How long the mix took on the bus, its reactions included, in microseconds.
+        public let microseconds: Double
+        /// When the mix ran (wall clock).
+        public let date: Date
+        /// The new states of the substances a task (chain, rollback, undo) changed, as JSON:
+        /// a replay applies them, since a task's closures cannot be recorded.
+        public let states: [String: Data]?
+
+        /// The mixer's name as text, `Domain.name` (for a typed action, its type's name), without
+        /// the values a case or structure holds (see `FluxMixerName.description`).
+        public var mixerDescription: String {
+            FluxMixerName.redacted(mixer, domain: domain)
+        }
+
+        /// One line without values: the serial, the mixer by type and case (as
+        /// ``mixerDescription``), and what each substance changed (`mix #3 AuthMixers.login →
+        /// account: user`). Payloads, actions and states are in the entry's properties, and in the
+        /// JSON lines.
+        public var description: String {
+            var line = "mix #\(serial) \(kind == .task ? "task " : "")\(mixerDescription)"
+            if kind == .exclusiveMixer { line += " exclusive" }
+            if !changes.isEmpty { line += " → " + changes.map(\.description).joined(separator: "; ") }
+            return line
+        }
+
+        /// Whether the mix was a typed action (its type is the ``domain``).
+        public var isAction: Bool { mixer.isEmpty && domain != nil }
+
+        /// The payload as the mixer saw it, when it was recorded in process (not exported: not
+        /// among the coding keys).
+        private(set) var livePayload: FluxPayload? = nil
+        /// The action as dispatched, when it was recorded in process (not exported).
+        private(set) var liveAction: (any Sendable)? = nil
+
+        enum CodingKeys: String, CodingKey {
+            case serial, kind, mixer, domain, payload, action, dispatchedMixer, stop, changes, observersCalled
+            case reactorsNotified, locksHeld, microseconds, date, states
+        }
+
+        /// Written as the JSON lines show it: each state as a JSON object in the line, not as
+        /// Base64 (see ``MixJournal/jsonLines()``).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(serial, forKey: .serial)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(mixer, forKey: .mixer)
+            try container.encodeIfPresent(domain, forKey: .domain)
+            try container.encodeIfPresent(payload, forKey: .payload)
+            try container.encodeIfPresent(action, forKey: .action)
+            try container.encodeIfPresent(dispatchedMixer, forKey: .dispatchedMixer)
+            try container.encodeIfPresent(stop, forKey: .stop)
+            try container.encode(changes, forKey: .changes)
+            try container.encode(observersCalled, forKey: .observersCalled)
+            try container.encode(reactorsNotified, forKey: .reactorsNotified)
+            try container.encode(locksHeld, forKey: .locksHeld)
+            try container.encode(microseconds, forKey: .microseconds)
+            try container.encode(date, forKey: .date)
+            if let states {
+                // A state that is not JSON (it cannot happen: the substance encoded it) stays Base64.
+                let objects = states.mapValues { data -> StateJSON in
+                    (try? JSONDecoder().decode(JournalValue.self, from: data)).map(StateJSON.json) ?? .bytes(data)
+                }
+                try container.encode(objects, forKey: .states)
+            }
+        }
+
+        /// Reads an entry of the JSON lines: states as JSON objects, or as Base64 (journals written
+        /// before states were written as JSON).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            serial = try container.decode(UInt64.self, forKey: .serial)
+            kind = try container.decode(FluxMixReport.Kind.self, forKey: .kind)
+            mixer = try container.decode(String.self, forKey: .mixer)
+            domain = try container.decodeIfPresent(String.self, forKey: .domain)
+            payload = try container.decodeIfPresent([String: JournalValue].self, forKey: .payload)
+            action = try container.decodeIfPresent(JournalValue.self, forKey: .action)
+            dispatchedMixer = try container.decodeIfPresent(String.self, forKey: .dispatchedMixer)
+            stop = try container.decodeIfPresent(Stop.self, forKey: .stop)
+            changes = try container.decode([Change].self, forKey: .changes)
+            observersCalled = try container.decode(Int.self, forKey: .observersCalled)
+            reactorsNotified = try container.decode(Int.self, forKey: .reactorsNotified)
+            locksHeld = try container.decode([UInt64].self, forKey: .locksHeld)
+            microseconds = try container.decode(Double.self, forKey: .microseconds)
+            date = try container.decode(Date.self, forKey: .date)
+            states = try container.decodeIfPresent([String: StateJSON].self, forKey: .states)?.mapValues(\.data)
+        }
+
+        /// A recorded state in a JSON line: a JSON value, or Base64 text in older journals.
+        private enum StateJSON: Codable {
+            case json(JournalValue)
+            case bytes(Data)
+
+            var data: Data {
+                switch self {
+                case .json(let value): value.jsonData ?? Data()
+                case .bytes(let data): data
+                }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .json(let value): try container.encode(value)
+                case .bytes(let data): try container.encode(data)
+                }
+            }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                // Base64 text is a string; a state is an object (or, for a state that encodes as a
+                // single value, anything else).
+                if let text = try? container.decode(String.self), let data = Data(base64Encoded: text) {
+                    self = .bytes(data)
+                } else {
+                    self = .json(try container.decode(JournalValue.self))
+                }
+            }
+        }
+
+        /// The entry of a mix recorded on the bus: its values are converted now, off the bus.
+        init(_ recorded: Recorded, clock: JournalClock) {
+            serial = recorded.serial
+            kind = recorded.kind
+            domain = recorded.mixer.domain.map { "\($0)" }
+            // Without values, the name loses them too (a case's associated values, a structure's
+            // fields): only the case or type is kept.
+            if recorded.redacted == nil {
+                mixer = recorded.mixer.name
+            } else if let domain, !recorded.mixer.name.isEmpty {
+                // A structure's description is its type's name and fields: its type's name is kept,
+                // so that it is not taken for a typed action (whose mixer is empty).
+                let caseName = FluxMixerName.caseName(of: recorded.mixer.name, domain: domain)
+                mixer = caseName.isEmpty ? String(domain.split(separator: ".").last ?? "") : caseName
+            } else {
+                mixer = recorded.mixer.name
+            }
+            if let redacted = recorded.redacted {
+                payload = redacted.payload
+                action = redacted.action
+            } else {
+                // Secret fields redacted: an action's (`FlaskAction.secretKeys`), a mixer
+                // enumeration's payload keys (`SubstanceMixer.secretPayloadKeys`).
+                let payloadSecrets = (recorded.mixer.domain as? any FluxPayloadSecrets.Type).map { domain in
+                    SecretKeysCache.secrets(of: domain, domain.secretPayloadKeys)
+                }
+                payload = recorded.payload.map { payload in
+                    let values = payload.mapValues { JournalValue($0) }
+                    guard let payloadSecrets,
+                        case .object(let kept) = JournalValue.object(values).redacting(payloadSecrets)
+                    else { return values }
+                    return kept
+                }
+                livePayload = recorded.payload
+                action = recorded.value.map { value in
+                    let encoded = JournalValue(encoding: value)
+                    guard let action = value as? any FlaskAction else { return encoded }
+                    let type = Swift.type(of: action)
+                    return encoded.redacting(SecretKeysCache.secrets(of: type, type.secretKeys))
+                }
+                liveAction = recorded.value
+            }
+            dispatchedMixer = recorded.dispatchedMixer?.description
+            stop = recorded.stop.map { Stop(middleware: $0.middleware, reason: $0.reason) }
+            changes = recorded.changes.all
+            reactorsNotified = recorded.reactorsNotified
+            observersCalled = recorded.observersCalled
+            locksHeld = recorded.locksHeld
+            microseconds = recorded.duration.microseconds
+            date = clock.date(of: recorded.startedAt)
+            states = recorded.states
+        }
+    }
+
+    /// One mix as the bus records it: what it takes to make its ``Entry`` later. Converting values
+    /// to JSON, naming types and keys, and reading clocks wait until the entries are read, so that
+    /// a journal costs the bus as little as it can.
+    ///
+    /// A class: the journal's ring holds a reference per mix, so that recording one moves a
+    /// pointer rather than copying a large value field by field (and the entry it replaces is
+    /// freed in one go).
+    final class Recorded: Sendable {
+        let serial: UInt64
+        let kind: FluxMixReport.Kind
+        let mixer: FluxMixerName
+        /// The payload and the value, kept as dispatched when the journal records values.
+        let payload: FluxPayload?
+        let value: (any Sendable)?
+        /// When it does not: their keys and types, made now, so that no value is kept even in memory.
+        let redacted: (payload: [String: JournalValue]?, action: JournalValue?)?
+        let dispatchedMixer: FluxMixerName?
+        let stop: FluxMixReport.Stop?
+        /// What each substance did: names and changed plan entries, copied now (keeping the changes
+        /// themselves would keep every recorded state alive); the keys are spelled when read.
+        let changes: RecordedChanges
+        let reactorsNotified: Int
+        let observersCalled: Int
+        let locksHeld: [UInt64]
+        let startedAt: ContinuousClock.Instant
+        let duration: Duration
+        let states: [String: Data]?
+
+        /// The states before this mix of the substances the journal sees here for the first time:
+        /// where a rebuild of their states starts (see ``MixJournal/Document/startStates``).
+        let starts: [(substance: String, state: JournalValue)]
+
+        init(report: borrowing FluxMixReport, journal: MixJournal) {
+            let recordsPayloadValues = journal.recordsPayloadValues
+            let recordsStates = journal.recordsStates
+            let recordsChangedValues = journal.recordsChangedValues
+            let reportKind = report.kind
+            serial = report.serial
+            kind = reportKind
+            mixer = report.mixer
+            if recordsPayloadValues {
+                payload = report.payload
+                value = report.value
+                redacted = nil
+            } else {
+                payload = nil
+                value = nil
+                redacted = (
+                    report.payload?.mapValues { .unrepresentable(type: "\(type(of: $0))") },
+                    report.value.map { .unrepresentable(type: "\(type(of: $0))") }
+                )
+            }
+            dispatchedMixer = report.dispatchedMixer
+            stop = report.stop
+            observersCalled = report.observersCalled
+            locksHeld = report.locksHeld
+            startedAt = report.startedAt
+            duration = report.duration
+            // Read in place: the journal keeps copied values (names, plan entries, encoded states),
+            // never the changes themselves.
+            var changes = RecordedChanges()
+            var reactorsNotified = 0
+            var states: [String: Data]? = nil
+            var starts: [(substance: String, state: JournalValue)] = []
+            let recordsTaskStates = recordsStates && reportKind == .task
+            report.recordsReadInPlace.withUnsafeBufferPointer { records in
+                for record in records {
+                    guard let entry = MixOutcome.Entry.unboxed(record) else { continue }
+                    reactorsNotified += entry.reactorsNotified
+                    switch entry.result {
+                    case .committed(let committed):
+                        var values: [KeyChange]? = nil
+                        if recordsChangedValues {
+                            values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
+                            if journal.seesForTheFirstTime(committed.substanceIdentity),
+                                let start = committed.journalOldState(limit: MixJournal.startStateLimit)
+                            {
+                                starts.append((entry.receiverName, start))
+                            }
+                        }
+                        changes.append(
+                            RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot, values: values))
+                        if recordsTaskStates, let data = committed.encodedNewState() {
+                            states = (states ?? [:]).merging([entry.receiverName: data]) { $1 }
+                        }
+                    case .unchanged:
+                        changes.append(RecordedChange(substance: entry.receiverName, keys: nil))
+                    case .aborted:
+                        changes.append(RecordedChange(substance: entry.receiverName, keys: nil, aborted: true))
+                    }
+                }
+            }
+            self.changes = consume changes
+            self.reactorsNotified = reactorsNotified
+            self.states = consume states
+            self.starts = starts
+        }
+    }
+
+    /// One substance's part in a recorded mix.
+    struct RecordedChange: Sendable {
+        let substance: String
+        /// Nil when it changed nothing or aborted.
+        let keys: ChangedKeySnapshot?
+        /// The changed keys' values, when the journal records them.
+        var values: [KeyChange]? = nil
+        var aborted = false
+
+        var change: Change { Change(substance: substance, keys: keys?.keys ?? [], values: values, aborted: aborted) }
+    }
+
+    /// The substances' parts in a recorded mix: the first inline (most mixes reach one substance),
+    /// the others in an array, so that a mix of one substance records without a second allocation.
+    struct RecordedChanges: Sendable {
+        private var first: RecordedChange?
+        private var others: [RecordedChange] = []
+
+        mutating func append(_ change: RecordedChange) {
+            if first == nil { first = change } else { others.append(change) }
+        }
+
+        /// The parts, in the order the substances ran.
+        var all: [Change] {
+            guard let first else { return [] }
+            return [first.change] + others.map(\.change)
+        }
+
+        /// Calls `body` with each part.
+        func visit(_ body: (RecordedChange) -> Void) {
+            guard let first else { return }
+            body(first)
+            for other in others { body(other) }
+        }
+    }
+
+    /// What one substance did with a mix.
+    public struct Change: Sendable, Codable, Equatable, CustomStringConvertible {
+        /// The substance's name.
+        public let substance: String
+        /// The keys it changed, parents included.
+        public let keys: [String]
+        /// The changed keys with their values before and after, when the journal records values
+        /// (``MixJournal/recordsChangedValues``): the keys no other changed key is below (a parent
+        /// such as `info` is in ``keys`` only; its children carry the values).
+        public let values: [KeyChange]?
+        /// Whether it aborted.
+        public let aborted: Bool
+
+        /// A substance's part in a mix: the keys it changed (with their values), or that it aborted.
+        public init(substance: String, keys: [String], values: [KeyChange]? = nil, aborted: Bool = false) {
+            self.substance = substance
+            self.keys = keys
+            self.values = values
+            self.aborted = aborted
+        }
+
+        public var description: String {
+            aborted ? "\(substance): aborted" : "\(substance): \(keys.joined(separator: ", "))"
+        }
+    }
+
+    /// Why a middleware stopped a mix.
+    public struct Stop: Sendable, Codable, Equatable {
+        /// The name of the middleware that stopped the mix.
+        public let middleware: String
+        /// Why it stopped it.
+        public let reason: String
+    }
+
+    /// The most entries kept; older ones are dropped first.
+    public let capacity: Int
+    /// Whether payload values are recorded (otherwise keys and types only).
+    public let recordsPayloadValues: Bool
+    /// Whether the new states of tasks (chains, rollbacks, undo) are recorded, so they replay.
+    public let recordsStates: Bool
+    /// Whether each changed key's values before and after are recorded, and each substance's state
+    /// where the journal first sees it, so that the state after any mix can be rebuilt
+    /// (``Document/states(after:)``, the timeline page).
+    public let recordsChangedValues: Bool
+
+    /// About how many bytes of JSON a changed value may take in the journal; a longer one is cut.
+    public static let valueLimit = 4_096
+    /// About how many bytes of JSON a substance's starting state may take.
+    public static let startStateLimit = 1_048_576
+    /// The longest line ``entries(fromJSONLines:)`` reads: 64 MiB. The journal writes far shorter
+    /// lines (values cut at ``valueLimit``, starting states at ``startStateLimit`` each); a longer
+    /// one is refused with its number rather than read into memory whole.
+    public static let lineLimit = 64 << 20
+
+    /// The entries, in a ring; and where the rebuild of each substance's states starts: its state
+    /// where the journal first saw it, and what the entries dropped from the ring changed since.
+    private struct Storage {
+        var entries: [Recorded] = []
+        var start = 0
+        var dropped = 0
+        var starts: [String: JournalValue] = [:]
+        /// By substance, the newest value of each key the dropped entries changed.
+        var folded: [String: [String: JournalValue]] = [:]
+
+        /// Keeps the new values of `dropped`, an entry leaving the ring.
+        mutating func fold(_ dropped: Recorded) {
+            dropped.changes.visit { change in
+                guard let values = change.values else { return }
+                for value in values { folded[change.substance, default: [:]][value.key] = value.new }
+            }
+        }
+    }
+
+    private let storage = LockedValue(Storage())
+    /// The substances seen so far (on the bus only, but behind a lock: `clear()` comes from anywhere).
+    private let seen = LockedValue<Set<ObjectIdentifier>>([])
+    /// Dates the entries from the bus's monotonic clock.
+    private let clock = JournalClock()
+
+    /// - Parameters:
+    ///   - capacity: the most entries kept (10,000 by default).
+    ///   - recordsPayloadValues: record payload values (needed to replay), or only keys and types.
+    ///   - recordsStates: record the states that chain reactions, rollbacks and undo produce, so a
+    ///     replay reproduces them (their closures cannot be recorded). States are user data: by
+    ///     default they are recorded only when payload values are, so that a journal told to keep
+    ///     no values keeps none.
+    ///   - recordsChangedValues: record each changed key's values before and after (bounded by
+    ///     ``valueLimit``), and each substance's state where the journal first sees it: what the
+    ///     timeline page and a value-exact replay need. Like states, values are user data: by
+    ///     default they are recorded when payload values are. `_`-prefixed properties and the
+    ///     state's `State.secretKeys` are never recorded.
+    public init(
+        capacity: Int = 10_000, recordsPayloadValues: Bool = true, recordsStates: Bool? = nil,
+        recordsChangedValues: Bool? = nil
+    ) {
+        self.capacity = max(1, capacity)
+        self.recordsPayloadValues = recordsPayloadValues
+        self.recordsStates = recordsStates ?? recordsPayloadValues
+        self.recordsChangedValues = recordsChangedValues ?? recordsPayloadValues
+    }
+
+    /// Records the mix (on the bus).
+    public func didMix(_ report: FluxMixReport) {
+        let entry = Recorded(report: report, journal: self)
+        let recordsChangedValues = self.recordsChangedValues
+        storage.withLock { storage in
+            if !entry.starts.isEmpty {
+                for start in entry.starts where storage.starts[start.substance] == nil {
+                    storage.starts[start.substance] = start.state
+                }
+            }
+            if storage.entries.count < capacity {
+                storage.entries.append(entry)
+            } else {
+                // The dropped entry's new values move into where its substances' rebuild starts.
+                if recordsChangedValues { storage.fold(storage.entries[storage.start]) }
+                storage.entries[storage.start] = entry
+                storage.start = (storage.start + 1) % capacity
+                storage.dropped += 1
+            }
+        }
+    }
+
+    /// Whether the journal sees `substance` for the first time (on the bus).
+    func seesForTheFirstTime(_ substance: ObjectIdentifier) -> Bool {
+        seen.withLock { $0.insert(substance).inserted }
+    }
+
+    /// The entries kept, oldest first.
+    public var entries: [Entry] {
+        let recorded = storage.withLock { storage in
+            Array(storage.entries[storage.start...] + storage.entries[..<storage.start])
+        }
+        return recorded.map { Entry($0, clock: clock) }
+    }
+
+    /// The entries kept, and each substance's state before the first of them, from which the state
+    /// after each mix is rebuilt.
+    public var document: Document {
+        let (starts, folded) = storage.withLock { ($0.starts, $0.folded) }
+        var startStates = starts
+        for (substance, values) in folded {
+            guard var state = startStates[substance] else { continue }
+            // Shorter keys first: a key's value, then what changed below it later.
+            for key in values.keys.sorted(by: { ($0.count, $0) < ($1.count, $1) }) {
+                state.set(values[key].unsafelyUnwrapped, at: key)
+            }
+            startStates[substance] = state
+        }
+        return Document(startStates: startStates, entries: entries)
+    }
+
+    /// How many entries were dropped to stay within ``capacity``.
+    public var droppedCount: Int { storage.withLock { $0.dropped } }
+
+    /// Forgets every entry.
+    public func clear() {
+        storage.withLock { $0 = Storage() }
+        seen.withLock { $0.removeAll() }
+    }
+
+    /// The journal as JSON lines: a first line with each substance's starting state (when values
+    /// are recorded; see ``Document``), then one JSON object per entry, oldest first.
+    public func jsonLines() -> String {
+        document.jsonLines()
+    }
+
+    /// Reads the entries of JSON lines exported by ``jsonLines()``; empty lines and the line of
+    /// starting states are skipped.
+    ///
+    /// - Throws: ``Document/LineError`` naming the first line that is not an entry.
+    public static func entries(fromJSONLines text: String) throws -> [Entry] {
+        try Document(jsonLines: text).entries
+    }
+}
+
+/// Turns the monotonic instants the bus records into wall-clock dates, from one reading of both
+/// clocks taken when the journal was made.
+struct JournalClock: Sendable {
+    private let date = Date()
+    private let instant = ContinuousClock.now
+
+    func date(of moment: ContinuousClock.Instant) -> Date {
+        let elapsed = moment - instant
+        let (seconds, attoseconds) = elapsed.components
+        return date.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+}

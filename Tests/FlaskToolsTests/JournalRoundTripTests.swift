@@ -1,0 +1,122 @@
+import FlaskTestSupport
+import FlaskTools
+import FluxBus
+import Foundation
+import Substances
+import Testing
+
+@testable import FlaskJournalTool
+
+private struct NoteState: State {
+    var text = ""
+}
+
+private enum NoteMixers: SubstanceMixer {
+    case write
+}
+
+/// A journal of `texts.count` mixes, each writing one text into the state and the payload.
+private func journal(of texts: [String]) async -> MixJournal {
+    let bus = Flux()
+    let journal = MixJournal()
+    bus.use(journal)
+    let note = ReactiveSubstance<NoteState, NoteMixers>(name: "note", bus: bus) { define in
+        define(mix: .write) { note, payload, react, _ in
+            note.prop.text = payload?["text"] as? String ?? ""
+            react()
+        }
+    }
+    for text in texts { bus.dispatch(NoteMixers.write, payload: ["text": text]) }
+    await bus.flush()
+    withExtendedLifetime(note) {}
+    return journal
+}
+
+/// A random string of scalars JSON readers trip on: line and paragraph separators, NEL, NUL and
+/// other controls, quotes, backslashes, the replacement character (what a lone surrogate becomes),
+/// astral characters, and plain text.
+private func trickyString(_ random: inout SeededRandom) -> String {
+    let pool: [Unicode.Scalar] = [
+        "\u{2028}", "\u{2029}", "\u{85}", "\u{0}", "\u{1}", "\u{1F}", "\u{7F}", "\n", "\r", "\t", "\"", "\\", "/",
+        "\u{FFFD}", "\u{1F600}", "\u{10FFFF}", "é", "a", " ", "<", ">", "&", "\u{200B}", "\u{FEFF}",
+    ]
+    var scalars = String.UnicodeScalarView()
+    for _ in 0..<Int.random(in: 0..<24, using: &random) { scalars.append(pool.randomElement(using: &random)!) }
+    return String(scalars)
+}
+
+@Suite("The journal reads back all it writes; flask-journal reads any journal in linear time")
+struct JournalRoundTripTests {
+    @Test(
+        "random Unicode strings: exported, read back and exported again, the same lines",
+        arguments: [1, 2, 3] as [UInt64])
+    func roundTrip(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let texts = (0..<200).map { _ in trickyString(&random) }
+        let lines = await journal(of: texts).jsonLines()
+        // One line per entry, for any reader: no separator a reader splits on is left unescaped.
+        #expect(!lines.unicodeScalars.contains { ["\u{2028}", "\u{2029}", "\u{85}", "\r"].contains($0) })
+        let entries = try MixJournal.entries(fromJSONLines: lines)
+        #expect(entries.count == texts.count)
+        #expect(entries.map { $0.payload?["text"] } == texts.map { JournalValue.string($0) })
+        #expect(try MixJournal.Document(jsonLines: lines).jsonLines() == lines)
+        // The tool reads the library's own file.
+        #expect(try JournalTool.timelinePage(fromJSONLines: lines, title: nil).contains("data-mix-serial"))
+    }
+
+    @Test("a value nested 500 deep reads back, and its page is written")
+    func deepNesting() async throws {
+        let lines = await journal(of: Array(repeating: "PLACEHOLDER", count: 10)).jsonLines()
+        let deep = String(repeating: "{\"a\":", count: 500) + "1" + String(repeating: "}", count: 500)
+        let text = lines.replacingOccurrences(of: "\"PLACEHOLDER\"", with: deep)
+        // Read linearly: each level of an object is read without a failed attempt (this took 27 s
+        // in a debug build when every level tried the scalars first; 0.1 s now).
+        let entries = try MixJournal.entries(fromJSONLines: text)
+        #expect(try MixJournal.Document(jsonLines: text).jsonLines() == text)
+        #expect(entries.count == 10)
+        var depth = 0
+        var value = entries[0].payload?["text"]
+        while case .object(let children)? = value {
+            depth += 1
+            value = children["a"]
+        }
+        #expect(depth == 500)
+        #expect(try JournalTool.timelinePage(fromJSONLines: text, title: nil).contains("data-mix-serial"))
+    }
+
+    @Test("a changed value beyond the journal's limit is cut on import, as it is when recorded")
+    func valueLimitOnImport() async throws {
+        let lines = await journal(of: ["PLACEHOLDER"]).jsonLines()
+        let long = "\"" + String(repeating: "x", count: 1_000_000) + "\""
+        let entries = try MixJournal.entries(
+            fromJSONLines: lines.replacingOccurrences(of: "\"PLACEHOLDER\"", with: long))
+        let change = try #require(entries.first?.changes.first?.values?.first)
+        guard case .string(let text) = change.new else {
+            Issue.record("the value was not read back: \(change)")
+            return
+        }
+        #expect(change.cut)
+        #expect(text.utf8.count < 20_000)
+        #expect(text.hasSuffix("(1000000 characters)"))
+    }
+
+    @Test(
+        "flask-journal's exit statuses: empty input and blank lines are an empty journal, bad bytes are not a journal")
+    func exitStatuses() throws {
+        let folder = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let errors = Recorder<String>()
+        let tool = JournalTool(standardOutput: { _ in }, standardError: { errors.append($0) })
+        func status(_ bytes: [UInt8]) throws -> Int32 {
+            let input = folder.appendingPathComponent("\(UUID().uuidString).jsonl")
+            try Data(bytes).write(to: input)
+            return tool.run(["timeline", input.path, "-o", folder.appendingPathComponent("out.html").path])
+        }
+        #expect(try status([]) == 0)
+        #expect(try status(Array("\n\n  \n\t\n".utf8)) == 0)
+        #expect(try status([0x7B, 0xFF, 0xFE, 0x7D, 0x0A]) == 65)
+        #expect(errors.all.last?.contains("UTF-8") == true)
+        #expect(try status(Array("{}\nnot json\n".utf8)) == 65)
+        #expect(errors.all.last?.contains("line 1") == true)
+    }
+}

@@ -1,0 +1,196 @@
+import FlaskLocking
+import FlaskTestSupport
+import FluxBus
+import Testing
+
+@testable import FlaskTools
+@testable import Substances
+
+/// A clock the test moves by hand.
+final class ManualClock: Sendable {
+    private let instant = LockedValue(ContinuousClock.now)
+    var now: ContinuousClock.Instant { instant.withLock { $0 } }
+    func advance(by duration: Duration) { instant.withLock { $0 += duration } }
+}
+
+@Suite("Undo and redo")
+struct SubstanceHistoryTests {
+    @Test("a substance of another bus is refused, reported, and never written by undo")
+    func otherBusRefused() async {
+        let bus = Flux(label: "first")
+        let other = Flux(label: "second")
+        let diagnostics = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { diagnostics.append($0) }
+        let editor = Editor(name: "editor", bus: bus)
+        let stray = Editor(name: "stray", bus: other)
+        let history = SubstanceHistory(of: [editor, stray])
+        #expect(diagnostics.all.map(\.code) == [.historyAcrossBuses])
+        #expect(diagnostics.all.first?.message.contains("stray (bus \"second\")") == true)
+        bus.dispatch(.increment)
+        await bus.flush()
+        // The other bus keeps committing while undo runs: undo must not touch its substance.
+        for _ in 0..<200 { other.dispatch(.increment) }
+        #expect(await history.undo())
+        await other.flush()
+        #expect(editor.state.count == 0)
+        #expect(stray.state.count == 200)
+        #expect(history.undoCount == 0)
+    }
+
+    @Test("an undo a purge dropped returns false, its completion too, and undoes nothing", .timeLimit(.minutes(1)))
+    func purgedUndo() async {
+        let bus = Flux()
+        let editor = Editor(name: "purged-undo", bus: bus)
+        let history = SubstanceHistory(of: [editor])
+        bus.dispatch(.increment)
+        await bus.flush()
+        let lock = bus.lock()
+        let completed = Recorder<Bool>()
+        history.undo { completed.append($0) }
+        let awaited = Task { await history.undo() }
+        while bus.lockReport().queuedCount < 2 { await Task.yield() }
+        #expect(bus.purge() == 2)
+        #expect(await awaited.value == false)
+        #expect(completed.all == [false])
+        lock.release()
+        await bus.flush()
+        #expect(editor.state.count == 1)
+        #expect(history.undoCount == 1)
+    }
+
+    @Test("undo and redo walk the states back and forth, as mixes that observers see")
+    func undoRedo() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let history = SubstanceHistory(of: editor)
+        let log = ChangeLog()
+        editor.bind(log)
+        bus.dispatch(.increment)
+        bus.dispatch(.increment)
+        bus.dispatch(.type, ["text": "a"])
+        await bus.flush()
+        #expect(history.undoCount == 3)
+        await history.undo()
+        await history.undo()
+        await bus.flush()
+        #expect(editor.state.count == 1 && editor.state.text == "")
+        #expect(history.undoCount == 1 && history.redoCount == 2)
+        await history.redo()
+        await bus.flush()
+        #expect(editor.state.count == 2 && editor.state.text == "")
+        #expect(log.keys.suffix(3) == [["info", "info.words", "text"], ["count"], ["count"]])
+        // A new change clears what could be redone.
+        bus.dispatch(.increment, ["by": 10])
+        await bus.flush()
+        #expect(!history.canRedo)
+        history.redo { done in #expect(!done) }
+        await bus.flush()
+        #expect(editor.state.count == 12)
+    }
+
+    @Test("undo with nothing to undo changes nothing")
+    func nothingToUndo() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let history = SubstanceHistory(of: editor)
+        let result = Recorder<Bool>()
+        history.undo { result.append($0) }
+        await bus.flush()
+        #expect(result.all == [false])
+        #expect(editor.state == EditorState())
+    }
+
+    @Test("the history keeps at most `limit` steps")
+    func limit() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let history = SubstanceHistory(of: editor, limit: 2)
+        for _ in 0..<5 { bus.dispatch(.increment) }
+        await bus.flush()
+        #expect(history.undoCount == 2)
+        for _ in 0..<5 { await history.undo() }
+        await bus.flush()
+        #expect(editor.state.count == 3)
+    }
+
+    @Test("changes closer together than the merge interval are one undo step")
+    func merging() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let clock = ManualClock()
+        let history = SubstanceHistory(of: editor, mergingWithin: .milliseconds(500)) { clock.now }
+        for letter in ["h", "e", "y"] {
+            bus.dispatch(.type, ["text": letter])
+            await bus.flush()
+            clock.advance(by: .milliseconds(100))
+        }
+        clock.advance(by: .seconds(1))
+        bus.dispatch(.type, ["text": "!"])
+        await bus.flush()
+        #expect(history.undoCount == 2)
+        await history.undo()
+        await bus.flush()
+        #expect(editor.state.text == "hey")
+        await history.undo()
+        await bus.flush()
+        #expect(editor.state.text == "")
+    }
+
+    @Test("a history does not keep its substance alive, and stops recording when released")
+    func lifetime() async {
+        let bus = Flux()
+        weak var weakEditor: Editor?
+        var history: SubstanceHistory?
+        do {
+            let editor = Editor(name: "editor", bus: bus)
+            weakEditor = editor
+            history = SubstanceHistory(of: editor)
+            #expect(await editor.observerCount() == 1)
+            history = nil
+            #expect(await editor.observerCount() == 0)
+            history = SubstanceHistory(of: editor)
+        }
+        await bus.flush()
+        #expect(weakEditor == nil)
+        await history?.undo()
+        await bus.flush()
+    }
+}
+
+@Suite("Undo and redo over several substances")
+struct SharedHistoryTests {
+    @Test("a mix that changed two substances is undone as one step, and awaited")
+    func chainIsOneStep() async {
+        let bus = Flux()
+        let session = Editor(name: "session", bus: bus)
+        let todos = Editor(name: "todos", bus: bus)
+        let history = SubstanceHistory(of: [session, todos])
+        await session.mixAndWait { $0.prop.text = "ada" }
+        await todos.mixAndWait { $0.prop.count = 3 }
+        // One work item commits both: a logout that clears the todos.
+        bus.perform {
+            session.beginTransaction()
+            todos.beginTransaction()
+            session.prop.text = ""
+            todos.prop.count = 0
+            let sessionChanges = session.commitTransaction()
+            let todoChanges = todos.commitTransaction()
+            if let sessionChanges { session.deliver(sessionChanges, lock: nil) }
+            if let todoChanges { todos.deliver(todoChanges, lock: nil) }
+        }
+        await bus.flush()
+        #expect(history.undoCount == 3)
+        #expect(await history.undo())
+        // Both came back, in one step.
+        #expect(session.state.text == "ada" && todos.state.count == 3)
+        #expect(history.undoCount == 2 && history.redoCount == 1)
+        #expect(await history.redo())
+        #expect(session.state.text == "" && todos.state.count == 0)
+        #expect(await history.undo())
+        #expect(await history.undo())
+        #expect(todos.state.count == 0 && session.state.text == "ada")
+        #expect(await history.undo())
+        #expect(session.state.text == "")
+        #expect(await history.undo() == false)
+    }
+}
