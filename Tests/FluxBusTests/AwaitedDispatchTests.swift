@@ -1,9 +1,10 @@
 import Dispatch
 import FlaskTestSupport
-import FluxBus
 import Foundation
 import Synchronization
 import Testing
+
+@testable import FluxBus
 
 /// The thread that runs the calling code, as a number.
 private func threadNumber() -> UInt {

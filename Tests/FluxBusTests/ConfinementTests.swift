@@ -1,7 +1,8 @@
 import Dispatch
 import FlaskTestSupport
-import FluxBus
 import Testing
+
+@testable import FluxBus
 
 /// The rule the bus's fast path rests on, "touched only on the bus", is checked in debug builds:
 /// a confined field or a bus-only call reached from elsewhere traps with a message naming it.

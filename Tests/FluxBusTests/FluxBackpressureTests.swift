@@ -1,9 +1,10 @@
 import Dispatch
 import FlaskTestSupport
-import FluxBus
 import Foundation
 import Synchronization
 import Testing
+
+@testable import FluxBus
 
 /// Waits until `condition` holds, checking it again and again (not a timed sleep: a bound only, so
 /// that a broken promise fails the test instead of hanging it).

@@ -1,8 +1,9 @@
 import Dispatch
 import FlaskLocking
 import FlaskTestSupport
-import FluxBus
 import Testing
+
+@testable import FluxBus
 
 @Suite("Flux: locks, exclusive dispatch, purge, diagnostics")
 struct FluxLockTests {

@@ -1,6 +1,7 @@
 import FlaskTestSupport
-import FluxBus
 import Testing
+
+@testable import FluxBus
 
 /// A middleware scripted by the test: a decision per mixer name, and every report kept.
 final class ScriptedMiddleware: FluxMiddleware {

@@ -1,4 +1,4 @@
-import FluxBus
+@_spi(FlaskInternals) import FluxBus
 import Substances
 
 /// A middleware that prints each mix as a diff of what it changed: the mix's line (as `FluxLogger`

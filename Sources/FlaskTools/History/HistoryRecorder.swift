@@ -1,5 +1,5 @@
 import FlaskLocking
-import FluxBus
+@_spi(FlaskInternals) import FluxBus
 import Substances
 
 /// A substance that a history can record (every `Substance` is one).

@@ -1,5 +1,5 @@
 import FlaskLocking
-import FluxBus
+@_spi(FlaskInternals) import FluxBus
 import Foundation
 import Substances
 

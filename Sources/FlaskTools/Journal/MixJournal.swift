@@ -1,5 +1,5 @@
 import FlaskLocking
-import FluxBus
+@_spi(FlaskInternals) import FluxBus
 import Foundation
 import Substances
 
@@ -218,7 +218,8 @@ public final class MixJournal: FluxMiddleware {
             reactorsNotified = recorded.reactorsNotified
             observersCalled = recorded.observersCalled
             locksHeld = recorded.locksHeld
-            microseconds = recorded.duration.microseconds
+            let duration = recorded.duration.components
+            microseconds = Double(duration.seconds) * 1e6 + Double(duration.attoseconds) / 1e12
             date = clock.date(of: recorded.startedAt)
             states = recorded.states
         }

@@ -95,10 +95,10 @@ extension Flux {
 
     /// How many items wait on the main lane now (queued, or suspended by a lock): for tests and
     /// diagnostics.
-    package var waitingItemCount: Int { queue.withLock { $0.pendingMainCount } }
+    var waitingItemCount: Int { queue.withLock { $0.pendingMainCount } }
 
     /// How many producers wait for room now (threads and tasks): for tests and diagnostics.
-    package var producersWaitingForRoom: Int {
+    var producersWaitingForRoom: Int {
         queue.withLock { $0.threadsWaitingForRoom + $0.tasksWaitingForRoom.count }
     }
 

@@ -65,7 +65,7 @@ extension Flux {
 
     /// Runs `body` with `receipt` as the active receipt (on the bus), for awaited work. A receipt
     /// active around it (a mix seen by middleware) also gets what was recorded.
-    package func withReceipt<T>(_ receipt: FluxReceipt, _ body: () -> T) -> T {
+    func withReceipt<T>(_ receipt: FluxReceipt, _ body: () -> T) -> T {
         let previous = confined.state.value.activeReceipt
         confined.state.value.activeReceipt = receipt
         defer {
@@ -78,9 +78,11 @@ extension Flux {
     }
 
     /// A number of the work item running now, different for each item of this bus (on the bus
-    /// only): commits made under one number were made by one mix, a chain's included.
-    package var workItemSerial: UInt64 { confined.state.value.itemSerial }
+    /// only): commits made under one number were made by one mix, a chain's included. A hook for
+    /// the undo history (FlaskTools), which groups the commits of one mix.
+    @_spi(FlaskInternals) public var workItemSerial: UInt64 { confined.state.value.itemSerial }
 
-    /// The receipt of the awaited dispatch running now, if any (on the bus only).
-    package var activeReceipt: FluxReceipt? { confined.state.value.activeReceipt }
+    /// The receipt of the awaited dispatch running now, if any (on the bus only). A hook for
+    /// substances (Substances), which record their outcome in it.
+    @_spi(FlaskInternals) public var activeReceipt: FluxReceipt? { confined.state.value.activeReceipt }
 }

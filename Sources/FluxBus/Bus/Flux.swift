@@ -56,7 +56,10 @@ public final class Flux: Sendable {
     let confined: FluxConfinedState
     /// The owners the bus delivered to in the items it is running, held until it lets go of them
     /// (see ``FluxOwnerHolds``); confined to the bus.
-    package let ownerHolds: FluxOwnerHolds
+    let ownerHolds: FluxOwnerHolds
+    /// Objects the bus keeps for the modules built on it, one per type (see
+    /// ``clientObject(_:make:)``).
+    private let clientObjects = LockedValue<[ObjectIdentifier: any AnyObject & Sendable]>([:])
     /// Where producers sleep while the main lane is full (see ``backlogLimit``).
     let roomGate = FluxRoomGate()
 
@@ -134,18 +137,15 @@ public final class Flux: Sendable {
         perform(mix: label, FluxTask(task))
     }
 
-    /// Enqueues a task, as ``perform(_:)-(()->Void)`` does, and `whenDropped` instead of it if a
-    /// purge drops it before it started: for work someone awaits.
-    package func perform(_ task: @escaping @Sendable () -> Void, whenDropped: @escaping @Sendable () -> Void) {
-        perform(FluxTask(task, whenDropped: whenDropped))
-    }
-
-    /// Enqueues a task that mixes, as ``perform(mix:_:)-(_,()->Void)`` does, and `whenDropped`
-    /// instead of it if a purge drops it before it started: for work someone awaits.
+    /// Enqueues a task, as ``perform(_:)-(()->Void)`` does (or, with a `label`, as
+    /// ``perform(mix:_:)-(_,()->Void)`` does), and `whenDropped` instead of it if a purge drops it
+    /// before it started: for work someone awaits.
     package func perform(
-        mix label: FluxMixerName, _ task: @escaping @Sendable () -> Void, whenDropped: @escaping @Sendable () -> Void
+        mix label: FluxMixerName? = nil, _ task: @escaping @Sendable () -> Void,
+        whenDropped: @escaping @Sendable () -> Void
     ) {
-        perform(mix: label, FluxTask(task, whenDropped: whenDropped))
+        let task = FluxTask(task, whenDropped: whenDropped)
+        if let label { perform(mix: label, task) } else { perform(task) }
     }
 
     /// Enqueues work on the main lane, as `perform(_:)` does a closure, given as an object:
@@ -170,6 +170,27 @@ public final class Flux: Sendable {
     /// counts asked for): like ``performExclusive(_:)``, but a purge does not drop it.
     package func performUpkeep(_ task: @escaping @Sendable () -> Void) {
         enqueueExclusive(.upkeep(FluxTask(task)))
+    }
+
+    /// Calls `wake` on the bus when it next lets go of what it holds: at the end of the batch it
+    /// is running, after at most 128 work items, before a task. A consumer of what the bus
+    /// produces (a change stream, the owners a reactor's route holds), woken then rather than at
+    /// each item, takes a batch at a time.
+    package func wakeWhenLettingGo(_ wake: any FluxDeferredWake) {
+        ownerHolds.wakeWhenLettingGo(wake)
+    }
+
+    /// The bus's one object of type `T`, made by `make` the first time it is asked for: state a
+    /// module built on the bus keeps per bus (the owners its reactors hold, say), as long as the
+    /// bus lives.
+    package func clientObject<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
+        clientObjects.withLock { objects in
+            // Stored under `T`'s identity, so it is a `T`.
+            if let object = objects[ObjectIdentifier(T.self)] { return object as! T }
+            let object = make()
+            objects[ObjectIdentifier(T.self)] = object
+            return object
+        }
     }
 
     /// Suspends until every main-lane item enqueued before this call has run or been purged (so

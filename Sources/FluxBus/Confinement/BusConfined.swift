@@ -43,19 +43,6 @@ public struct BusConfined<Value>: ~Copyable, @unchecked Sendable {
         self.init(value, on: bus.drainer, name)
     }
 
-    /// Confines `value` to `bus` while something else keeps another way to it: for the package's
-    /// own fields whose other path is guarded otherwise (a pointer also read under a lock), which
-    /// the owner's comment names.
-    @inlinable
-    package init(aliasing value: Value, on bus: Flux, _ name: StaticString) {
-        storage = .allocate(capacity: 1)
-        storage.initialize(to: value)
-        #if DEBUG
-            self.drainer = bus.drainer
-            self.name = name
-        #endif
-    }
-
     /// Confines `value` to the bus that `drainer` drains (the bus's own state, made before the
     /// bus itself).
     @inlinable

@@ -1,6 +1,7 @@
 /// Something the bus wakes when it lets go of what it holds (see
-/// ``FluxOwnerHolds/wakeWhenLettingGo(_:)``): a change stream's waiting consumer.
+/// ``Flux/wakeWhenLettingGo(_:)``): a change stream's waiting consumer, a reactor route's held
+/// owners.
 package protocol FluxDeferredWake: AnyObject {
-    /// Called on the bus, once per ``FluxOwnerHolds/wakeWhenLettingGo(_:)``.
+    /// Called on the bus, once per ``Flux/wakeWhenLettingGo(_:)``.
     func wake()
 }

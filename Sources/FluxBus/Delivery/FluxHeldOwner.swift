@@ -1,12 +1,12 @@
 /// An object as an observer remembers it once the bus's holds keep it (see ``FluxOwnerHolds``):
 /// `object` may be used, unretained, while the holds' epoch is `epoch`, the one it was held in
 /// (``FluxOwnerHolds/object(in:)`` tells).
-package struct FluxHeldOwner {
-    package let object: Unmanaged<AnyObject>?
-    package let epoch: UInt64
+struct FluxHeldOwner {
+    let object: Unmanaged<AnyObject>?
+    let epoch: UInt64
 
     /// Nothing held yet (epochs start at one).
-    package init() {
+    init() {
         self.init(object: nil, epoch: 0)
     }
 

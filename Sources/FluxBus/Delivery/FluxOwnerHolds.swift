@@ -19,12 +19,12 @@ import Synchronization
 /// atomic so that it can be a `let` (read from the observers' modules without the runtime's
 /// exclusivity check), is read through ``object(in:)``, which checks in debug builds that the bus
 /// is current, and changed only next to the held objects.
-package final class FluxOwnerHolds: @unchecked Sendable {
+final class FluxOwnerHolds: @unchecked Sendable {
     /// Changes whenever the held objects are let go. A reference remembered with an older epoch
     /// may be gone. Only the bus touches it: relaxed ordering is all it needs. Read it through
     /// ``object(in:)``, or, where a call would cost too much (a delivery to each of many
     /// reactors), right after a check of the bus, as `held.epoch == epoch.load(ordering: .relaxed)`.
-    package let epoch = Atomic<UInt64>(1)
+    let epoch = Atomic<UInt64>(1)
     private let objects: BusConfined<[AnyObject]>
     /// What to wake when the bus lets go (see ``wakeWhenLettingGo(_:)``).
     private let wakes: BusConfined<[any FluxDeferredWake]>
@@ -46,8 +46,8 @@ package final class FluxOwnerHolds: @unchecked Sendable {
     /// The object `held` remembers, if it is still held: it may then be used unretained until the
     /// bus lets go. On the bus only (checked in debug builds).
     // Inlined into the observers' deliveries: one load and one comparison.
-    @inlinable @inline(__always)
-    package func object(in held: FluxHeldOwner) -> Unmanaged<AnyObject>? {
+    @inline(__always)
+    func object(in held: FluxHeldOwner) -> Unmanaged<AnyObject>? {
         #if DEBUG
             if !drainer.isCurrent { drainer.trapOffBus("FluxOwnerHolds.epoch") }
         #endif
@@ -57,7 +57,7 @@ package final class FluxOwnerHolds: @unchecked Sendable {
     /// Keeps `object` alive until the epoch changes, remembered in `held`. Consumed: the caller's
     /// reference (the one a weak load just made) becomes the hold, rather than a second one taken
     /// and the first released (on an object with weak references, both are the runtime's slow path).
-    package func hold(_ object: consuming AnyObject, in held: inout FluxHeldOwner) {
+    func hold(_ object: consuming AnyObject, in held: inout FluxHeldOwner) {
         held = FluxHeldOwner(object: Unmanaged.passUnretained(object), epoch: epoch.load(ordering: .relaxed))
         objects.value.append(object)
     }
@@ -65,7 +65,7 @@ package final class FluxOwnerHolds: @unchecked Sendable {
     /// Wakes `wake` when the bus next lets go: at the end of the batch it is running, after at
     /// most 128 work items, before a task. A consumer of what the bus produces, woken then rather
     /// than at each item, takes a batch at a time; it waits at most until the bus lets go.
-    package func wakeWhenLettingGo(_ wake: any FluxDeferredWake) {
+    func wakeWhenLettingGo(_ wake: any FluxDeferredWake) {
         wakes.value.append(wake)
     }
 

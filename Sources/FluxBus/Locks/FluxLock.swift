@@ -190,7 +190,7 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// where an explicit release was called, for the report of a second one (made into text only
     /// then: a release is on the path of every locked dispatch).
     @discardableResult
-    package func release(_ reason: Release, fileID: StaticString? = nil, line: UInt = 0) -> Bool {
+    func release(_ reason: Release, fileID: StaticString? = nil, line: UInt = 0) -> Bool {
         let (callback, previous): (ReleaseCallback??, Release?) = stateLock.withLock {
             if let previous = state.release { return (nil, previous) }
             if reason == .explicit {
@@ -246,7 +246,7 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Claims the lock for one anonymous claimant (the observer of a bus event, say).
-    package func claim() {
+    func claim() {
         claim(by: ObjectIdentifier(self))
     }
 

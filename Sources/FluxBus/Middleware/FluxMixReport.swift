@@ -142,6 +142,7 @@ public struct FluxMixReport {
     }
 
     /// The records, for a reader of this package that uses them while the report is handed over
-    /// and keeps nothing of them but copied values (the mix journal): the records are not told.
-    package var recordsReadInPlace: [any Sendable] { receiverRecords }
+    /// and keeps nothing of them but copied values: the records are not told. A hook for the mix
+    /// journal and the diff printer (FlaskTools).
+    @_spi(FlaskInternals) public var recordsReadInPlace: [any Sendable] { receiverRecords }
 }

@@ -1,6 +1,6 @@
 extension Duration {
     /// The duration in microseconds, for reports and timers.
-    package var microseconds: Double {
+    var microseconds: Double {
         Double(components.seconds) * 1e6 + Double(components.attoseconds) / 1e12
     }
 }

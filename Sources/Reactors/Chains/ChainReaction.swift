@@ -1,4 +1,4 @@
-import FluxBus
+@_spi(FlaskInternals) import FluxBus
 import Substances
 
 /// Mixes one or several substances as one transaction.

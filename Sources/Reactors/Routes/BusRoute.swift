@@ -1,17 +1,17 @@
 import FluxBus
 import Substances
-import Synchronization
 
 /// A reactor's route on the bus: its ``Reactor/handler`` and its declared reactions, run right
 /// after each commit, before the next work item, with the owner the bus holds (see
-/// `FluxOwnerHolds`). Bound to the reactor's substances on one bus in the reactor's place, so a
+/// ``RouteOwnerHolds``). Bound to the reactor's substances on one bus in the reactor's place, so a
 /// substance calls it directly; made from the reactor's settings, and replaced whole when they
 /// change. Scenarios S3 (a hundred handlers) and S3d (declared reactions) measure it.
 final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
     /// Kept alive by the route, as a bound observer keeps what it observes for: the reactor lives
     /// while a substance delivers to it.
     let reactor: Reactor<Owner>
-    private let holds: FluxOwnerHolds
+    private let bus: Flux
+    private let holds: RouteOwnerHolds
     /// The handler in a box, called borrowed through ``unretainedHandler`` (a closure, or a box,
     /// bound from a property is retained and released around its call).
     private let handler: ReactorHandlerBox<Owner>?
@@ -20,28 +20,26 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
     /// The same, read without a retain (``declared`` keeps it).
     private let unretainedDeclared: Unmanaged<DeclaredReactions>?
     /// The owner as the bus holds it, with the holds' epoch it was held in.
-    private let held: BusConfined<FluxHeldOwner>
+    private let held: BusConfined<HeldOwner>
 
     init(reactor: Reactor<Owner>, bus: Flux, handler: Reactor<Owner>.Handler?, declared: DeclaredReactions?) {
         self.reactor = reactor
-        self.holds = bus.ownerHolds
+        self.bus = bus
+        self.holds = RouteOwnerHolds.of(bus)
         // Not `handler.map(ReactorHandlerBox.init)`: passing the closure through a generic function
         // would wrap it in reabstraction thunks, two calls more per reaction.
         if let handler { self.handler = ReactorHandlerBox(handler) } else { self.handler = nil }
         self.unretainedHandler = self.handler.map(Unmanaged.passUnretained)
         self.unretainedDeclared = declared.map(Unmanaged.passUnretained)
         self.declared = declared
-        self.held = BusConfined(FluxHeldOwner(), on: bus, "a reactor's held owner")
+        self.held = BusConfined(HeldOwner(), on: bus, "a reactor's held owner")
     }
 
     var countsAsReactor: Bool { true }
 
     func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        // The owner the bus already holds for this batch: one load and one comparison. (Compared
-        // here: `holds.object(in:)` is called, not inlined, from this module.)
-        if held.value.epoch == holds.epoch.load(ordering: .relaxed), let owner = held.value.object {
-            return react(owner, changes, lock)
-        }
+        // The owner the bus already holds for this batch: one load and one comparison.
+        if let owner = holds.owner(in: held.value) { return react(owner, changes, lock) }
         holdOwnerAndReact(changes, lock)
     }
 
@@ -52,7 +50,7 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
         guard let owner = reactor.owner else { return reactor.detach() }
         let unretained = Unmanaged<AnyObject>.passUnretained(owner)
         // The loaded reference becomes the hold, which keeps the owner alive from here on.
-        holds.hold(consume owner, in: &held.value)
+        holds.hold(consume owner, in: &held.value, on: bus)
         react(unretained, changes, lock)
     }
 

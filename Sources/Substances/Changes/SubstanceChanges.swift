@@ -1,4 +1,4 @@
-import FluxBus
+@_spi(FlaskInternals) import FluxBus
 import Foundation
 import Synchronization
 

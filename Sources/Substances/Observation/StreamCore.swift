@@ -30,7 +30,7 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
     // Exclusive access is what the lock ensures: no run-time exclusivity checks.
     @exclusivity(unchecked) private var state = State()
     private let buffering: Buffering
-    private let holds: FluxOwnerHolds
+    private let bus: Flux
     /// Called once when the stream ends, from whichever side ended it; set before the stream is
     /// shared.
     var onFinish: @Sendable () -> Void = {}
@@ -42,7 +42,7 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
         case .unbounded: buffering = .unbounded
         @unknown default: buffering = .unbounded
         }
-        holds = bus.ownerHolds
+        self.bus = bus
     }
 
     /// Leaves `element` for the consumer (on the bus); a waiting consumer is woken when the bus
@@ -64,7 +64,7 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
             state.wakeScheduled = true
             return true
         }
-        if scheduleWake { holds.wakeWhenLettingGo(self) }
+        if scheduleWake { bus.wakeWhenLettingGo(self) }
     }
 
     /// Wakes the waiting consumer (on the bus, when it lets go).

@@ -1,6 +1,6 @@
 import Archive
 import FlaskLocking
-import FluxBus
+@_spi(FlaskInternals) import FluxBus
 import Synchronization
 
 /// A store of one ``State`` value, mixed through the bus: the seed's "Redux style" store.
@@ -45,19 +45,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// asked for every time, so the key follows them when they change.
     private let lastArchiveKey = LockedValue<(space: String, name: String, key: String)?>(nil)
 
-    // The state lives in two slots allocated once, which trade places at every commit: a commit
-    // publishes its state without copying it, and the reducer compares the two where they lie.
-    /// The working copy, which `prop` hands out by address: a `_modify` accessor over a generic
-    /// stored property allocated and freed its coroutine frame on every use (two mallocs per mixer
-    /// body).
-    @usableFromInline final let workingSlot: BusConfined<UnsafeMutablePointer<S>>
-    /// The committed state, as the bus reads it (without a lock: only the bus writes it).
-    private final let committedSlot: BusConfined<UnsafeMutablePointer<S>>
-    /// The committed state (a slot of `S`) as other threads read it, under `publishedLock`, which
-    /// the bus also takes to publish a commit (a pointer swap), so a reader's copy is never torn.
-    // Touched only with `publishedLock` held.
-    @exclusivity(unchecked) private final var publishedSlot: UnsafeMutablePointer<S>
-    private let publishedLock = InPlaceLock()
+    /// The working, committed and published states (see ``UnsafeStateSlots``).
+    @usableFromInline final let slots: UnsafeStateSlots
     @usableFromInline final let inTransaction: BusConfined<Bool>
     /// The changes of an earlier commit that were delivered only on the bus and that nobody held
     /// any more: refilled by the next commit instead of allocating (and later freeing) a new
@@ -95,14 +84,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.defaultName = name ?? "\(S.self)#\(serial)"
         self.archiveFlag = Atomic(archive)
         self.archiveSettings = archiveSettings
-        let working = UnsafeMutablePointer<S>.allocate(capacity: 1)
-        working.initialize(to: initial)
-        let committed = UnsafeMutablePointer<S>.allocate(capacity: 1)
-        committed.initialize(to: initial)
-        self.workingSlot = BusConfined(working, on: bus, "Substance's working copy")
-        // Also reached as `publishedSlot`, only under `publishedLock` (which the bus takes to swap it).
-        self.committedSlot = BusConfined(aliasing: committed, on: bus, "Substance's committed state")
-        self.publishedSlot = committed
+        self.slots = UnsafeStateSlots(initial, on: bus)
         self.inTransaction = BusConfined(false, on: bus, "Substance.inTransaction")
         self.spareChanges = BusConfined(nil, on: bus, "Substance's spare changes")
         self.observers = UnsafeObserverList(on: bus)
@@ -121,10 +103,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     deinit {
         // No other thread can reach the substance any more.
-        for slot in [workingSlot.unchecked, committedSlot.unchecked] {
-            slot.deinitialize(count: 1)
-            slot.deallocate()
-        }
+        slots.free(S.self)
     }
 
     /// Creates an unnamed substance on the shared bus.
@@ -146,7 +125,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// A copy of the committed state, from any thread.
     private func committedValue() -> S {
-        publishedLock.withLock { publishedSlot.pointee }
+        slots.readPublished(S.self)
     }
 
     /// The working copy, inside a mixer or a chain step. Outside a transaction it reads the
@@ -156,12 +135,12 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     public var prop: S {
         @inlinable
         get {
-            if bus.isCurrent, inTransaction.value { return workingSlot.value.pointee }
+            if bus.isCurrent, inTransaction.value { return slots.working(S.self).pointee }
             return propOutsideTransaction()
         }
         @inlinable
         unsafeMutableAddress {
-            if bus.isCurrent, inTransaction.value { return workingSlot.value }
+            if bus.isCurrent, inTransaction.value { return slots.working(S.self) }
             return slotOutsideTransaction()
         }
     }
@@ -287,7 +266,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     package final func beginTransaction() {
         bus.assertIsCurrent("\(nameInReports): beginTransaction()")
         guard !inTransaction.value else { return }
-        workingSlot.value.pointee = committedSlot.value.pointee
+        slots.beginTransaction(S.self)
         inTransaction.value = true
     }
 
@@ -300,13 +279,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         inTransaction.value = false
         // The working copy is the committed state now: the slots trade places, and the previous
         // state, now in the working slot, is compared with it and then overwritten by the next
-        // `beginTransaction`. (Not `swap(_:_:)`: called unspecialized, it would look up the
-        // pointer type's metadata.)
-        let committed = workingSlot.value
-        let previous = committedSlot.value
-        committedSlot.value = committed
-        workingSlot.value = previous
-        publishedLock.withLock { publishedSlot = committed }
+        // `beginTransaction`.
+        let (previous, committed) = slots.commit(S.self)
         if !archiveDisabled() { scheduleArchiveWrite(of: committed.pointee) }
         let receipt = bus.activeReceipt
         // Nothing is reduced when nobody observes. Last commit's changes object is refilled when
@@ -347,7 +321,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         bus.assertIsCurrent("\(nameInReports): abortTransaction()")
         guard inTransaction.value else { return }
         inTransaction.value = false
-        workingSlot.value.pointee = committedSlot.value.pointee
+        slots.abort(S.self)
         bus.activeReceipt?.record(MixOutcome.Entry(substance: self, result: .aborted))
     }
 
@@ -378,19 +352,18 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     }
 
     /// The committed state as the bus sees it (on the bus only).
-    package var committedState: S { committedSlot.value.pointee }
+    package var committedState: S { slots.committed(S.self) }
 
     /// Sets the state during initialization, before anything can observe it.
     func setInitialState(_ value: S) {
-        workingSlot.unchecked.pointee = value
-        publishedLock.withLock { publishedSlot.pointee = value }
+        slots.setInitial(value)
     }
 
     /// Replaces the committed state in one transaction, as a bus item; observers react to the
     /// difference. Used by rollback and restore.
     package func replaceState(with value: S, lock: FluxLock? = nil) {
         beginTransaction()
-        workingSlot.value.pointee = value
+        slots.working(S.self).pointee = value
         if let changes = commitTransaction() { deliver(changes, lock: lock) }
     }
 

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Keeps unsafe code confined (issue #41): lists the source files that hold any of the constructs
+# below, and fails when more than MAX files do, or when a file outside the allowed list does.
+#
+#   .ci/check-unsafe-code.sh            # the files and their counts; exit 1 past the limit
+#
+# The constructs: @unchecked Sendable, @exclusivity(unchecked), nonisolated(unsafe),
+# _withUnsafeGuaranteedRef, unsafeDowncast, unsafeBitCast, unsafelyUnwrapped, Unmanaged, and the
+# unsafe pointer types. Each allowed file names its invariants once and checks them in debug builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MAX=20
+pattern='@unchecked Sendable|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|_withUnsafeGuaranteedRef|unsafeDowncast|unsafeBitCast|unsafelyUnwrapped|Unmanaged|Unsafe(Mutable)?(Raw)?(Buffer)?Pointer'
+files=$(grep -rlE "$pattern" Sources --include='*.swift' | sort || true)
+count=0
+for file in $files; do
+    count=$((count + 1))
+    printf '%4d  %s\n' "$(grep -cE "$pattern" "$file")" "$file"
+done
+echo "$count files hold unsafe code (at most $MAX)"
+[ "$count" -le "$MAX" ]

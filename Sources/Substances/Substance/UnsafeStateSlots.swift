@@ -1,0 +1,145 @@
+import FlaskLocking
+import FluxBus
+import Foundation
+
+/// A substance's state in two slots allocated once, which trade places at every commit: a commit
+/// publishes its state without copying it, and the reducer compares the old and new states where
+/// they lie. `prop` hands out the working slot by address: a `_modify` accessor over a generic
+/// stored property allocated and freed its coroutine frame on every use (two mallocs per mixer
+/// body; scenario S1).
+///
+/// Invariants, written once here and checked in debug builds where they can be:
+/// - The working slot and the committed slot (as the bus reads it) are touched on the bus only
+///   (checked in debug builds by every accessor but `init` and `deinit`, when no other thread can
+///   reach them). The pair is not a `BusConfined`: the published slot aliases one of its slots.
+/// - The published slot is the committed one as other threads read it: read and swapped only with
+///   `lock` held, so a reader copies a state the bus is not overwriting (the bus overwrites the
+///   working slot, which was the published one before the last swap, only after that swap).
+/// - Each slot holds an initialized `S` from `init` to ``free(_:)``, and is read as the `S` it
+///   was made with (the substance's state type: every method is given it).
+///
+/// Not generic: a field of a generic type in the generic `Substance` had its metadata looked up at
+/// run time on every use (about 700 instructions a dispatch, scenario S1); its methods are given
+/// the state type instead, and the substance frees the slots in its `deinit`.
+@usableFromInline
+struct UnsafeStateSlots {
+    /// The working slot (what `prop` reads and writes inside a transaction) and the committed one.
+    @usableFromInline let pair:
+        UnsafeMutablePointer<(working: UnsafeMutableRawPointer, committed: UnsafeMutableRawPointer)>
+    /// The committed slot as other threads see it: only with `lock` held.
+    private let published: UnsafeMutablePointer<UnsafeMutableRawPointer>
+    private let lock: UnsafeMutablePointer<InPlaceLock>
+    @usableFromInline let bus: Flux
+
+    init<S: State>(_ initial: S, on bus: Flux) {
+        let working = UnsafeMutablePointer<S>.allocate(capacity: 1)
+        working.initialize(to: initial)
+        let committed = UnsafeMutablePointer<S>.allocate(capacity: 1)
+        committed.initialize(to: initial)
+        pair = .allocate(capacity: 1)
+        pair.initialize(to: (UnsafeMutableRawPointer(working), UnsafeMutableRawPointer(committed)))
+        published = .allocate(capacity: 1)
+        published.initialize(to: UnsafeMutableRawPointer(committed))
+        lock = .allocate(capacity: 1)
+        lock.initialize(to: InPlaceLock())
+        self.bus = bus
+    }
+
+    /// Frees the slots: from the substance's `deinit`, when no other thread can reach them.
+    func free<S: State>(_ type: S.Type) {
+        for slot in [pair.pointee.working, pair.pointee.committed] {
+            slot.assumingMemoryBound(to: S.self).deinitialize(count: 1)
+            slot.deallocate()
+        }
+        pair.deallocate()
+        published.deallocate()
+        lock.deinitialize(count: 1)
+        lock.deallocate()
+    }
+
+    /// The working slot, on the bus (`prop`'s address inside a transaction).
+    @inlinable @inline(__always)
+    func working<S: State>(_ type: S.Type) -> UnsafeMutablePointer<S> {
+        bus.assertIsCurrent("a substance's working state")
+        return pair.pointee.working.assumingMemoryBound(to: S.self)
+    }
+
+    /// The committed state, as the bus reads it (on the bus only).
+    @inline(__always)
+    func committed<S: State>(_ type: S.Type) -> S {
+        bus.assertIsCurrent("a substance's committed state")
+        return pair.pointee.committed.assumingMemoryBound(to: S.self).pointee
+    }
+
+    /// A copy of the committed state, from any thread.
+    func readPublished<S: State>(_ type: S.Type) -> S {
+        lock.pointee.withLock { published.pointee.assumingMemoryBound(to: S.self).pointee }
+    }
+
+    /// Opens a transaction: the working slot becomes a copy of the committed state (on the bus).
+    @inline(__always)
+    func beginTransaction<S: State>(_ type: S.Type) {
+        bus.assertIsCurrent("a substance's state slots")
+        pair.pointee.working.assumingMemoryBound(to: S.self).pointee =
+            pair.pointee.committed.assumingMemoryBound(to: S.self).pointee
+    }
+
+    /// Makes the working slot the committed one, and publishes it: the previous state, now in the
+    /// working slot, stays there until the next transaction overwrites it (on the bus).
+    @inline(__always)
+    func commit<S: State>(_ type: S.Type) -> (previous: UnsafeMutablePointer<S>, committed: UnsafeMutablePointer<S>) {
+        bus.assertIsCurrent("a substance's state slots")
+        let committed = pair.pointee.working
+        let previous = pair.pointee.committed
+        pair.pointee = (previous, committed)
+        lock.pointee.withLock { published.pointee = committed }
+        return (previous.assumingMemoryBound(to: S.self), committed.assumingMemoryBound(to: S.self))
+    }
+
+    /// Discards the working copy (on the bus).
+    @inline(__always)
+    func abort<S: State>(_ type: S.Type) {
+        beginTransaction(S.self)
+    }
+
+    /// Sets the state while the substance is made, before anything can observe it.
+    func setInitial<S: State>(_ value: S) {
+        // Only the substance's `init` calls it, before any other thread can reach the slots.
+        pair.pointee.working.assumingMemoryBound(to: S.self).pointee = value
+        lock.pointee.withLock { published.pointee.assumingMemoryBound(to: S.self).pointee = value }
+    }
+}
+
+/// Where `prop` writes go outside a transaction (a misuse, reported): a copy of the state nobody
+/// reads, one per thread and state type.
+///
+/// The caller writes through the address after `prop`'s accessor returned, so the copy must
+/// outlive the call; one kept per thread is reused by the thread's next misuse (each write is made
+/// on the thread that asked, before it asks again), so that writing `prop` in a loop outside a
+/// transaction keeps one discarded copy, not one per write. The copy goes with its thread.
+final class DiscardedCopy<S: State> {
+    private let slot: UnsafeMutablePointer<S>
+
+    private init(_ value: S) {
+        slot = .allocate(capacity: 1)
+        slot.initialize(to: value)
+    }
+
+    deinit {
+        slot.deinitialize(count: 1)
+        slot.deallocate()
+    }
+
+    /// This thread's copy for `S`, now holding `value`.
+    static func slot(holding value: S) -> UnsafeMutablePointer<S> {
+        let key = "flask.discarded.\(UInt(bitPattern: ObjectIdentifier(S.self)))"
+        let dictionary = Thread.current.threadDictionary
+        if let copy = dictionary[key] as? DiscardedCopy<S> {
+            copy.slot.pointee = value
+            return copy.slot
+        }
+        let copy = DiscardedCopy(value)
+        dictionary[key] = copy
+        return copy.slot
+    }
+}
