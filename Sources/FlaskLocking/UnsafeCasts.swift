@@ -5,16 +5,36 @@
 /// `object` as the `T` it is known to be (an observer's owner, a recycled changes object of the
 /// substance's state type). Debug builds trap if it is not one.
 @inlinable @inline(__always)
-package func uncheckedCast<T: AnyObject>(_ object: AnyObject, to type: T.Type) -> T {
+public func uncheckedCast<T: AnyObject>(_ object: AnyObject, to type: T.Type) -> T {
     unsafeDowncast(object, to: T.self)
 }
 
 /// `value` as `Target`, which is known to be its type `Value` (a generic value after a check such
 /// as `Value.self == Int.self`). Debug builds trap if the two types differ.
 @inlinable @inline(__always)
-package func uncheckedSameType<Value, Target>(_ value: Value, as type: Target.Type) -> Target {
+public func uncheckedSameType<Value, Target>(_ value: Value, as type: Target.Type) -> Target {
     assert(Value.self == Target.self, "uncheckedSameType: \(Value.self) is not \(Target.self)")
     return unsafeBitCast(value, to: Target.self)
+}
+
+/// The value `optional` is known to hold. Debug builds trap if it holds none.
+@inlinable @inline(__always)
+public func uncheckedUnwrap<Value>(_ optional: Value?) -> Value {
+    optional.unsafelyUnwrapped
+}
+
+/// A small number as a thread-specific value: a pointer that is never followed, for
+/// `pthread_setspecific` (whose values are pointers); zero is nil. Read back with
+/// `threadSpecificNumber(pthread_getspecific(key))`.
+@inlinable @inline(__always)
+public func threadSpecificValue(_ number: Int) -> UnsafeRawPointer? {
+    UnsafeRawPointer(bitPattern: number)
+}
+
+/// The number ``threadSpecificValue(_:)`` made a thread-specific value of (zero for nil).
+@inlinable @inline(__always)
+public func threadSpecificNumber(_ value: UnsafeMutableRawPointer?) -> Int {
+    Int(bitPattern: value)
 }
 
 /// The two words of a `String` value, read in registers; nil on platforms where a `String` is not

@@ -137,7 +137,7 @@ enum FluxProducerThread {
 
     /// Marks the calling thread as draining a bus, or no longer.
     static func setDraining(_ draining: Bool) {
-        pthread_setspecific(drainingKey, draining ? UnsafeRawPointer(bitPattern: 1) : nil)
+        pthread_setspecific(drainingKey, threadSpecificValue(draining ? 1 : 0))
     }
 
     /// Whether a producer may sleep on the calling thread: not the main thread or the main queue,
@@ -179,9 +179,10 @@ enum FluxProducerThread {
     /// Whether the calling thread is the process's main thread (when that cannot be told: yes, so
     /// that it never waits), found once per thread.
     private static var isMain: Bool {
-        if let known = pthread_getspecific(mainKey) { return Int(bitPattern: known) == 1 }
+        let known = threadSpecificNumber(pthread_getspecific(mainKey))
+        if known != 0 { return known == 1 }
         let main = findIsMain()
-        pthread_setspecific(mainKey, UnsafeRawPointer(bitPattern: main ? 1 : 2))
+        pthread_setspecific(mainKey, threadSpecificValue(main ? 1 : 2))
         return main
     }
 

@@ -1,3 +1,4 @@
+import FlaskLocking
 extension Flux {
     /// Dispatches a mixer on the main lane and suspends until it has run: its observers were
     /// called (so substances committed and their bus reactors reacted). Returns what they recorded.
@@ -53,7 +54,7 @@ extension Flux {
     /// Runs an awaited dispatch's mix, on the bus, recording what it did in `receipt`.
     private func run(_ item: FluxItem, awaitedWith receipt: FluxReceipt) {
         let called = withReceipt(receipt) {
-            if let chain = confined.state.value.chain.map(Unmanaged.passUnretained) {
+            if let chain = confined.state.value.chain.map(Unretained.init) {
                 return mix(item, through: chain)
             }
             let called = registry.deliver(item.event)

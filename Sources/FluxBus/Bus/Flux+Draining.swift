@@ -54,25 +54,16 @@ extension Flux {
             // What stops this batch: any interrupt for the main lane, purges for the exclusive one.
             let watched: UInt64 = lane == .main ? .max : ~(Flux.purgeStep - 1)
             let seen = interrupts.load(ordering: .acquiring) & watched
-            let stoppedAt: Int? = batch.withUnsafeMutableBufferPointer { items in
-                var index = start
-                while index < items.count {
-                    // Each item is moved out of the batch, run as this loop's own, and moved back
-                    // (the batch destroys it when emptied): lent from the batch's memory, it was
-                    // copied for each call it was lent to (retaining and releasing its name,
-                    // payload and reference). Nothing else touches the batch while an item runs.
-                    let slot = items.baseAddress.unsafelyUnwrapped + index
-                    let item = slot.move()
-                    run(item)
-                    slot.initialize(to: consume item)
-                    index += 1
-                    ran &+= 1
-                    itemsRun.store(ran, ordering: .relaxed)
-                    if index % FluxOwnerHolds.itemsPerEpoch == 0 { ownerHolds.releaseAll() }
-                    if index < items.count, interrupts.load(ordering: .acquiring) & watched != seen { return index }
-                }
-                return nil
-            }
+            // Each item is moved out of the batch, run as this loop's own, and moved back (the
+            // batch destroys it when emptied): lent from the batch, it was copied for each call it
+            // was lent to (retaining and releasing its name, payload and reference).
+            let stoppedAt = batch.forEachMovedOut(from: start) { item, index in
+                run(item)
+                ran &+= 1
+                itemsRun.store(ran, ordering: .relaxed)
+                if (index + 1) % FluxOwnerHolds.itemsPerEpoch == 0 { ownerHolds.releaseAll() }
+                return interrupts.load(ordering: .acquiring) & watched == seen
+            }.flatMap { $0 < batch.count ? $0 : nil }
             ownerHolds.releaseAll()
             if let stoppedAt { interrupt(&batch, at: stoppedAt, lane: lane, epoch: epoch) }
             batch.removeAll(keepingCapacity: true)
@@ -152,7 +143,7 @@ extension Flux {
     func run(_ item: borrowing FluxItem) {
         confined.state.value.itemSerial &+= 1
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
-        guard let chain = confined.state.value.chain.map(Unmanaged.passUnretained) else {
+        guard let chain = confined.state.value.chain.map(Unretained.init) else {
             if item.isTask {
                 // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
                 // none held for earlier deliveries; a mix (a chain's step) keeps them.
@@ -176,8 +167,8 @@ extension Flux {
     /// replaced only between items, which a debug build checks), then settles what the mix
     /// learned about the middleware. Returns the number of observers called.
     @discardableResult
-    func mix(_ item: borrowing FluxItem, through chain: Unmanaged<FluxMiddlewareChain>) -> Int {
-        let called = chain._withUnsafeGuaranteedRef { chain in
+    func mix(_ item: borrowing FluxItem, through chain: Unretained<FluxMiddlewareChain>) -> Int {
+        let called = chain.withObject { chain in
             let called = mix(item, through: chain)
             assert(confined.state.value.chain === chain, "the bus's middleware changed while a mix ran")
             return called
@@ -199,7 +190,7 @@ extension Flux {
         if !item.isTask {
             // By index: an iterator would retain the array.
             for index in chain.interceptors.indices {
-                let decision = Unmanaged.passUnretained(chain.interceptors[index])._withUnsafeGuaranteedRef {
+                let decision = Unretained(chain.interceptors[index]).withObject {
                     $0.middleware.willMix(item.event)
                 }
                 guard case .pass = decision else { return mix(item, through: chain, decided: decision, by: index) }

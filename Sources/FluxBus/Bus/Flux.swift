@@ -61,7 +61,7 @@ public final class Flux: Sendable {
     /// ``clientObject(_:make:)``).
     private let clientObjects = LockedValue<[ObjectIdentifier: any AnyObject & Sendable]>([:])
     /// Where producers sleep while the main lane is full (see ``backlogLimit``).
-    let roomGate = FluxRoomGate()
+    let roomGate = ThreadGate()
 
     /// Numbers the buses made without a label, so that diagnostics tell them apart.
     private static let unlabeledCount = Atomic<Int>(0)
@@ -237,7 +237,7 @@ public final class Flux: Sendable {
         _ handler: @escaping @Sendable (Owner, FluxEvent) -> Void
     ) -> FluxObservation {
         observe(mixer, untypedOwner: owner) { owner, event in
-            handler(unsafeDowncast(owner, to: Owner.self), event)
+            handler(uncheckedCast(owner, to: Owner.self), event)
         }
     }
 

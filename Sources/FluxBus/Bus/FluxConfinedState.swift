@@ -1,8 +1,7 @@
 /// The state of a bus that only its work items touch: the middleware and the receipts of mixes.
 ///
-/// `@unchecked Sendable`: its one mutable property is ``BusConfined``; the reused receipt is
-/// `Sendable`.
-final class FluxConfinedState: @unchecked Sendable {
+/// Its one mutable property is ``BusConfined``; the reused receipt is `Sendable`.
+final class FluxConfinedState: Sendable {
     struct State {
         /// The receipt of the awaited mix running now.
         var activeReceipt: FluxReceipt?

@@ -1,3 +1,4 @@
+import FlaskLocking
 /// One unit of work on the bus: a named mixer (with its payload, and its lock for an exclusive
 /// mix), or a task.
 ///
@@ -26,7 +27,7 @@ struct FluxItem: Sendable {
 
     private var kind: Kind { event.kind }
     /// The work of a task (the item must be one).
-    private var task: FluxWork { unsafeDowncast(event.work.unsafelyUnwrapped, to: FluxWork.self) }
+    private var task: FluxWork { uncheckedCast(uncheckedUnwrap(event.work), to: FluxWork.self) }
     /// The mixer to deliver to its observers, or the label of a mix task.
     var mixer: FluxMixerName { event.mixer }
 
@@ -39,7 +40,7 @@ struct FluxItem: Sendable {
     /// Runs the item's task (it must be one).
     func runTask() {
         // Unretained: the item holds the work while it runs.
-        Unmanaged.passUnretained(task)._withUnsafeGuaranteedRef { $0.run() }
+        Unretained(task).withObject { $0.run() }
     }
 
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).

@@ -1,8 +1,9 @@
+import FlaskLocking
 /// An object as an observer remembers it once the bus's holds keep it (see ``FluxOwnerHolds``):
 /// `object` may be used, unretained, while the holds' epoch is `epoch`, the one it was held in
 /// (``FluxOwnerHolds/object(in:)`` tells).
 struct FluxHeldOwner {
-    let object: Unmanaged<AnyObject>?
+    let object: Unretained<AnyObject>?
     let epoch: UInt64
 
     /// Nothing held yet (epochs start at one).
@@ -10,7 +11,7 @@ struct FluxHeldOwner {
         self.init(object: nil, epoch: 0)
     }
 
-    init(object: Unmanaged<AnyObject>?, epoch: UInt64) {
+    init(object: Unretained<AnyObject>?, epoch: UInt64) {
         self.object = object
         self.epoch = epoch
     }

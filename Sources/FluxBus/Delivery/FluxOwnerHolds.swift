@@ -1,3 +1,4 @@
+import FlaskLocking
 import Synchronization
 
 /// The weakly held objects (observers' owners, reactors' owners) that the bus delivered to in the
@@ -14,12 +15,11 @@ import Synchronization
 /// deinitialized a little later, on the bus, when the bus lets go (at most 128 work items, and
 /// always before a task such as the one that resumes `Flux.flush()`).
 ///
-/// `@unchecked Sendable`: its mutable state, the held objects and the epoch, is touched only by
-/// work items on the bus, which run one at a time: the objects are ``BusConfined``; the epoch, an
-/// atomic so that it can be a `let` (read from the observers' modules without the runtime's
-/// exclusivity check), is read through ``object(in:)``, which checks in debug builds that the bus
+/// Its mutable state, the held objects and the epoch, is touched only by work items on the bus,
+/// which run one at a time: the objects are ``BusConfined``; the epoch, an atomic so that it is
+/// read with one load, is read through ``object(in:)``, which checks in debug builds that the bus
 /// is current, and changed only next to the held objects.
-final class FluxOwnerHolds: @unchecked Sendable {
+final class FluxOwnerHolds: Sendable {
     /// Changes whenever the held objects are let go. A reference remembered with an older epoch
     /// may be gone. Only the bus touches it: relaxed ordering is all it needs. Read it through
     /// ``object(in:)``, or, where a call would cost too much (a delivery to each of many
@@ -47,7 +47,7 @@ final class FluxOwnerHolds: @unchecked Sendable {
     /// bus lets go. On the bus only (checked in debug builds).
     // Inlined into the observers' deliveries: one load and one comparison.
     @inline(__always)
-    func object(in held: FluxHeldOwner) -> Unmanaged<AnyObject>? {
+    func object(in held: FluxHeldOwner) -> Unretained<AnyObject>? {
         #if DEBUG
             if !drainer.isCurrent { drainer.trapOffBus("FluxOwnerHolds.epoch") }
         #endif
@@ -58,7 +58,7 @@ final class FluxOwnerHolds: @unchecked Sendable {
     /// reference (the one a weak load just made) becomes the hold, rather than a second one taken
     /// and the first released (on an object with weak references, both are the runtime's slow path).
     func hold(_ object: consuming AnyObject, in held: inout FluxHeldOwner) {
-        held = FluxHeldOwner(object: Unmanaged.passUnretained(object), epoch: epoch.load(ordering: .relaxed))
+        held = FluxHeldOwner(object: Unretained(object), epoch: epoch.load(ordering: .relaxed))
         objects.value.append(object)
     }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import FlaskLocking
 
 /// Watches a bus for locks held longer than a threshold: see
@@ -14,15 +13,8 @@ public final class FluxLockWatch: Sendable {
     private let bus: Flux
     private let handler: (@Sendable (FluxLockReport) -> Void)?
     private let reported = LockedValue<Set<UInt64>>([])
-    private let timer = LockedValue<Timer?>(nil)
-
-    /// The watch's timer source.
-    ///
-    /// `@unchecked Sendable`: a Dispatch source may be scheduled, resumed and cancelled from any
-    /// thread (Dispatch's objects are thread-safe); the Linux overlay does not mark it `Sendable`.
-    private struct Timer: @unchecked Sendable {
-        let source: any DispatchSourceTimer
-    }
+    /// The task that looks at the locks every interval, until cancelled.
+    private let timer = LockedValue<Task<Void, Never>?>(nil)
 
     init(bus: Flux, threshold: Duration, handler: (@Sendable (FluxLockReport) -> Void)?) {
         self.bus = bus
@@ -31,12 +23,15 @@ public final class FluxLockWatch: Sendable {
     }
 
     func start(every interval: Duration) {
-        let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        let nanoseconds = max(1_000_000, Int(interval.microseconds * 1_000))
-        source.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
-        source.setEventHandler { [weak self] in self?.check() }
-        timer.withLock { $0 = Timer(source: source) }
-        source.resume()
+        let interval = max(interval, .milliseconds(1))
+        let task = Task.detached(priority: .utility) { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled, let self else { return }
+                self.check()
+            }
+        }
+        timer.withLock { $0 = task }
     }
 
     /// Checks the open locks now (the timer calls it; call it yourself with a chosen `now` to
@@ -63,7 +58,7 @@ public final class FluxLockWatch: Sendable {
     /// Stops the watch.
     public func cancel() {
         timer.withLock { timer in
-            timer?.source.cancel()
+            timer?.cancel()
             timer = nil
         }
     }
@@ -87,7 +82,7 @@ extension Flux {
     /// - Parameters:
     ///   - threshold: how long a lock may be held before it is reported.
     ///   - interval: how often to look; a quarter of the threshold by default.
-    ///   - handler: called on a background queue with the report.
+    ///   - handler: called from a background task with the report.
     /// - Returns: the watch; it stops when cancelled or released.
     public func watchLocks(
         heldLongerThan threshold: Duration, checkEvery interval: Duration? = nil,

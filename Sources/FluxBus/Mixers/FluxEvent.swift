@@ -1,3 +1,4 @@
+import FlaskLocking
 /// What an observer of a named mixer receives when that mixer runs on the bus.
 public struct FluxEvent: Sendable {
     /// The mixer that was dispatched.
@@ -41,8 +42,8 @@ public struct FluxEvent: Sendable {
     @inlinable @inline(__always)
     public var lock: FluxLock? {
         switch kind {
-        case .exclusiveMixer: unsafeDowncast(work.unsafelyUnwrapped, to: FluxLock.self)
-        case .valueMixer: carrier.unsafelyUnwrapped.lock
+        case .exclusiveMixer: uncheckedCast(uncheckedUnwrap(work), to: FluxLock.self)
+        case .valueMixer: uncheckedUnwrap(carrier).lock
         default: nil
         }
     }
@@ -59,18 +60,18 @@ public struct FluxEvent: Sendable {
         let carrier: FluxValueCarrier
         switch kind {
         case .valueMixer:
-            carrier = unsafeDowncast(work.unsafelyUnwrapped, to: FluxValueCarrier.self)
+            carrier = uncheckedCast(uncheckedUnwrap(work), to: FluxValueCarrier.self)
         case .emptyValueMixer:
             guard let kept = keptCarrier else { return nil }
-            return kept._withUnsafeGuaranteedRef { kept in
+            return kept.withObject { kept in
                 kept.valueType == ObjectIdentifier(Value.self)
-                    ? unsafeDowncast(kept, to: FluxCarried<Value>.self).carried : kept.value(as: Value.self)
+                    ? uncheckedCast(kept, to: FluxCarried<Value>.self).carried : kept.value(as: Value.self)
             }
         default:
             return nil
         }
         guard carrier.valueType == ObjectIdentifier(Value.self) else { return carrier.value(as: Value.self) }
-        return unsafeDowncast(carrier, to: FluxCarried<Value>.self).carried
+        return uncheckedCast(carrier, to: FluxCarried<Value>.self).carried
     }
 
     /// The carrier of the value dispatched with the mixer, if any: its own, or for a value without
@@ -78,8 +79,8 @@ public struct FluxEvent: Sendable {
     @usableFromInline
     var carrier: FluxValueCarrier? {
         switch kind {
-        case .valueMixer: unsafeDowncast(work.unsafelyUnwrapped, to: FluxValueCarrier.self)
-        case .emptyValueMixer: keptCarrier?.takeUnretainedValue()
+        case .valueMixer: uncheckedCast(uncheckedUnwrap(work), to: FluxValueCarrier.self)
+        case .emptyValueMixer: keptCarrier?.withObject { $0 }
         default: nil
         }
     }
@@ -87,7 +88,7 @@ public struct FluxEvent: Sendable {
     /// The carrier kept for the mixer's type, for an event of kind `emptyValueMixer`. (Inlined, as
     /// ``lock`` is: read through a pointer, a call would copy the event.)
     @inlinable @inline(__always)
-    var keptCarrier: Unmanaged<FluxValueCarrier>? {
+    var keptCarrier: Unretained<FluxValueCarrier>? {
         guard let domain = mixer.domain else { return nil }
         return FluxEmptyValues.carrier(of: ObjectIdentifier(domain))
     }

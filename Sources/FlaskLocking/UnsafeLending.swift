@@ -1,0 +1,79 @@
+// Lending without retaining: references and array elements used in place, on the hot paths
+// where a retain and a release (two atomic operations each) or a copy of a value with references
+// would cost more than the work itself. Each use names what keeps the lent thing alive.
+
+/// A reference to an object that something else keeps alive, used without retaining or releasing
+/// it: for the hot paths that call an object many times a commit (a substance's observers, a
+/// route's handler and owner; scenarios S3 and S3d), where a retain and a release are two atomic
+/// operations each, on the runtime's slow path for an object with weak references.
+///
+/// The invariant, which whoever makes one names: the object outlives every use of the reference.
+/// Debug builds check it: a weak reference kept beside it must still find the object at each use.
+@frozen
+public struct Unretained<Object: AnyObject> {
+    @usableFromInline let reference: Unmanaged<Object>
+    #if DEBUG
+        @usableFromInline weak var check: Object?
+    #endif
+
+    /// An unretained reference to `object`, which something else keeps alive.
+    @inlinable
+    public init(_ object: borrowing Object) {
+        reference = .passUnretained(copy object)
+        #if DEBUG
+            check = copy object
+        #endif
+    }
+
+    /// An unretained reference to the object `unmanaged` refers to (an object kept by a reference
+    /// its holder retained once for good, say).
+    @inlinable
+    public init(_ unmanaged: Unmanaged<Object>) {
+        reference = unmanaged
+        #if DEBUG
+            check = unmanaged.takeUnretainedValue()
+        #endif
+    }
+
+    /// Calls `body` with the object, borrowed.
+    @inlinable @inline(__always)
+    public func withObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
+        #if DEBUG
+            precondition(check != nil, "an unretained reference outlived its object")
+        #endif
+        return try reference._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The object's identity.
+    @inlinable
+    public var identity: ObjectIdentifier { reference._withUnsafeGuaranteedRef { ObjectIdentifier($0) } }
+}
+
+/// `@unchecked Sendable` where the object is `Sendable`: the reference is a word; sharing it is
+/// sharing the object.
+extension Unretained: @unchecked Sendable where Object: Sendable {}
+
+extension Array {
+    /// Calls `body` with each element from `start` on, moved out of the array and moved back
+    /// after: the element is lent as the caller's own, without a copy (a copy of an element with
+    /// references retains and releases them: the bus's items, scenario S1). `body` returns false
+    /// to stop; the index it stopped after is returned, nil when it went to the end.
+    ///
+    /// `body` must not touch the array (it cannot: the array is borrowed `inout` meanwhile).
+    @inlinable @inline(__always)
+    public mutating func forEachMovedOut(from start: Int, _ body: (borrowing Element, Int) -> Bool) -> Int? {
+        withUnsafeMutableBufferPointer { elements in
+            var index = start
+            while index < elements.count {
+                // In bounds: `index < count`.
+                let slot = elements.baseAddress.unsafelyUnwrapped + index
+                let element = slot.move()
+                let goesOn = body(element, index)
+                slot.initialize(to: consume element)
+                index += 1
+                if !goesOn { return index }
+            }
+            return nil
+        }
+    }
+}
