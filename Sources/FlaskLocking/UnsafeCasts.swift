@@ -17,6 +17,14 @@ public func uncheckedSameType<Value, Target>(_ value: Value, as type: Target.Typ
     return unsafeBitCast(value, to: Target.self)
 }
 
+/// The class `type` as the class `T` it is known to be (a class looked up by a key that names
+/// it). Debug builds trap if it is another.
+@inlinable @inline(__always)
+public func uncheckedCast<T: AnyObject>(_ type: AnyClass, to target: T.Type) -> T.Type {
+    assert(type == T.self, "uncheckedCast: \(type) is not \(T.self)")
+    return unsafeBitCast(type, to: T.Type.self)
+}
+
 /// The value `optional` is known to hold. Debug builds trap if it holds none.
 @inlinable @inline(__always)
 public func uncheckedUnwrap<Value>(_ optional: Value?) -> Value {
@@ -52,4 +60,35 @@ package func stringWords(_ string: String) -> (UInt64, UInt64)? {
     #else
         return nil
     #endif
+}
+
+/// A value that crosses to other threads although its type is not `Sendable`, because whoever
+/// wraps it knows why that is safe and says so where it does: an object Flask only compares by
+/// identity and never touches (`FlaskRef`), a reaction sent off the bus whose changes were marked
+/// escaped first. The one place such a crossing is declared; nothing checks it, so each use names
+/// its reason.
+@frozen
+public struct UncheckedSendable<Value>: @unchecked Sendable {
+    /// The value.
+    public let value: Value
+
+    /// Wraps `value`, which the caller knows may cross threads.
+    @inlinable
+    public init(_ value: Value) {
+        self.value = value
+    }
+}
+
+/// A weak reference, written once, that crosses to other threads although its object's type is
+/// not `Sendable`: whoever holds it loads the object only where it may be used (a reactor's owner,
+/// loaded where the reactor's handlers run). A class, so that loading the object copies nothing
+/// (a struct holding a weak reference, copied, copies the weak reference: two runtime calls).
+public final class WeakReference<Object: AnyObject>: @unchecked Sendable {
+    /// The object, while it lives.
+    public weak let object: Object?
+
+    /// A weak reference to `object`.
+    public init(_ object: Object?) {
+        self.object = object
+    }
 }

@@ -35,6 +35,18 @@ public struct Unretained<Object: AnyObject> {
         #endif
     }
 
+    /// The reference whose ``bitPattern`` is `bits` (nonzero), kept where only a word fits (an
+    /// atomic).
+    @inlinable
+    public init?(bitPattern bits: UInt) {
+        guard let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        self.init(Unmanaged<Object>.fromOpaque(pointer))
+    }
+
+    /// The reference as a word, nonzero, for ``init(bitPattern:)``.
+    @inlinable
+    public var bitPattern: UInt { UInt(bitPattern: reference.toOpaque()) }
+
     /// Calls `body` with the object, borrowed.
     @inlinable @inline(__always)
     public func withObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
@@ -54,6 +66,14 @@ public struct Unretained<Object: AnyObject> {
 extension Unretained: @unchecked Sendable where Object: Sendable {}
 
 extension Array {
+    /// The element at `index`, which the caller knows to be in bounds (an index masked to a
+    /// power-of-two count, say): read without the bounds check, which debug builds still make.
+    @inlinable @inline(__always)
+    public func element(uncheckedAt index: Int) -> Element {
+        assert(index >= 0 && index < count, "index out of range")
+        return withUnsafeBufferPointer { $0[index] }
+    }
+
     /// Calls `body` with each element from `start` on, moved out of the array and moved back
     /// after: the element is lent as the caller's own, without a copy (a copy of an element with
     /// references retains and releases them: the bus's items, scenario S1). `body` returns false

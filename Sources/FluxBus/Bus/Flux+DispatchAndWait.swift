@@ -1,4 +1,5 @@
 import FlaskLocking
+
 extension Flux {
     /// Dispatches a mixer on the main lane and suspends until it has run: its observers were
     /// called (so substances committed and their bus reactors reacted). Returns what they recorded.

@@ -1,4 +1,5 @@
 import FlaskLocking
+
 /// One unit of work on the bus: a named mixer (with its payload, and its lock for an exclusive
 /// mix), or a task.
 ///

@@ -1,4 +1,5 @@
 import FlaskLocking
+
 /// An object as an observer remembers it once the bus's holds keep it (see ``FluxOwnerHolds``):
 /// `object` may be used, unretained, while the holds' epoch is `epoch`, the one it was held in
 /// (``FluxOwnerHolds/object(in:)`` tells).

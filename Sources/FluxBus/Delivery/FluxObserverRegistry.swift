@@ -82,10 +82,10 @@ final class FluxObserverRegistry: Sendable {
         // the observers stay alive while they run: the byName table keeps them.
         let (called, sawGone) = observers.withObject { $0.deliver(event, holds: holds) }
         if sawGone {
-            observers.withObject { observers in
-                observers.removeAll { $0.owner == nil }
-                removeIfEmpty(observers, for: event.mixer)
-            }
+            // Held strongly: forgetting the last observer drops the list from `byName`.
+            let observers = observers.withObject { $0 }
+            observers.removeAll { $0.owner == nil }
+            removeIfEmpty(observers, for: event.mixer)
         }
         return called
     }

@@ -1,4 +1,5 @@
 import FlaskLocking
+
 /// What an observer of a named mixer receives when that mixer runs on the bus.
 public struct FluxEvent: Sendable {
     /// The mixer that was dispatched.

@@ -287,46 +287,4 @@ public final class ChainReaction {
         // A rejected chain runs nothing (its refusal was reported where it happened).
         return phase == .reacted && !isRejected ? taken : Steps()
     }
-
-    /// Runs the steps as one transaction, on the bus. Each substance's commit records what it did
-    /// in the active receipt, if any.
-    static func run(from first: ChainStep) {
-        // `first` keeps the list alive meanwhile, so its steps are called unretained; the
-        // bookkeeping lives on the stack.
-        withUnretainedSteps(from: first) { steps in
-            withUnsafeTemporaryAllocation(of: Unmanaged<ChainStep>.self, capacity: steps.count) { involved in
-                // The substances involved, each once, by their first step.
-                var count = 0
-                for step in steps {
-                    let id = step._withUnsafeGuaranteedRef { $0.substanceID }
-                    if !involved[..<count].contains(where: { $0._withUnsafeGuaranteedRef { $0.substanceID } == id }) {
-                        involved[count] = step
-                        count += 1
-                    }
-                }
-                for position in 0..<count { involved[position]._withUnsafeGuaranteedRef { $0.begin() } }
-                var aborted = false
-                withUnsafeMutablePointer(to: &aborted) { flag in
-                    let abort = ChainAbort(flag: flag)
-                    for step in steps where !flag.pointee { step._withUnsafeGuaranteedRef { $0.mix(abort) } }
-                }
-                if aborted {
-                    // A step aborted the chain: every substance is left exactly as it was.
-                    for position in 0..<count { involved[position]._withUnsafeGuaranteedRef { $0.abort() } }
-                    return
-                }
-                withUnsafeTemporaryAllocation(of: SubstanceChanges?.self, capacity: count) { committed in
-                    let changes = committed.baseAddress.unsafelyUnwrapped
-                    for position in 0..<count {
-                        (changes + position).initialize(to: involved[position]._withUnsafeGuaranteedRef { $0.commit() })
-                    }
-                    for position in 0..<count {
-                        if let delivered = (changes + position).move() {
-                            involved[position]._withUnsafeGuaranteedRef { $0.deliver(delivered) }
-                        }
-                    }
-                }
-            }
-        }
-    }
 }

@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 import Substances
 
@@ -51,7 +52,7 @@ public struct FlaskReaction {
     @usableFromInline let claimant: ObjectIdentifier
     /// For a reactor over several substances, the keys of all their states: a key this commit's
     /// state lacks may be another's, and only a key none has is reported. Nil for one substance.
-    @usableFromInline let keyDomain: Unmanaged<StateKeyDomain>?
+    @usableFromInline let keyDomain: Unretained<StateKeyDomain>?
 
     /// A reaction for a handler about to be called (on the bus, or sent to where it runs). Only a
     /// handler takes its lock over (by reading ``onLock``, or when the reaction is sent off the
@@ -60,7 +61,7 @@ public struct FlaskReaction {
     /// not ask for the lock leaves it to the bus, which releases it.
     @usableFromInline
     init(
-        changes: SubstanceChanges, onLock: FluxLock?, keyDomain: Unmanaged<StateKeyDomain>? = nil,
+        changes: SubstanceChanges, onLock: FluxLock?, keyDomain: Unretained<StateKeyDomain>? = nil,
         claimant: ObjectIdentifier
     ) {
         self.commit = changes
@@ -116,7 +117,7 @@ public struct FlaskReaction {
             body(change)
         } else {
             let substance = commit.substance
-            if !substance.isValid(key: key), keyDomain?.takeUnretainedValue().isValid(key: key) != true,
+            if !substance.isValid(key: key), keyDomain?.withObject({ $0.isValid(key: key) }) != true,
                 UnknownKeyReports.isFirst(of: key, by: claimant)
             {
                 substance.bus.report(

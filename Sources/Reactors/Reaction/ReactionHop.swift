@@ -1,12 +1,17 @@
+import FlaskLocking
+
 /// A reaction crossing from the bus to where its handler runs (the main actor, another actor).
-///
-/// `@unchecked Sendable`: the reaction's changes are marked escaped (never refilled) before it
-/// crosses, and its lock taken over; after that only the receiving side uses it.
-struct SentReaction: @unchecked Sendable {
-    let reaction: FlaskReaction
+/// A reaction is not `Sendable`; this one may cross (an `UncheckedSendable`) because its changes
+/// are marked escaped (never refilled) before it crosses, and its lock taken over; after that
+/// only the receiving side uses it.
+struct SentReaction: Sendable {
+    private let crossing: UncheckedSendable<FlaskReaction>
+
+    /// The reaction, where it arrived.
+    var reaction: FlaskReaction { crossing.value }
 
     init(_ reaction: FlaskReaction) {
-        self.reaction = reaction
+        self.crossing = UncheckedSendable(reaction)
     }
 }
 

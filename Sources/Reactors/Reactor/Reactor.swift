@@ -47,21 +47,25 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// route directly. The reactor coordinates: it keeps the settings, makes the routes when they
 /// change, and detaches.
 ///
-/// `@unchecked Sendable`: what changes (the settings) is behind a lock; the routes, made from
-/// them, are immutable but for the held owner, which is `BusConfined`; everything else is
-/// immutable or atomic.
-public final class Reactor<Owner: AnyObject>: AnyReactor, @unchecked Sendable {
+/// What changes (the settings) is behind a lock; the routes, made from them, are immutable but for
+/// the held owner, which is `BusConfined`; everything else is immutable or atomic. The owner, of
+/// any type, crosses threads only as a weak reference loaded where its handlers run.
+public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
     /// A handler that runs on the bus: the owner (alive) and the reaction.
     public typealias Handler = @Sendable (Owner, FlaskReaction) -> Void
     /// A handler isolated to the main actor, for UI owners.
     public typealias MainActorHandler = @MainActor (Owner, FlaskReaction) -> Void
 
+    /// The owner, weakly: written once, in `init`, and loaded only where the reactor's handlers run
+    /// (the bus for a `Sendable` owner, the main actor or the owner's actor for the others), so it
+    /// may cross threads whatever its type.
+    private let ownerReference: WeakReference<Owner>
+
     /// The owner, while it lives.
-    // Written once, in init; weak loads are atomic.
-    @exclusivity(unchecked) public private(set) weak var owner: Owner?
+    public var owner: Owner? { ownerReference.object }
     /// The substances it reacts to, held weakly: a substance holds its bound reactors, and a
     /// reactor holding its substances back would keep both alive until the reactor is detached.
-    private let weakSubstances: [WeakSubstance]
+    private let weakSubstances: [SubstanceReference]
     /// Where a ``handler`` runs.
     public let delivery: ReactionDelivery
     /// The bus of the reactor's substances (the shared one for a reactor without substances), where
@@ -69,16 +73,16 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, @unchecked Sendable {
     public let bus: Flux
     /// Creation order, unique per process.
     package let serial = reactorSerial.add(1, ordering: .relaxed).newValue
-    private weak var manager: ReactorManager?
+    private weak let manager: ReactorManager?
     /// The handlers and keys as set, behind one lock (one allocation per reactor, not three).
     private let settings = LockedValue(ReactorSettings<Owner>())
     private let detached = Atomic<Bool>(false)
     /// The keys of its substances' states, when it has several (see `FlaskReaction.keyDomain`).
-    private let keyDomain: Unmanaged<StateKeyDomain>?
+    private let keyDomain: Unretained<StateKeyDomain>?
 
     package init(owner: Owner, substances: [any AnySubstance], delivery: ReactionDelivery, manager: ReactorManager?) {
-        self.owner = owner
-        self.weakSubstances = substances.map(WeakSubstance.init)
+        self.ownerReference = WeakReference(owner)
+        self.weakSubstances = substances.map(SubstanceReference.of)
         self.keyDomain = Set(substances.map { ObjectIdentifier($0) }).count > 1 ? StateKeyDomain.of(substances) : nil
         self.delivery = delivery
         let bus = substances.first?.bus ?? .shared
@@ -153,7 +157,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, @unchecked Sendable {
     ) where Owner: Sendable {
         // The owner is an `Owner`: the reactor passes its own.
         let reaction = DeclaredReaction(
-            key: key, body: { owner, change in body(unsafeDowncast(owner, to: Owner.self), change) },
+            key: key, body: { owner, change in body(uncheckedCast(owner, to: Owner.self), change) },
             substance: weakSubstances.first?.substance)
         settings.withLock { $0.declared.append(reaction) }
         reportUnknown([key], as: "reactor.on(\"\(key)\") at \(fileID):\(line)", located: false)
@@ -225,15 +229,15 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, @unchecked Sendable {
     /// Calls `react`, a closure of the main actor, with every reaction, on the main actor.
     func reactOnMainActor(_ react: @escaping (Owner, FlaskReaction) -> Void) {
         // Made on the main actor and called only there.
-        nonisolated(unsafe) let react = react
-        setMainActorHandler { owner, reaction in react(owner, reaction) }
+        let react = UncheckedSendable(react)
+        setMainActorHandler { owner, reaction in react.value(owner, reaction) }
     }
 
     /// Calls `react`, a closure of nonisolated code, with every reaction, on the bus.
     func reactOnBus(_ react: @escaping (Owner, FlaskReaction) -> Void) {
         // Made by nonisolated code, with nothing isolated in it: it may run on the bus.
-        nonisolated(unsafe) let react = react
-        setHandler { owner, reaction in react(owner, reaction) }
+        let react = UncheckedSendable(react)
+        setHandler { owner, reaction in react.value(owner, reaction) }
     }
 
     /// Delivers through `delivery` from now on: reactions run, in commit order, where it runs them.

@@ -1,3 +1,4 @@
+import FlaskLocking
 import Substances
 
 /// A reactor's handler in a box, so the bus can call it without retaining it.
@@ -24,12 +25,12 @@ final class DeclaredReactions: Sendable {
 
     private struct Entry: Sendable {
         let key: ResolvedKey
-        let reaction: Unmanaged<DeclaredReaction>
+        let reaction: Unretained<DeclaredReaction>
     }
 
     init(_ reactions: [DeclaredReaction], handlerKeys: [String]?) {
         self.reactions = reactions
-        self.entries = reactions.map { Entry(key: $0.resolved, reaction: .passUnretained($0)) }
+        self.entries = reactions.map { Entry(key: $0.resolved, reaction: Unretained($0)) }
         self.handlerKeys = handlerKeys
     }
 
@@ -42,22 +43,19 @@ final class DeclaredReactions: Sendable {
     /// Runs the reactions whose key changed in `changes`, with `owner` (borrowed): each looked up
     /// by its entry when `changes` come from the plan it was resolved in, by its name otherwise;
     /// exact either way.
-    func run(_ owner: Unmanaged<AnyObject>, _ changes: SubstanceChanges) {
-        entries.withUnsafeBufferPointer { entries in
-            for entry in entries {
-                switch changes.lookUp(entry: entry.key.entry, of: entry.key.plan) {
-                case .changed(let slot):
-                    owner._withUnsafeGuaranteedRef { owner in
-                        entry.reaction._withUnsafeGuaranteedRef {
-                            $0.body(owner, SubstanceChange(changes: changes, slot: slot))
-                        }
-                    }
-                case .unchanged: continue
-                case .notAnEntry:
-                    owner._withUnsafeGuaranteedRef { owner in
-                        entry.reaction._withUnsafeGuaranteedRef { $0.runIfChanged(owner, changes) }
-                    }
+    @inline(__always)
+    func run(_ owner: Unretained<AnyObject>, _ changes: SubstanceChanges) {
+        // By index: an iterator would retain the array.
+        for index in entries.indices {
+            let entry = entries.element(uncheckedAt: index)
+            switch changes.lookUp(entry: entry.key.entry, of: entry.key.plan) {
+            case .changed(let slot):
+                owner.withObject { owner in
+                    entry.reaction.withObject { $0.body(owner, SubstanceChange(changes: changes, slot: slot)) }
                 }
+            case .unchanged: continue
+            case .notAnEntry:
+                owner.withObject { owner in entry.reaction.withObject { $0.runIfChanged(owner, changes) } }
             }
         }
     }

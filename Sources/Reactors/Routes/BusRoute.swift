@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 import Substances
 
@@ -15,12 +16,13 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
     /// The handler in a box, called borrowed through ``unretainedHandler`` (a closure, or a box,
     /// bound from a property is retained and released around its call).
     private let handler: ReactorHandlerBox<Owner>?
-    private let unretainedHandler: Unmanaged<ReactorHandlerBox<Owner>>?
+    /// The same box, called without a retain: ``handler`` keeps it.
+    private let unretainedHandler: Unretained<ReactorHandlerBox<Owner>>?
     private let declared: DeclaredReactions?
     /// The same, read without a retain (``declared`` keeps it).
-    private let unretainedDeclared: Unmanaged<DeclaredReactions>?
+    private let unretainedDeclared: Unretained<DeclaredReactions>?
     /// The owner as the bus holds it, with the holds' epoch it was held in.
-    private let held: BusConfined<HeldOwner>
+    private let held = HeldOwner()
 
     init(reactor: Reactor<Owner>, bus: Flux, handler: Reactor<Owner>.Handler?, declared: DeclaredReactions?) {
         self.reactor = reactor
@@ -29,17 +31,16 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
         // Not `handler.map(ReactorHandlerBox.init)`: passing the closure through a generic function
         // would wrap it in reabstraction thunks, two calls more per reaction.
         if let handler { self.handler = ReactorHandlerBox(handler) } else { self.handler = nil }
-        self.unretainedHandler = self.handler.map(Unmanaged.passUnretained)
-        self.unretainedDeclared = declared.map(Unmanaged.passUnretained)
+        self.unretainedHandler = self.handler.map { Unretained($0) }
+        self.unretainedDeclared = declared.map { Unretained($0) }
         self.declared = declared
-        self.held = BusConfined(HeldOwner(), on: bus, "a reactor's held owner")
     }
 
     var countsAsReactor: Bool { true }
 
     func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
         // The owner the bus already holds for this batch: one load and one comparison.
-        if let owner = holds.owner(in: held.value) { return react(owner, changes, lock) }
+        if let owner = holds.owner(in: held) { return react(owner, changes, lock) }
         holdOwnerAndReact(changes, lock)
     }
 
@@ -48,21 +49,21 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
     @inline(never)
     private func holdOwnerAndReact(_ changes: SubstanceChanges, _ lock: FluxLock?) {
         guard let owner = reactor.owner else { return reactor.detach() }
-        let unretained = Unmanaged<AnyObject>.passUnretained(owner)
+        let unretained = Unretained<AnyObject>(owner)
         // The loaded reference becomes the hold, which keeps the owner alive from here on.
-        holds.hold(consume owner, in: &held.value, on: bus)
+        holds.hold(consume owner, in: held, on: bus)
         react(unretained, changes, lock)
     }
 
     /// Calls the handler with `owner` borrowed; a reactor with declared reactions out of line, so
     /// that the common case calls the handler last and saves no registers around it.
     @inline(__always)
-    private func react(_ owner: Unmanaged<AnyObject>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
+    private func react(_ owner: Unretained<AnyObject>, _ changes: SubstanceChanges, _ lock: FluxLock?) {
         if let declared = unretainedDeclared { return reactDeclaring(declared, owner, changes, lock) }
-        owner._withUnsafeGuaranteedRef { owner in
+        owner.withObject { owner in
             // Held as the reactor's owner, an `Owner`.
-            unretainedHandler?._withUnsafeGuaranteedRef {
-                $0.call(unsafeDowncast(owner, to: Owner.self), reactor.reaction(changes, lock))
+            unretainedHandler?.withObject {
+                $0.call(uncheckedCast(owner, to: Owner.self), reactor.reaction(changes, lock))
             }
         }
     }
@@ -70,16 +71,16 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
     /// Calls the handler, if it wants the commit, then the declared reactions.
     @inline(never)
     private func reactDeclaring(
-        _ declared: Unmanaged<DeclaredReactions>, _ owner: Unmanaged<AnyObject>, _ changes: SubstanceChanges,
+        _ declared: Unretained<DeclaredReactions>, _ owner: Unretained<AnyObject>, _ changes: SubstanceChanges,
         _ lock: FluxLock?
     ) {
-        if let handler = unretainedHandler, declared._withUnsafeGuaranteedRef({ $0.handlerWants(changes) }) {
-            owner._withUnsafeGuaranteedRef { owner in
-                handler._withUnsafeGuaranteedRef {
-                    $0.call(unsafeDowncast(owner, to: Owner.self), reactor.reaction(changes, lock))
+        if let handler = unretainedHandler, declared.withObject({ $0.handlerWants(changes) }) {
+            owner.withObject { owner in
+                handler.withObject {
+                    $0.call(uncheckedCast(owner, to: Owner.self), reactor.reaction(changes, lock))
                 }
             }
         }
-        declared._withUnsafeGuaranteedRef { $0.run(owner, changes) }
+        declared.withObject { $0.run(owner, changes) }
     }
 }

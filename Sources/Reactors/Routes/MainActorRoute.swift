@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 import Substances
 
@@ -41,7 +42,7 @@ final class MainActorRoute<Owner: AnyObject>: SubstanceObserver {
             reactor.receive(sent) { owner, reaction in
                 handler?(owner, reaction)
                 mainQueueHandler?(owner, reaction)
-                declared?.run(Unmanaged.passUnretained(owner), reaction.commit)
+                declared?.run(Unretained(owner), reaction.commit)
             }
         }
     }

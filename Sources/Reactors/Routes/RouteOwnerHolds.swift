@@ -1,3 +1,4 @@
+import FlaskLocking
 import FluxBus
 import Synchronization
 
@@ -40,15 +41,24 @@ final class RouteOwnerHolds: FluxDeferredWake, Sendable {
     /// The owner `held` remembers, if it is still held: it may then be used unretained until the
     /// bus lets go. On the bus only (checked in debug builds).
     @inline(__always)
-    func owner(in held: HeldOwner) -> Unmanaged<AnyObject>? {
-        held.epoch == epoch.load(ordering: .relaxed) ? held.owner : nil
+    func owner(in held: borrowing HeldOwner) -> Unretained<AnyObject>? {
+        assert(isOnBus)
+        guard held.epoch.load(ordering: .relaxed) == epoch.load(ordering: .relaxed) else { return nil }
+        return Unretained(bitPattern: held.owner.load(ordering: .relaxed))
+    }
+
+    /// Whether the bus is current (checked by the confined state's access, in debug builds).
+    private var isOnBus: Bool {
+        _ = state.value
+        return true
     }
 
     /// Keeps `owner` alive until the epoch changes, remembered in `held`. Consumed: the caller's
     /// reference (the one a weak load just made) becomes the hold, rather than a second one taken
     /// and the first released (on an object with weak references, both are the runtime's slow path).
-    func hold(_ owner: consuming AnyObject, in held: inout HeldOwner, on bus: Flux) {
-        held = HeldOwner(owner: Unmanaged.passUnretained(owner), epoch: epoch.load(ordering: .relaxed))
+    func hold(_ owner: consuming AnyObject, in held: borrowing HeldOwner, on bus: Flux) {
+        held.owner.store(Unretained(owner).bitPattern, ordering: .relaxed)
+        held.epoch.store(epoch.load(ordering: .relaxed), ordering: .relaxed)
         state.value.owners.append(owner)
         if !state.value.wakeScheduled {
             state.value.wakeScheduled = true
@@ -71,9 +81,11 @@ final class RouteOwnerHolds: FluxDeferredWake, Sendable {
 }
 
 /// An owner as a route remembers it once the bus's holds keep it (see ``RouteOwnerHolds``): `owner`
-/// may be used, unretained, while the holds' epoch is `epoch`, the one it was held in.
-struct HeldOwner {
-    var owner: Unmanaged<AnyObject>?
+/// (an unretained reference's bits) may be used while the holds' epoch is `epoch`, the one it was
+/// held in. Two atomics, touched on the bus only (relaxed): kept in place in the route, they are
+/// read with two loads a delivery (scenario S3, a hundred routes a commit).
+struct HeldOwner: ~Copyable, Sendable {
+    let owner = Atomic<UInt>(0)
     /// Zero: nothing held yet (epochs start at one).
-    var epoch: UInt64 = 0
+    let epoch = Atomic<UInt64>(0)
 }

@@ -1,4 +1,5 @@
 import Archive
+import FlaskLocking
 import FluxBus
 
 /// What an awaited mix did: whether a middleware stopped it, and for each substance that ran a
@@ -155,7 +156,7 @@ extension MixOutcome.Entry {
     /// go through the runtime's general cast, on the bus, for every mix a journal records.
     package static func unboxed(_ record: any Sendable) -> MixOutcome.Entry? {
         func open<T>(_ value: T) -> MixOutcome.Entry? {
-            T.self == MixOutcome.Entry.self ? unsafeBitCast(value, to: MixOutcome.Entry.self) : nil
+            T.self == MixOutcome.Entry.self ? uncheckedSameType(value, as: MixOutcome.Entry.self) : nil
         }
         return open(record)
     }

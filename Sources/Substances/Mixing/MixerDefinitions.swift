@@ -37,7 +37,7 @@ public struct MixerDefinitions<S: State, M: SubstanceMixer> {
 
     /// Runs one body for the dispatch of `event` on the substance, as one transaction.
     @usableFromInline
-    typealias Run = @Sendable (ReactiveSubstance<S, M>, UnsafePointer<FluxEvent>) -> Void
+    typealias Run = @Sendable (ReactiveSubstance<S, M>, borrowing FluxEvent) -> Void
 
     /// One definition, in the order it was made.
     @usableFromInline
@@ -71,10 +71,10 @@ public struct MixerDefinitions<S: State, M: SubstanceMixer> {
             Definition(name: mixer.busName, mixer: mixer) { substance, event in
                 let serial = substance.beginRun()
                 body(
-                    substance, event.pointee.payload,
+                    substance, event.payload,
                     MixerResolution(resolver: substance.resolver, serial: serial, commits: true),
                     MixerResolution(resolver: substance.resolver, serial: serial, commits: false))
-                substance.endRun(event)
+                substance.endRun(lock: event.lock, mixer: event.mixer)
             })
     }
 
@@ -83,14 +83,14 @@ public struct MixerDefinitions<S: State, M: SubstanceMixer> {
     public mutating func callAsFunction<A: FlaskAction>(_ action: A.Type, _ body: @escaping ActionBody<A>) {
         definitions.append(
             Definition(name: A.busName, mixer: nil) { substance, event in
-                guard let action = event.pointee.value(as: A.self) else {
+                guard let action = event.value(as: A.self) else {
                     return substance.reportMissingAction(named: A.busName)
                 }
                 let serial = substance.beginRun()
                 body(
                     substance, action, MixerResolution(resolver: substance.resolver, serial: serial, commits: true),
                     MixerResolution(resolver: substance.resolver, serial: serial, commits: false))
-                substance.endRun(event)
+                substance.endRun(lock: event.lock, mixer: event.mixer)
             })
     }
 

@@ -31,10 +31,10 @@ public struct MixerResolution: Sendable {
 /// it strongly, and a substance is also held weakly (by the bus and by reactors), which puts every
 /// retain and release of it on the runtime's slow path (many times what a strong reference costs).
 ///
-/// `@unchecked Sendable`: the resolution state is `BusConfined`, and a call from elsewhere is
-/// turned away by `bus.isCurrent` before it reads it; the substance's reference is behind a lock.
+/// The resolution state is `BusConfined`, and a call from elsewhere is turned away by
+/// `bus.isCurrent` before it reads it; the substance's reference is behind a lock.
 @usableFromInline
-final class MixerResolver: @unchecked Sendable {
+final class MixerResolver: Sendable {
     private struct Resolution {
         /// Tells a transaction's `react`/`abort` from older ones.
         var serial: UInt64 = 0

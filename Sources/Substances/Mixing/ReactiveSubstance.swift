@@ -295,14 +295,12 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         let observation: FluxObservation
         if runs.count == 1, let run = runs.first {
             observation = bus.observe(name, untypedOwner: self) { substance, event in
-                withUnsafePointer(to: event) { run(unsafeDowncast(substance, to: ReactiveSubstance.self), $0) }
+                run(unsafeDowncast(substance, to: ReactiveSubstance.self), event)
             }
         } else {
             observation = bus.observe(name, untypedOwner: self) { substance, event in
                 let substance = unsafeDowncast(substance, to: ReactiveSubstance.self)
-                withUnsafePointer(to: event) { event in
-                    for run in runs { run(substance, event) }
-                }
+                for run in runs { run(substance, event) }
             }
         }
         storedObservations.withLock { $0.append(observation) }
@@ -371,13 +369,19 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// discards on `abort()` or neither (reported).
     @usableFromInline @inline(__always)
     final func endRun(_ event: UnsafePointer<FluxEvent>) {
+        endRun(lock: event.pointee.lock, mixer: event.pointee.mixer)
+    }
+
+    /// ``endRun(_:)`` given the dispatch's lock and mixer.
+    @usableFromInline @inline(__always)
+    final func endRun(lock: FluxLock?, mixer: @autoclosure () -> FluxMixerName) {
         let outcome = resolver.end()
         switch outcome {
         case true?:
             if let changes = commitTransaction() {
                 // A reactor whose handler receives the lock takes it over (`FlaskReaction`); if
                 // none does, the bus releases it once the mix has run.
-                deliver(changes, lock: event.pointee.lock)
+                deliver(changes, lock: lock)
             }
         case false?:
             abortTransaction()
@@ -385,7 +389,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             abortTransaction()
             bus.report(
                 .mixerUnresolved,
-                "\(nameInReports): mixer \(event.pointee.mixer) returned without react() or abort(); it was aborted")
+                "\(nameInReports): mixer \(mixer()) returned without react() or abort(); it was aborted")
         }
     }
 }
@@ -405,5 +409,58 @@ private final class StoredMixer<M: SubstanceMixer>: @unchecked Sendable {
     deinit {
         address.deinitialize(count: 1)
         address.deallocate()
+    }
+}
+
+/// The bookkeeping of `defineMixers()` runs: registration at creation, or the dispatch of one mixer.
+/// Not nested in the generic substance class, nor generic: its metadata would be looked up at run
+/// time on every dispatch.
+struct DefineMixersRun {
+    /// The mixer being dispatched (an `M`), or the type of the action being dispatched, and its
+    /// event, while `defineMixers()` runs for it.
+    var runningMixer: UnsafeRawPointer?
+    var runningAction: ObjectIdentifier?
+    var runningEvent: UnsafePointer<FluxEvent>?
+    /// Where in `defineMixers()` the running mixer is defined (its position among the `define`
+    /// calls, learned at registration), or -1 to compare every definition with it.
+    var runningPosition = -1
+    /// The position of the next `define` call.
+    var nextPosition = 0
+    /// Whether a definition matched the running mixer.
+    var ranBody = false
+    /// Whether `defineMixers()` defines a mixer twice (then every definition is compared).
+    var definesTwice = false
+
+    mutating func start(mixer: UnsafeRawPointer, _ event: UnsafePointer<FluxEvent>, at position: Int) {
+        runningMixer = mixer
+        start(event, at: position)
+    }
+
+    mutating func start(action: ObjectIdentifier, _ event: UnsafePointer<FluxEvent>, at position: Int) {
+        runningAction = action
+        start(event, at: position)
+    }
+
+    private mutating func start(_ event: UnsafePointer<FluxEvent>, at position: Int) {
+        runningEvent = event
+        runningPosition = definesTwice ? -1 : position
+        ranBody = false
+        nextPosition = 0
+    }
+
+    /// Ends a dispatch: the borrowed mixer and event are no longer valid.
+    mutating func finish() {
+        runningMixer = nil
+        runningAction = nil
+        runningEvent = nil
+    }
+
+    /// After a run by position that found nothing there: prepares a run that compares every
+    /// definition and returns true.
+    mutating func mustCompareAll() -> Bool {
+        guard !ranBody && runningPosition >= 0 else { return false }
+        runningPosition = -1
+        nextPosition = 0
+        return true
     }
 }

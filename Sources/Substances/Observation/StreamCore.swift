@@ -7,9 +7,7 @@ import FluxBus
 /// holds (the end of its batch, at most 128 work items later, before a task: see
 /// `FluxOwnerHolds`), so a consumer as fast as the bus takes a batch per wake-up rather than
 /// trading a task switch for every element.
-///
-/// `@unchecked Sendable`: `state` is touched only with `lock` held.
-final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable {
+final class StreamCore<Element: Sendable>: FluxDeferredWake, Sendable {
     private struct State {
         var pending: [Element] = []
         /// The consumer, suspended until there is something to take (or the end).
@@ -17,6 +15,7 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
         /// Whether the bus will wake the waiter when it lets go.
         var wakeScheduled = false
         var finished = false
+        var onFinish: @Sendable () -> Void = {}
     }
 
     /// What a ``SubstanceChangeStream/BufferingPolicy`` says, read without its generic type.
@@ -26,14 +25,15 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
         case oldest(Int)
     }
 
-    private let lock = InPlaceLock()
-    // Exclusive access is what the lock ensures: no run-time exclusivity checks.
-    @exclusivity(unchecked) private var state = State()
+    private let state = LockedValue(State())
     private let buffering: Buffering
     private let bus: Flux
     /// Called once when the stream ends, from whichever side ended it; set before the stream is
     /// shared.
-    var onFinish: @Sendable () -> Void = {}
+    var onFinish: @Sendable () -> Void {
+        get { state.withLock { $0.onFinish } }
+        set { state.withLock { $0.onFinish = newValue } }
+    }
 
     init(policy: SubstanceChangeStream<Element>.BufferingPolicy, bus: Flux) {
         switch policy {
@@ -48,7 +48,7 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
     /// Leaves `element` for the consumer (on the bus); a waiting consumer is woken when the bus
     /// lets go.
     func yield(_ element: Element) {
-        let scheduleWake: Bool = lock.withLock {
+        let scheduleWake: Bool = state.withLock { state in
             guard !state.finished else { return false }
             switch buffering {
             case .unbounded:
@@ -69,7 +69,7 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
 
     /// Wakes the waiting consumer (on the bus, when it lets go).
     func wake() {
-        let waiter = lock.withLock {
+        let waiter = state.withLock { state in
             state.wakeScheduled = false
             defer { state.waiter = nil }
             return state.waiter
@@ -79,7 +79,7 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
 
     /// Ends the stream: the consumer takes what is pending, then gets nil. Idempotent.
     func finish() {
-        let (waiter, wasFinished) = lock.withLock {
+        let (waiter, wasFinished) = state.withLock { state in
             defer {
                 state.finished = true
                 state.waiter = nil
@@ -96,7 +96,7 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
         if takePending(into: &batch) { return true }
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                let waits: Bool = lock.withLock {
+                let waits: Bool = state.withLock { state in
                     if !state.pending.isEmpty || state.finished { return false }
                     precondition(
                         state.waiter == nil, "a change stream has one consumer: iterate it from one task at a time")
@@ -114,7 +114,7 @@ final class StreamCore<Element: Sendable>: FluxDeferredWake, @unchecked Sendable
 
     /// Moves the pending elements into `batch`; whether there were any.
     private func takePending(into batch: inout [Element]) -> Bool {
-        lock.withLock {
+        state.withLock { state in
             guard !state.pending.isEmpty else { return false }
             swap(&state.pending, &batch)
             return true

@@ -82,35 +82,33 @@ extension Substance {
 /// the instance, where a closure generic over it would look up `Optional<S>` and
 /// `StateChanges<S>` at run time, twice per commit.
 ///
-/// `@unchecked Sendable`: `newest` and `isPending` are touched only with `lock` held; `view` is set
-/// once on the main actor before the feeder is bound, and read only on the main actor.
-final class ObservationFeeder<S: State>: ChangesStayOnBus, @unchecked Sendable {
-    weak var view: SubstanceObservation<S>?
-    private let lock = InPlaceLock()
-    /// The newest state not delivered yet, when `isPending`.
-    private var newest: S
-    private var isPending = false
+/// `view` is set once on the main actor before the feeder is bound, and read only on the main
+/// actor.
+final class ObservationFeeder<S: State>: ChangesStayOnBus, Sendable {
+    @MainActor weak var view: SubstanceObservation<S>?
+    /// The newest state not delivered yet, and whether there is one.
+    private let pending: LockedValue<(newest: S, isPending: Bool)>
 
     init(initial: S) {
-        newest = initial
+        pending = LockedValue((initial, false))
     }
 
     /// Keeps the commit's new state; sends the main actor to take it, unless it is already on its
     /// way. Only the state is copied out: the changes stay on the bus.
     func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock _: FluxLock?) {
-        let changes = unsafeDowncast(changes, to: StateChanges<S>.self)  // a commit of a Substance<S>
-        let wasPending = lock.withLock {
-            newest = changes.new
-            defer { isPending = true }
-            return isPending
+        let changes = uncheckedCast(changes, to: StateChanges<S>.self)  // a commit of a Substance<S>
+        let wasPending = pending.withLock { pending in
+            pending.newest = changes.new
+            defer { pending.isPending = true }
+            return pending.isPending
         }
         if !wasPending { MainActorMailbox.shared.send { self.deliver() } }
     }
 
     @MainActor private func deliver() {
-        let state = lock.withLock {
-            isPending = false
-            return newest
+        let state = pending.withLock { pending in
+            pending.isPending = false
+            return pending.newest
         }
         view?.update(to: state)
     }

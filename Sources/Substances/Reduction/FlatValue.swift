@@ -1,16 +1,18 @@
+import FlaskLocking
+
 /// A Codable value flattened to a tree of plain values: what the change reduction compares when it
 /// cannot compare a property's memory, and what ``FlaskDictRef`` stores.
 ///
-/// `@unchecked Sendable`: the one reference it can hold (`ref`, from a ``FlaskRef``) is only ever
-/// compared by identity and handed back to the user as it was given.
-package enum FlatValue: Equatable, @unchecked Sendable {
+/// The one reference it can hold (`ref`, from a ``FlaskRef``) is only ever compared by identity
+/// and handed back to the user as it was given: it crosses threads as an `UncheckedSendable`.
+package enum FlatValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int64)
     case uint(UInt64)
     case double(Double)
     case string(String)
-    case ref(AnyObject)
+    case ref(UncheckedSendable<AnyObject>)
     case keyed([String: FlatValue])
     case unkeyed([FlatValue])
 
@@ -23,7 +25,7 @@ package enum FlatValue: Equatable, @unchecked Sendable {
         case (.int(let a), .uint(let b)), (.uint(let b), .int(let a)): a >= 0 && UInt64(a) == b
         case (.double(let a), .double(let b)): a == b
         case (.string(let a), .string(let b)): a == b
-        case (.ref(let a), .ref(let b)): a === b
+        case (.ref(let a), .ref(let b)): a.value === b.value
         case (.keyed(let a), .keyed(let b)): a == b
         case (.unkeyed(let a), .unkeyed(let b)): a == b
         default: false
@@ -40,7 +42,7 @@ package enum FlatValue: Equatable, @unchecked Sendable {
         case .uint(let value): UInt(exactly: value) ?? value
         case .double(let value): value
         case .string(let value): value
-        case .ref(let object): object
+        case .ref(let object): object.value
         case .keyed(let dictionary): dictionary.compactMapValues { $0.anyValue }
         case .unkeyed(let array): array.map { $0.anyValue as Any }
         }

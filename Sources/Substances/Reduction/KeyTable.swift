@@ -11,7 +11,7 @@ import FluxBus
 /// and the caller then compares strings.
 ///
 /// Built once per state type and never changed, so any thread may read it.
-struct KeyTable: @unchecked Sendable {
+struct KeyTable: Sendable {
     private struct Slot {
         let bits: (UInt64, UInt64)
         let entry: Int32
@@ -42,14 +42,13 @@ struct KeyTable: @unchecked Sendable {
     @inline(__always)
     func entry(forKey key: String) -> Int32? {
         guard let bits = stringWords(key) else { return nil }
-        return slots.withUnsafeBufferPointer { slots in
-            var index = KeyTable.index(of: bits, shift: shift)
-            while true {
-                let slot = slots[index]
-                if slot.entry < 0 { return nil }
-                if slot.bits == bits { return slot.entry }
-                index = (index &+ 1) & (slots.count &- 1)
-            }
+        var index = KeyTable.index(of: bits, shift: shift)
+        while true {
+            // In bounds: masked to the table's count, a power of two.
+            let slot = slots.element(uncheckedAt: index)
+            if slot.entry < 0 { return nil }
+            if slot.bits == bits { return slot.entry }
+            index = (index &+ 1) & (slots.count &- 1)
         }
     }
 

@@ -42,7 +42,7 @@ struct PlanEntrySet: RandomAccessCollection {
         case 1: inline.1
         case 2: inline.2
         case 3: inline.3
-        default: overflow.unsafelyUnwrapped[position - 4]
+        default: overflow![position - 4]
         }
     }
 

@@ -11,8 +11,8 @@
 /// differ from its property names (custom `CodingKeys`). A nested struct with custom coding keys
 /// falls back alone, as one expandable property.
 ///
-/// `@unchecked Sendable`: immutable after `init`; its closures capture only types.
-final class ReductionPlan: @unchecked Sendable {
+/// Immutable after `init`; its closures capture only types.
+final class ReductionPlan: Sendable {
     struct Entry {
         let key: String
         let offset: Int

@@ -1,3 +1,4 @@
+import FlaskLocking
 import Foundation
 
 /// A state property holding a dictionary whose nested keys can be observed with dotted keys.
@@ -221,7 +222,7 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
                 return flatten(wrapped)
             }
             if let encodable = value as? any Encodable { return FlatEncoder.flatten(encodable) }
-            return .ref(value as AnyObject)
+            return .ref(UncheckedSendable(value as AnyObject))
         }
     }
 

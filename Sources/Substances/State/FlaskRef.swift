@@ -1,3 +1,5 @@
+import FlaskLocking
+
 /// A state property that holds an object and changes when the *object identity* changes.
 ///
 /// ```swift
@@ -8,19 +10,23 @@
 ///
 /// Objects are not serialisable: a `FlaskRef` is archived as `nil` and restored empty.
 ///
-/// `@unchecked Sendable`: Flask only compares the reference's identity and never touches the
-/// object; the object itself is yours to use only where it is safe to use it.
-public final class FlaskRef<Object: AnyObject>: Codable, @unchecked Sendable, CustomStringConvertible {
+/// A `FlaskRef` is `Sendable` whatever the object is: Flask only compares the reference's
+/// identity and never touches the object; the object itself is yours to use only where it is safe
+/// to use it.
+public final class FlaskRef<Object: AnyObject>: Codable, Sendable, CustomStringConvertible {
+    /// The object, which may cross threads with the state because Flask never touches it.
+    private let reference: UncheckedSendable<Object?>
+
     /// The referenced object.
-    public let object: Object?
+    public var object: Object? { reference.value }
 
     /// A reference to `object` (or none).
     public init(_ object: Object?) {
-        self.object = object
+        self.reference = UncheckedSendable(object)
     }
 
     public required init(from decoder: any Decoder) throws {
-        self.object = nil
+        self.reference = UncheckedSendable(nil)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -48,7 +54,7 @@ extension Optional: ObjectReferencing where Wrapped: ObjectReferencing {
 }
 
 extension ObjectReferencing {
-    var flatValue: FlatValue { referencedObject.map(FlatValue.ref) ?? .null }
+    var flatValue: FlatValue { referencedObject.map { .ref(UncheckedSendable($0)) } ?? .null }
 }
 
 #if canImport(Foundation)

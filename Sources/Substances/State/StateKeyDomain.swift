@@ -22,7 +22,7 @@ package final class StateKeyDomain: Sendable {
     private static let interned = LockedValue<[[ObjectIdentifier]: StateKeyDomain]>([:])
 
     /// The domain of the state types of `substances`, unretained: it is never freed.
-    package static func of(_ substances: [any AnySubstance]) -> Unmanaged<StateKeyDomain> {
+    package static func of(_ substances: [any AnySubstance]) -> Unretained<StateKeyDomain> {
         var plans: [ObjectIdentifier: ReductionPlan] = [:]
         for case let substance as any PlannedSubstance in substances {
             plans[ObjectIdentifier(substance.plan)] = substance.plan
@@ -34,7 +34,7 @@ package final class StateKeyDomain: Sendable {
             interned[key] = domain
             return domain
         }
-        return Unmanaged.passUnretained(domain)
+        return Unretained(domain)
     }
 }
 

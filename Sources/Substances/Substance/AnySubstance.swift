@@ -54,6 +54,9 @@ extension AnySubstance {
 /// declared once (see `Reactor.on(_:_:)`), and whose observers can be bound under an identity of
 /// their binder's choosing (a reactor binds its routes under its own): every `Substance`.
 package protocol KeyedSubstance: AnySubstance {
+    /// The substance's one weak reference to itself, which whatever refers to it without keeping
+    /// it alive shares.
+    var reference: SubstanceReference { get }
     /// See `Substance.bindOnBus(_:as:keys:)`.
     func bindOnBus(_ observer: any SubstanceObserver, as id: ObjectIdentifier, keys: [String]?)
     /// See `Substance.unbind(id:)`.

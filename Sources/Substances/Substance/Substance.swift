@@ -26,7 +26,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     public let bus: Flux
     let plan: ReductionPlan
     /// The weak reference each commit's changes hold (made once: see ``SubstanceReference``).
-    let reference: SubstanceReference
+    package let reference: SubstanceReference
     /// Reports an archive problem; made once, and holding the substance only weakly, so that a
     /// pending write neither allocates a closure per commit nor keeps the substance alive.
     let reportArchiveProblem: @Sendable (ArchiveProblem) -> Void
@@ -281,7 +281,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         // state, now in the working slot, is compared with it and then overwritten by the next
         // `beginTransaction`.
         let (previous, committed) = slots.commit(S.self)
-        if !archiveDisabled() { scheduleArchiveWrite(of: committed.pointee) }
+        if !archiveDisabled() { scheduleArchiveWrite(of: committed.value(S.self)) }
         let receipt = bus.activeReceipt
         // Nothing is reduced when nobody observes. Last commit's changes object is refilled when
         // it never left the bus and nobody held it after its delivery (see `recycle`); refilling
@@ -289,7 +289,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let changes =
             observerSlots.value.isEmpty && receipt == nil
             ? nil
-            : StateReducer.reduce(previous, committed, plan: plan, reference: reference, recycling: &spareChanges.value)
+            : StateReducer.reduce(
+                previous, committed, of: S.self, plan: plan, reference: reference, recycling: &spareChanges.value)
         if let receipt { record(changes, in: receipt) }
         return changes
     }

@@ -1,4 +1,5 @@
 import Archive
+import FlaskLocking
 import FluxBus
 
 /// A weak reference to a substance, made once with it and shared by what refers to the substance
@@ -8,11 +9,20 @@ import FluxBus
 /// commit cost a runtime call, and every retain and release of the substance itself takes the
 /// runtime's slow path, because it is weakly referenced.
 ///
-/// `@unchecked Sendable`: `substance` and `identity` are written once, by ``attach(_:)`` in the
-/// substance's `init`, before the substance can be seen by another thread; weak loads are atomic.
-final class SubstanceReference: @unchecked Sendable {
-    private(set) weak var substance: (any AnySubstance)?
-    private(set) var identity = ObjectIdentifier(SubstanceReference.self)
+/// `substance` and `identity` are written once, by ``attach(_:)`` in the substance's `init`,
+/// before the substance can be seen by another thread; they are read behind a lock all the same
+/// (a reference is read when a commit's changes are made, not at each delivery).
+package final class SubstanceReference: Sendable {
+    private struct Attached {
+        weak var substance: (any AnySubstance)?
+        var identity = ObjectIdentifier(SubstanceReference.self)
+    }
+
+    private let attached = LockedValue(Attached())
+    /// The substance, while it lives.
+    package var substance: (any AnySubstance)? { attached.withLock { $0.substance } }
+    /// The substance's identity.
+    var identity: ObjectIdentifier { attached.withLock { $0.identity } }
     let bus: Flux
     let stateType: any Any.Type
 
@@ -27,9 +37,19 @@ final class SubstanceReference: @unchecked Sendable {
     /// The name as reports write it (see `AnySubstance.nameInReports`).
     var nameInReports: String { ArchiveProblem.shortened(name) }
 
+    /// The reference of `substance`: its own for a `Substance`, a new one for any other.
+    package static func of(_ substance: any AnySubstance) -> SubstanceReference {
+        if let keyed = substance as? any KeyedSubstance { return keyed.reference }
+        let reference = SubstanceReference(bus: substance.bus, stateType: Any.self)
+        reference.attach(substance)
+        return reference
+    }
+
     /// Points the reference at its substance (once, in the substance's `init`).
     func attach(_ substance: any AnySubstance) {
-        self.substance = substance
-        identity = ObjectIdentifier(substance)
+        attached.withLock {
+            $0.substance = substance
+            $0.identity = ObjectIdentifier(substance)
+        }
     }
 }

@@ -87,13 +87,15 @@ struct UnsafeStateSlots {
     /// Makes the working slot the committed one, and publishes it: the previous state, now in the
     /// working slot, stays there until the next transaction overwrites it (on the bus).
     @inline(__always)
-    func commit<S: State>(_ type: S.Type) -> (previous: UnsafeMutablePointer<S>, committed: UnsafeMutablePointer<S>) {
+    func commit<S: State>(_ type: S.Type) -> (previous: StateSlot, committed: StateSlot) {
         bus.assertIsCurrent("a substance's state slots")
         let committed = pair.pointee.working
         let previous = pair.pointee.committed
         pair.pointee = (previous, committed)
         lock.pointee.withLock { published.pointee = committed }
-        return (previous.assumingMemoryBound(to: S.self), committed.assumingMemoryBound(to: S.self))
+        return (
+            StateSlot(previous.assumingMemoryBound(to: S.self)), StateSlot(committed.assumingMemoryBound(to: S.self))
+        )
     }
 
     /// Discards the working copy (on the bus).
@@ -107,6 +109,48 @@ struct UnsafeStateSlots {
         // Only the substance's `init` calls it, before any other thread can reach the slots.
         pair.pointee.working.assumingMemoryBound(to: S.self).pointee = value
         lock.pointee.withLock { published.pointee.assumingMemoryBound(to: S.self).pointee = value }
+    }
+}
+
+/// A state in one of its substance's slots, as a commit hands it to the reducer and to the changes
+/// it fills: valid until the next transaction of the substance overwrites the slot (the commit's
+/// delivery ends before any next transaction starts). Not generic (a generic struct here had its
+/// metadata looked up at run time on every commit); each method is given the state type, the one
+/// the slot holds.
+struct StateSlot {
+    private let pointer: UnsafeMutableRawPointer
+
+    @inline(__always)
+    init<S: State>(_ pointer: UnsafeMutablePointer<S>) {
+        self.pointer = UnsafeMutableRawPointer(pointer)
+    }
+
+    /// The state in the slot.
+    @inline(__always)
+    func value<S: State>(_ type: S.Type) -> S {
+        pointer.assumingMemoryBound(to: S.self).pointee
+    }
+
+    /// Its bytes, for the reducer to compare where they lie.
+    @inline(__always)
+    func memory<S: State>(_ type: S.Type) -> StateMemory {
+        StateMemory(UnsafePointer(pointer.assumingMemoryBound(to: S.self)))
+    }
+
+    /// Calls `body` with two slots holding `first` and `second` (tests and tools reducing two
+    /// values of their own).
+    static func withSlots<S: State, Result>(
+        holding first: inout S, _ second: inout S, _ body: (StateSlot, StateSlot) -> Result
+    ) -> Result {
+        withUnsafeMutablePointer(to: &first) { first in
+            withUnsafeMutablePointer(to: &second) { second in body(StateSlot(first), StateSlot(second)) }
+        }
+    }
+
+    /// Trades the state in the slot for `other` (no copy: no retains and releases).
+    @inline(__always)
+    func swapValue<S: State>(with other: inout S) {
+        swap(&other, &pointer.assumingMemoryBound(to: S.self).pointee)
     }
 }
 

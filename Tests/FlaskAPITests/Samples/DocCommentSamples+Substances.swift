@@ -35,17 +35,16 @@ private enum SubstancesDocSamples {
             let user: String
         }
 
-        final class Session: ReactiveSubstance<SessionState, SessionMixers>, @unchecked Sendable {
-            override func defineMixers() {
-                define(Login.self) { action, react, abort in
-                    guard !action.user.isEmpty else { return abort() }
-                    self.prop.user = action.user
-                    react()
-                }
+        let session = ReactiveSubstance<SessionState, SessionMixers>(name: "session") { define in
+            define(Login.self) { session, action, react, abort in
+                guard !action.user.isEmpty else { return abort() }
+                session.prop.user = action.user
+                react()
             }
         }
 
         Flask.substances(reactTo: Login(user: "ada"))
+        _ = session
     }
 
     // FlaskAction.secretKeys
