@@ -1,34 +1,52 @@
 // The package's unchecked casts, in one place: each is a cast the caller knows to hold, checked in
 // debug builds and free in release builds, where a checked cast is a runtime call on a path that
-// runs once per dispatch or per value (scenarios S1 and S6; restoring an archive).
+// runs once per dispatch or per value (scenarios S1 and S6; restoring an archive). Built with
+// `-DFLASK_SAFE_PRIMITIVES`, each is the checked cast instead, so that `instructions.sh
+// --safe-primitives` shows what the unchecked ones still save.
 
 /// `object` as the `T` it is known to be (an observer's owner, a recycled changes object of the
 /// substance's state type). Debug builds trap if it is not one.
 @inlinable @inline(__always)
 public func uncheckedCast<T: AnyObject>(_ object: AnyObject, to type: T.Type) -> T {
-    unsafeDowncast(object, to: T.self)
+    #if FLASK_SAFE_PRIMITIVES
+        return object as! T
+    #else
+        return unsafeDowncast(object, to: T.self)
+    #endif
 }
 
 /// `value` as `Target`, which is known to be its type `Value` (a generic value after a check such
 /// as `Value.self == Int.self`). Debug builds trap if the two types differ.
 @inlinable @inline(__always)
 public func uncheckedSameType<Value, Target>(_ value: Value, as type: Target.Type) -> Target {
-    assert(Value.self == Target.self, "uncheckedSameType: \(Value.self) is not \(Target.self)")
-    return unsafeBitCast(value, to: Target.self)
+    #if FLASK_SAFE_PRIMITIVES
+        return value as! Target
+    #else
+        assert(Value.self == Target.self, "uncheckedSameType: \(Value.self) is not \(Target.self)")
+        return unsafeBitCast(value, to: Target.self)
+    #endif
 }
 
 /// The class `type` as the class `T` it is known to be (a class looked up by a key that names
 /// it). Debug builds trap if it is another.
 @inlinable @inline(__always)
 public func uncheckedCast<T: AnyObject>(_ type: AnyClass, to target: T.Type) -> T.Type {
-    assert(type == T.self, "uncheckedCast: \(type) is not \(T.self)")
-    return unsafeBitCast(type, to: T.Type.self)
+    #if FLASK_SAFE_PRIMITIVES
+        return type as! T.Type
+    #else
+        assert(type == T.self, "uncheckedCast: \(type) is not \(T.self)")
+        return unsafeBitCast(type, to: T.Type.self)
+    #endif
 }
 
 /// The value `optional` is known to hold. Debug builds trap if it holds none.
 @inlinable @inline(__always)
 public func uncheckedUnwrap<Value>(_ optional: Value?) -> Value {
-    optional.unsafelyUnwrapped
+    #if FLASK_SAFE_PRIMITIVES
+        return optional!
+    #else
+        return optional.unsafelyUnwrapped
+    #endif
 }
 
 /// A small number as a thread-specific value: a pointer that is never followed, for

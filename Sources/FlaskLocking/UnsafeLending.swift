@@ -1,6 +1,8 @@
 // Lending without retaining: references and array elements used in place, on the hot paths
 // where a retain and a release (two atomic operations each) or a copy of a value with references
-// would cost more than the work itself. Each use names what keeps the lent thing alive.
+// would cost more than the work itself. Each use names what keeps the lent thing alive. Built with
+// `-DFLASK_SAFE_PRIMITIVES`, each lends the safe way instead (a strong reference, a copy, a bounds
+// check), so that `instructions.sh --safe-primitives` shows what they still save.
 
 /// A reference to an object that something else keeps alive, used without retaining or releasing
 /// it: for the hot paths that call an object many times a commit (a substance's observers, a
@@ -11,6 +13,9 @@
 /// Debug builds check it: a weak reference kept beside it must still find the object at each use.
 @frozen
 public struct Unretained<Object: AnyObject> {
+    #if FLASK_SAFE_PRIMITIVES
+        @usableFromInline let strong: Object
+    #endif
     @usableFromInline let reference: Unmanaged<Object>
     #if DEBUG
         @usableFromInline weak var check: Object?
@@ -19,6 +24,9 @@ public struct Unretained<Object: AnyObject> {
     /// An unretained reference to `object`, which something else keeps alive.
     @inlinable
     public init(_ object: borrowing Object) {
+        #if FLASK_SAFE_PRIMITIVES
+            strong = copy object
+        #endif
         reference = .passUnretained(copy object)
         #if DEBUG
             check = copy object
@@ -29,6 +37,9 @@ public struct Unretained<Object: AnyObject> {
     /// its holder retained once for good, say).
     @inlinable
     public init(_ unmanaged: Unmanaged<Object>) {
+        #if FLASK_SAFE_PRIMITIVES
+            strong = unmanaged.takeUnretainedValue()
+        #endif
         reference = unmanaged
         #if DEBUG
             check = unmanaged.takeUnretainedValue()
@@ -53,7 +64,11 @@ public struct Unretained<Object: AnyObject> {
         #if DEBUG
             precondition(check != nil, "an unretained reference outlived its object")
         #endif
-        return try reference._withUnsafeGuaranteedRef(body)
+        #if FLASK_SAFE_PRIMITIVES
+            return try body(strong)
+        #else
+            return try reference._withUnsafeGuaranteedRef(body)
+        #endif
     }
 
     /// The object's identity.
@@ -70,8 +85,12 @@ extension Array {
     /// power-of-two count, say): read without the bounds check, which debug builds still make.
     @inlinable @inline(__always)
     public func element(uncheckedAt index: Int) -> Element {
-        assert(index >= 0 && index < count, "index out of range")
-        return withUnsafeBufferPointer { $0[index] }
+        #if FLASK_SAFE_PRIMITIVES
+            return self[index]
+        #else
+            assert(index >= 0 && index < count, "index out of range")
+            return withUnsafeBufferPointer { $0[index] }
+        #endif
     }
 
     /// Calls `body` with each element from `start` on, moved out of the array and moved back
@@ -82,6 +101,21 @@ extension Array {
     /// `body` must not touch the array (it cannot: the array is borrowed `inout` meanwhile).
     @inlinable @inline(__always)
     public mutating func forEachMovedOut(from start: Int, _ body: (borrowing Element, Int) -> Bool) -> Int? {
+        #if FLASK_SAFE_PRIMITIVES
+            var index = start
+            while index < count {
+                let goesOn = body(self[index], index)
+                index += 1
+                if !goesOn { return index }
+            }
+            return nil
+        #else
+            return forEachMovedOutInPlace(from: start, body)
+        #endif
+    }
+
+    @inlinable @inline(__always)
+    mutating func forEachMovedOutInPlace(from start: Int, _ body: (borrowing Element, Int) -> Bool) -> Int? {
         withUnsafeMutableBufferPointer { elements in
             var index = start
             while index < elements.count {
