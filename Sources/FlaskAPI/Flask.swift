@@ -10,8 +10,38 @@ import Foundation
 ///     .andReact()
 /// ```
 public enum Flask {
-    /// The shared bus every substance mixes on unless given another.
-    public static var bus: Flux { .shared }
+    /// The bus every facade call and every new substance uses unless given another: the one
+    /// ``withBus(_:operation:)-(_,()->Result)`` set around the running code (a test, an
+    /// independent part of an app), else the shared one (`Flux.current`).
+    public static var bus: Flux { .current }
+
+    /// Runs `operation` with `bus` as ``bus``: the facade calls inside that are given no bus, and
+    /// the substances made inside, use it; so a test that makes its own bus runs beside others
+    /// without sharing their state.
+    ///
+    /// ```swift
+    /// @Test func counterCounts() async {
+    ///     await Flask.withBus(Flux()) {
+    ///         let counter = CounterStore()  // on the test's bus
+    ///         await Flask.apply(CounterMixers.increment)  // dispatched on it
+    ///         #expect(counter.state.counter == 1)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The bus follows the code into the synchronous calls it makes, its child tasks and the tasks
+    /// it starts with `Task { }` (a task-local value, `Flux.current`); a detached task, a
+    /// `DispatchQueue` block and a thread started inside do not see it.
+    public static func withBus<Result>(_ bus: Flux, operation: () throws -> Result) rethrows -> Result {
+        try Flux.withCurrent(bus, operation: operation)
+    }
+
+    /// Runs `operation`, async, with `bus` as ``bus`` (see ``withBus(_:operation:)-(_,()->Result)``).
+    public static func withBus<Result>(
+        _ bus: Flux, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await Flux.withCurrent(bus, isolation: isolation, operation: operation)
+    }
 
     /// The manager holding the attached reactors.
     public static var reactorManager: ReactorManager { .shared }
@@ -21,8 +51,8 @@ public enum Flask {
     /// An explicit nil inside a `FlaskDictRef` (the seed's second spelling).
     public static let Null = FlaskNull()
 
-    /// The handler of misuse and bad-input reports (the shared bus's). Prints in debug builds,
-    /// silent in release builds.
+    /// The handler of misuse and bad-input reports (``bus``'s: the shared bus's, unless inside
+    /// ``withBus(_:operation:)-(_,()->Result)``). Prints in debug builds, silent in release builds.
     public static var diagnostics: @Sendable (FluxDiagnostic) -> Void {
         get { bus.diagnostics }
         set { bus.diagnostics = newValue }
@@ -81,7 +111,7 @@ public enum Flask {
     ///   - fileID: where it is called, for the report; leave the default.
     ///   - line: where it is called; leave the default.
     public static func detachReactor(
-        from owner: AnyObject, on bus: Flux = .shared, fileID: StaticString = #fileID, line: UInt = #line
+        from owner: AnyObject, on bus: Flux = .current, fileID: StaticString = #fileID, line: UInt = #line
     ) {
         if reactorManager.detach(from: owner) == 0 {
             bus.report(
@@ -102,7 +132,7 @@ public enum Flask {
     ///   - fileID: where it is called, for reports; leave the default.
     ///   - line: where it is called; leave the default.
     public static func getReactor<Owner: AnyObject>(
-        attachedTo owner: Owner, on bus: Flux = .shared, fileID: StaticString = #fileID, line: UInt = #line
+        attachedTo owner: Owner, on bus: Flux = .current, fileID: StaticString = #fileID, line: UInt = #line
     ) -> Reactor<Owner> {
         let mine = reactorManager.reactors(of: owner).compactMap { $0 as? Reactor<Owner> }
         let place = "\(fileID):\(line)"
@@ -121,7 +151,7 @@ public enum Flask {
 
     /// Alias of `getReactor(attachedTo:)` (the seed lists both spellings).
     public static func getReactor<Owner: AnyObject>(
-        at owner: Owner, on bus: Flux = .shared, fileID: StaticString = #fileID, line: UInt = #line
+        at owner: Owner, on bus: Flux = .current, fileID: StaticString = #fileID, line: UInt = #line
     ) -> Reactor<Owner> {
         getReactor(attachedTo: owner, on: bus, fileID: fileID, line: line)
     }
@@ -135,14 +165,14 @@ public enum Flask {
     ///   - payload: handed to every mixer body.
     ///   - bus: the bus to dispatch on: the shared one unless you isolate (a bus per test, say).
     public static func substances<M: SubstanceMixer>(
-        reactTo mixer: M, payload: FluxPayload? = nil, on bus: Flux = .shared
+        reactTo mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current
     ) {
         bus.dispatch(mixerName(mixer), payload: payload)
     }
 
     /// Dispatches a typed action to every reactive substance of `bus` that defines its type.
     @inlinable
-    public static func substances<A: FlaskAction>(reactTo action: A, on bus: Flux = .shared) {
+    public static func substances<A: FlaskAction>(reactTo action: A, on bus: Flux = .current) {
         bus.dispatch(action)
     }
 
@@ -153,7 +183,7 @@ public enum Flask {
     /// need to wait.
     @discardableResult
     public static func apply<M: SubstanceMixer>(
-        _ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .shared, isolation: isolated (any Actor)? = #isolation
+        _ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current, isolation: isolated (any Actor)? = #isolation
     ) async -> MixOutcome {
         MixOutcome(receipt: await bus.dispatchAndWait(mixerName(mixer), payload: payload, isolation: isolation))
     }
@@ -162,13 +192,13 @@ public enum Flask {
     /// delivered; returns what each substance did.
     @discardableResult
     public static func apply<A: FlaskAction>(
-        _ action: A, on bus: Flux = .shared, isolation: isolated (any Actor)? = #isolation
+        _ action: A, on bus: Flux = .current, isolation: isolated (any Actor)? = #isolation
     ) async -> MixOutcome {
         MixOutcome(receipt: await bus.dispatchAndWait(A.busName, value: action, isolation: isolation))
     }
 
     /// Low-level spelling of `substances(reactTo:payload:on:)`.
-    public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .shared) {
+    public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current) {
         substances(reactTo: mixer, payload: payload, on: bus)
     }
 
@@ -180,13 +210,13 @@ public enum Flask {
     // MARK: Substances
 
     /// Creates an unnamed substance of a state type, mixed on `bus`.
-    public static func newSubstance<S: State>(definedBy type: S.Type, on bus: Flux = .shared) -> Substance<S> {
+    public static func newSubstance<S: State>(definedBy type: S.Type, on bus: Flux = .current) -> Substance<S> {
         Substance<S>(bus: bus)
     }
 
     /// Creates a named substance, restoring its archive when `archive` is true.
     public static func newSubstance<S: State>(
-        definedBy type: S.Type, named name: String, archive: Bool = false, on bus: Flux = .shared
+        definedBy type: S.Type, named name: String, archive: Bool = false, on bus: Flux = .current
     ) -> Substance<S> {
         Substance<S>(name: name, archive: archive, bus: bus)
     }
@@ -199,7 +229,7 @@ public enum Flask {
     ///   - bus: the bus to pause: the shared one unless you isolate.
     ///   - fileID: where the lock was taken, for lock reports; leave the default.
     ///   - line: where the lock was taken; leave the default.
-    public static func lock(on bus: Flux = .shared, fileID: StaticString = #fileID, line: UInt = #line) -> FluxLock {
+    public static func lock(on bus: Flux = .current, fileID: StaticString = #fileID, line: UInt = #line) -> FluxLock {
         bus.lock(fileID: fileID, line: line)
     }
 
@@ -216,7 +246,7 @@ public enum Flask {
     ///   - line: where the lock was taken; leave the default.
     @discardableResult
     public static func lock<M: SubstanceMixer>(
-        withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true, on bus: Flux = .shared,
+        withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true, on bus: Flux = .current,
         fileID: StaticString = #fileID, line: UInt = #line
     ) -> FluxLock {
         bus.lock(withMixer: mixerName(mixer), payload: payload, autorelease: autorelease, fileID: fileID, line: line)
@@ -226,17 +256,17 @@ public enum Flask {
     /// ``lock(withMixer:payload:autorelease:on:fileID:line:)``).
     @discardableResult
     public static func lock<A: FlaskAction>(
-        withMixer action: A, autorelease: Bool = true, on bus: Flux = .shared,
+        withMixer action: A, autorelease: Bool = true, on bus: Flux = .current,
         fileID: StaticString = #fileID, line: UInt = #line
     ) -> FluxLock {
         bus.lock(withMixer: A.busName, value: action, autorelease: autorelease, fileID: fileID, line: line)
     }
 
     /// Releases every lock of `bus`.
-    public static func removeLocks(on bus: Flux = .shared) { bus.removeLocks() }
+    public static func removeLocks(on bus: Flux = .current) { bus.removeLocks() }
 
     /// Drops every queued work item of `bus` that has not started.
-    public static func purgeFluxQueue(on bus: Flux = .shared) { bus.purge() }
+    public static func purgeFluxQueue(on bus: Flux = .current) { bus.purge() }
 
     /// Detaches every reactor.
     public static func purgeFlasks() { reactorManager.removeAll() }

@@ -38,7 +38,7 @@ public final class SubstanceHistory: Sendable {
         of substances: [any AnySubstance], limit: Int = 100, mergingWithin interval: Duration = .zero,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
-        let bus = substances.first?.bus ?? .shared
+        let bus = substances.first?.bus ?? .current
         self.bus = bus
         let log = HistoryLog(limit: max(1, limit), interval: interval, now: now)
         self.log = log

@@ -115,7 +115,7 @@ public final class ChainReaction {
     }
 
     /// Adds a step that mixes `substance` and may abort the whole chain: call `abort()` and no
-    /// substance of the chain changes (the later steps do not run; the awaited ``commit()``
+    /// substance of the chain changes (the later steps do not run; the awaited ``reactAndWait()``
     /// reports every substance aborted).
     ///
     /// ```swift
@@ -125,7 +125,7 @@ public final class ChainReaction {
     ///         guard !todos.prop.hasUnsavedChanges else { return abort() }
     ///         todos.prop.items = []
     ///     }
-    ///     .commit()
+    ///     .reactAndWait()
     /// ```
     @inlinable
     @discardableResult
@@ -170,76 +170,36 @@ public final class ChainReaction {
                 + "chain will change nothing")
     }
 
-    /// Alias of ``mix(_:_:)-(_,(T)->Void)``.
-    @discardableResult
-    public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
-        mix(substance, body)
-    }
-
-    /// Alias of ``mix(_:_:)-(_,(T,ChainAbort)->Void)``, for a step that may abort the chain.
-    @discardableResult
-    public func mixing<S, T: Substance<S>>(
-        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
-    ) -> ChainReaction {
-        mix(substance, body)
-    }
-
-    /// Alias of ``mix(_:_:)-(_,(T)->Void)``.
-    @discardableResult
-    public func with<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
-        mix(substance, body)
-    }
-
-    /// Alias of ``mix(_:_:)-(_,(T,ChainAbort)->Void)``, for a step that may abort the chain.
-    @discardableResult
-    public func with<S, T: Substance<S>>(
-        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
-    ) -> ChainReaction {
-        mix(substance, body)
-    }
-
-    /// Alias of ``mix(_:_:)-(_,(T)->Void)``.
-    @discardableResult
-    public func and<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
-        mix(substance, body)
-    }
-
-    /// Alias of ``mix(_:_:)-(_,(T,ChainAbort)->Void)``, for a step that may abort the chain.
-    @discardableResult
-    public func and<S, T: Substance<S>>(
-        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
-    ) -> ChainReaction {
-        mix(substance, body)
-    }
-
-    /// Commits the chain as one work item. `completion` runs on the bus after the reactions.
-    public func react(completion: (@Sendable () -> Void)? = nil) {
-        // The work item holds the steps, not the chain: the chain is freed where it was made
-        // (usually right after this call), and the bus reads the steps without taking the chain's
-        // lock; they cross to the bus through the bus's queue. Without a completion, the work
-        // item is the first step, which runs the list: queueing the chain allocates nothing.
+    /// Commits the chain as one work item: its steps run on the bus, as one transaction.
+    public func react() {
+        // The work item is the first step, which runs the list: queueing the chain allocates
+        // nothing more. It holds the steps, not the chain: the chain is freed where it was made
+        // (usually right after this call), and the steps cross to the bus through its queue.
         guard let steps = resolve(.reacted), let first = steps.first, let bus else { return }
-        if let completion {
-            bus.perform(mix: mixName) {
-                ChainReaction.run(from: first)
-                completion()
-            }
-        } else {
-            bus.perform(mix: mixName, first)
+        bus.perform(mix: mixName, first)
+    }
+
+    /// Commits the chain as one work item, as ``react()``, and calls `completion` on the bus after
+    /// the reactions (for ``reactAndWait()`` and the deprecated completion spellings).
+    func react(then completion: @escaping @Sendable () -> Void) {
+        guard let steps = resolve(.reacted), let first = steps.first, let bus else { return }
+        bus.perform(mix: mixName) {
+            ChainReaction.run(from: first)
+            completion()
         }
     }
 
-    /// Alias of ``react(completion:)``.
-    public func andReact(completion: (@Sendable () -> Void)? = nil) {
-        react(completion: completion)
-    }
-
-    /// Commits the chain and suspends until it has been applied and its bus reactions delivered;
-    /// returns what each substance did (`MixOutcome.wasAborted` when a step aborted it). A chain already resolved returns an empty outcome (and is
-    /// reported); a chain that refused a step of another bus ran nothing, and every substance it
-    /// names is reported aborted.
+    /// Commits the chain, as ``react()``, and suspends until it has been applied and its bus
+    /// reactions delivered; returns what each substance did (`MixOutcome.wasAborted` when a step
+    /// aborted it). A chain already resolved returns an empty outcome (and is reported); a chain
+    /// that refused a step of another bus ran nothing, and every substance it names is reported
+    /// aborted.
+    ///
+    /// ```swift
+    /// let outcome = await reactor.mix(cart) { $0.prop.items = [] }.mix(session) { $0.prop.checkout = nil }.reactAndWait()
+    /// ```
     @discardableResult
-    public func commit() async -> MixOutcome {
+    public func reactAndWait() async -> MixOutcome {
         if isRejected, phase == .open {
             phase = .aborted
             let named =
@@ -267,17 +227,12 @@ public final class ChainReaction {
         _ = resolve(.aborted)
     }
 
-    /// Alias of ``abort()``.
-    public func andAbort() {
-        abort()
-    }
-
     /// Resolves the chain, if this call is the first to: reacted, returns its steps, taken out of
     /// it (the chain has no use for them any more); aborted, drops them and returns an empty list.
     /// Nil, and reported, when the chain was already resolved.
     private func resolve(_ phase: Phase) -> Steps? {
         guard self.phase == .open else {
-            (bus ?? .shared).report(
+            (bus ?? .current).report(
                 .chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
             return nil
         }

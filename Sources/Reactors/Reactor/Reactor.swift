@@ -85,7 +85,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
         self.weakSubstances = substances.map(SubstanceReference.of)
         self.keyDomain = Set(substances.map { ObjectIdentifier($0) }).count > 1 ? StateKeyDomain.of(substances) : nil
         self.delivery = delivery
-        let bus = substances.first?.bus ?? .shared
+        let bus = substances.first?.bus ?? .current
         self.bus = bus
         self.manager = manager
         if substances.contains(where: { $0.bus !== bus }) {
@@ -267,10 +267,6 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
         ChainReaction(bus: substance.bus).mix(substance, body)
     }
 
-    /// Alias of ``mix(_:_:)-(_,(T)->Void)``.
-    public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
-        mix(substance, body)
-    }
 
     // MARK: Reactions (for the routes)
 

@@ -89,7 +89,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// ``Substance/init(name:archive:archiveSettings:bus:)``).
     public override init(
         name: String? = nil, archive: Bool = false, archiveSettings: ArchiveSettings = ArchiveSettings(),
-        bus: Flux = .shared
+        bus: Flux = .current
     ) {
         resolver = MixerResolver(bus: bus)
         definition = BusConfined(DefineMixersRun(), on: bus, "ReactiveSubstance.define outside init and dispatches")
@@ -129,7 +129,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     ///   - mixers: defines the mixers and actions it reacts to; called once, before this returns.
     public convenience init(
         name: String? = nil, archive: Bool = false, archiveSettings: ArchiveSettings = ArchiveSettings(),
-        bus: Flux = .shared, mixers: (_ define: inout MixerDefinitions<S, M>) -> Void
+        bus: Flux = .current, mixers: (_ define: inout MixerDefinitions<S, M>) -> Void
     ) {
         self.init(name: name, archive: archive, archiveSettings: archiveSettings, bus: bus)
         var definitions = MixerDefinitions<S, M>()

@@ -74,7 +74,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     ///   - bus: the bus to mix on; the shared one unless you isolate (tests, tools).
     public init(
         name: String? = nil, archive: Bool = false, archiveSettings: ArchiveSettings = ArchiveSettings(),
-        bus: Flux = .shared
+        bus: Flux = .current
     ) {
         let initial = S()
         self.bus = bus
@@ -108,7 +108,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Creates an unnamed substance on the shared bus.
     public required convenience init() {
-        self.init(name: nil, archive: false, archiveSettings: ArchiveSettings(), bus: .shared)
+        self.init(name: nil, archive: false, archiveSettings: ArchiveSettings(), bus: .current)
     }
 
     /// The committed state: safe from any thread, a consistent snapshot.

@@ -1,0 +1,104 @@
+import FluxBus
+import Substances
+
+// The spellings of Reactors that are not the canonical ones (docs/decisions.md, "One spelling per
+// operation"): the seed's aliases, which stay as the seed's API, and the deprecated ones, each with
+// a fix-it to the canonical spelling.
+
+// MARK: The seed's aliases of a chain's operations
+
+extension ChainReaction {
+    /// The seed's alias of ``mix(_:_:)-(_,(T)->Void)``.
+    @discardableResult
+    public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// The seed's alias of ``mix(_:_:)-(_,(T,ChainAbort)->Void)``, for a step that may abort the
+    /// chain.
+    @discardableResult
+    public func mixing<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// The seed's alias of ``mix(_:_:)-(_,(T)->Void)``.
+    @discardableResult
+    public func with<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// The seed's alias of ``mix(_:_:)-(_,(T,ChainAbort)->Void)``, for a step that may abort the
+    /// chain.
+    @discardableResult
+    public func with<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// The seed's alias of ``mix(_:_:)-(_,(T)->Void)``.
+    @discardableResult
+    public func and<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// The seed's alias of ``mix(_:_:)-(_,(T,ChainAbort)->Void)``, for a step that may abort the
+    /// chain.
+    @discardableResult
+    public func and<S, T: Substance<S>>(
+        _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
+    ) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// The seed's alias of ``react()``.
+    public func andReact() {
+        react()
+    }
+
+    /// The seed's alias of ``abort()``.
+    public func andAbort() {
+        abort()
+    }
+
+    /// Commits the chain, as ``react()``, then calls `completion` on the bus after the reactions.
+    @available(*, deprecated, message: "await reactAndWait(), which returns once the chain has been applied")
+    public func react(completion: (@Sendable () -> Void)?) {
+        if let completion { react(then: completion) } else { react() }
+    }
+
+    /// Commits the chain, as ``react()``, then calls `completion` on the bus after the reactions.
+    @available(*, deprecated, message: "await reactAndWait(), which returns once the chain has been applied")
+    public func andReact(completion: (@Sendable () -> Void)?) {
+        if let completion { react(then: completion) } else { react() }
+    }
+
+    /// Commits the chain and returns its outcome once applied: ``reactAndWait()``, whose name says
+    /// it waits ("commit" also names a substance's transaction and `commitState()`).
+    @available(*, deprecated, renamed: "reactAndWait()")
+    @discardableResult
+    public func commit() async -> MixOutcome {
+        await reactAndWait()
+    }
+}
+
+extension Reactor {
+    /// The seed's alias of ``mix(_:_:)-(_,(T)->Void)``.
+    public func mixing<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
+        mix(substance, body)
+    }
+
+    /// Removed: a reactor no longer learns which keys its handler asks for. Learning could not see
+    /// a handler whose keys depend on anything but the commit, and skipped it in silence; a
+    /// handler now runs for every commit, as the seed says. To be called only for some keys,
+    /// declare them: ``keys``, or reactions declared with `on(_:fileID:line:_:)` with a string key.
+    /// Reads false; setting it does nothing.
+    @available(*, deprecated, message: "handlers run for every commit; declare keys with `keys` or `on(_:_:)`")
+    public var learnsKeys: Bool {
+        get { false }
+        // swift-format-ignore
+        set {}
+    }
+}
