@@ -33,3 +33,18 @@ package func stringWords(_ string: String) -> (UInt64, UInt64)? {
         return nil
     #endif
 }
+
+/// A value known to be `Sendable` whose static type cannot say so: a value read out of a `State`
+/// (which is `Sendable`) through an untyped accessor such as `SubstanceChange.oldValue()`, which
+/// returns `Any`. Whoever wraps one names where the value comes from and why it is `Sendable`.
+///
+/// Nothing checks it, in any build: whether a value is `Sendable` is not known at run time.
+package struct UncheckedSendable<Value>: @unchecked Sendable {
+    /// The value.
+    package let value: Value
+
+    /// `value`, known to be `Sendable`.
+    package init(_ value: Value) {
+        self.value = value
+    }
+}
