@@ -22,7 +22,7 @@ public enum Flask {
     /// ```swift
     /// @Test func counterCounts() async {
     ///     await Flask.withBus(Flux()) {
-    ///         let counter = CounterStore()  // on the test's bus
+    ///         let counter = makeCounter()  // on the test's bus
     ///         await Flask.apply(CounterMixers.increment)  // dispatched on it
     ///         #expect(counter.state.counter == 1)
     ///     }

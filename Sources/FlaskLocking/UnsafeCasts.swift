@@ -83,8 +83,10 @@ package func stringWords(_ string: String) -> (UInt64, UInt64)? {
 /// A value that crosses to other threads although its type is not `Sendable`, because whoever
 /// wraps it knows why that is safe and says so where it does: an object Flask only compares by
 /// identity and never touches (`FlaskRef`), a reaction sent off the bus whose changes were marked
-/// escaped first. The one place such a crossing is declared; nothing checks it, so each use names
-/// its reason.
+/// escaped first, a value read out of a `State` (which is `Sendable`) through an untyped accessor
+/// that returns `Any` (a change probe's values). The one place such a crossing is declared;
+/// nothing checks it, in any build (whether a value is `Sendable` is not known at run time), so
+/// each use names its reason.
 @frozen
 public struct UncheckedSendable<Value>: @unchecked Sendable {
     /// The value.

@@ -131,3 +131,25 @@ extension Array {
         }
     }
 }
+
+/// An object's identity, held weakly: whether the object is still alive, and whether it is a given
+/// object. For registries that must tell live owners apart without keeping them alive or calling
+/// them (the archiver's claims on keys).
+///
+/// `@unchecked Sendable` whatever the object: the reference is never handed out, only compared and
+/// tested for nil, and a weak reference is read atomically, so no object can reach another thread
+/// through it. (A `weak let` of a non-`Sendable` type is not `Sendable` as checked.)
+package struct WeakIdentity: @unchecked Sendable {
+    private weak let object: AnyObject?
+
+    /// The identity of `object`, held weakly.
+    package init(_ object: AnyObject) {
+        self.object = object
+    }
+
+    /// Whether the object is still alive.
+    package var isAlive: Bool { object != nil }
+
+    /// Whether the object is `other`.
+    package func refers(to other: AnyObject) -> Bool { object === other }
+}

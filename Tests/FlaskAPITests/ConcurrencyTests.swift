@@ -53,7 +53,7 @@ struct ConcurrencyTests {
             .mix(a) { $0.prop.count = 1 }
             .mix(b) { $0.prop.label = "b" }
             .mix(a) { $0.prop.count = 0 }
-            .commit()
+            .reactAndWait()
         #expect(outcome.entries.count == 2)
         #expect(outcome.changes.map(\.keys) == [["label"]])
         #expect(b.state.label == "b")
@@ -318,10 +318,10 @@ struct QuickStartTests {
         var value = 0
         while shown.all.isEmpty && value < 100_000 {
             value += 1
-            await ChainReaction().mix(counter) { [value] in $0.prop.counter = value }.commit()
+            await ChainReaction().mix(counter) { [value] in $0.prop.counter = value }.reactAndWait()
             await Task.yield()
         }
-        await ChainReaction().mix(counter) { $0.prop.counter = -1 }.commit()
+        await ChainReaction().mix(counter) { $0.prop.counter = -1 }.reactAndWait()
         var turns = 0
         while shown.all.last != -1 && turns < 1_000_000 {
             turns += 1

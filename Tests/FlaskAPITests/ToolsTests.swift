@@ -92,7 +92,7 @@ struct ToolsTests {
         let seen = Recorder<String>()
         reactor.handler = { _, reaction in reaction.on("total") { _ in seen.append("total") } }
         bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
-        _ = await reactor.mix(wishlist) { $0.prop.items = ["cake"] }.mix(cart) { $0.prop.total += 1 }.commit()
+        _ = await reactor.mix(wishlist) { $0.prop.items = ["cake"] }.mix(cart) { $0.prop.total += 1 }.reactAndWait()
         reactor.mix(wishlist) { $0.prop.total = 9 }.react()
         bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "jam", "price": 3])
         await bus.flush()

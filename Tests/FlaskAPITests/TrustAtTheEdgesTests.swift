@@ -168,7 +168,7 @@ struct TrustAtTheEdgesTests {
         let owner = TestOwner()
         let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
         reactor.handler = { _, reaction in reaction.on("no.such.key") { _ in } }
-        await reactor.mix(substance) { $0.prop.logins += 1 }.commit()
+        await reactor.mix(substance) { $0.prop.logins += 1 }.reactAndWait()
         await bus.flush()
         #expect(Set(codes.all.map(\.code)).isSuperset(of: [.propOutsideTransaction, .unknownKey]))
         for diagnostic in codes.all {

@@ -224,7 +224,7 @@ struct ChainAbortTests {
                 abort()
             }
             .mix(todos) { _ in ran.append("after the abort") }
-            .commit()
+            .reactAndWait()
         #expect(outcome.wasAborted)
         #expect(outcome.entries.count == 2 && outcome.entries.allSatisfy(\.aborted))
         #expect(session.state.user == nil)
@@ -242,7 +242,7 @@ struct ChainAbortTests {
                 if a.prop.items.count > 10 { abort() }
                 a.prop.items.append("x")
             }
-            .commit()
+            .reactAndWait()
         #expect(!outcome.wasAborted)
         #expect(a.state.items == ["x"])
     }

@@ -86,7 +86,7 @@ struct ChainReactionTests {
                 chain.react()
                 await bus.flush()
             } else {
-                _ = await chain.commit()
+                _ = await chain.reactAndWait()
             }
             #expect(a.state.text == (0..<length).map(String.init).joined())
         }
@@ -152,7 +152,8 @@ struct ChainReactionTests {
         await bus.flush()
         #expect(reactive.state.counter == 11)
         #expect(asBase.state.text == "captured")
-        let outcome = await ChainReaction(bus: bus).mix(asProtocol as! AppSubstance) { $0.prop.counter = 0 }.commit()
+        let outcome = await ChainReaction(bus: bus).mix(asProtocol as! AppSubstance) { $0.prop.counter = 0 }
+            .reactAndWait()
         #expect(reactive.state.counter == 0)
         #expect(outcome.entries.count == 1)
     }
@@ -204,7 +205,7 @@ struct ChainAcrossBusesTests {
             .mix(a) { $0.prop.counter = 1 }
             .mix(b) { $0.prop.text = "b" }
             .mix(a) { $0.prop.text = "a" }
-            .commit()
+            .reactAndWait()
         #expect(outcome.wasAborted)
         #expect(outcome.entries.map { $0.substance.name() } == [a.name(), b.name()])
         #expect(a.state.counter == 0 && a.state.text.isEmpty && b.state.text.isEmpty)
@@ -217,7 +218,7 @@ struct ChainAcrossBusesTests {
         bus.diagnostics = { diagnostics.append($0) }
         let a = Substance<AppState>(bus: bus)
         let b = Substance<AppState>(bus: bus)
-        let outcome = await ChainReaction().mix(a) { $0.prop.counter = 1 }.mix(b) { $0.prop.counter = 2 }.commit()
+        let outcome = await ChainReaction().mix(a) { $0.prop.counter = 1 }.mix(b) { $0.prop.counter = 2 }.reactAndWait()
         #expect(!outcome.wasAborted)
         #expect(a.state.counter == 1 && b.state.counter == 2)
         let reacted = ChainReaction().mix(a) { $0.prop.counter = 3 }
@@ -232,7 +233,7 @@ struct ChainAcrossBusesTests {
         let bus = Flux()
         let a = Substance<AppState>(bus: bus)
         let lock = bus.lock()
-        let committing = Task { await ChainReaction().mix(a) { $0.prop.counter = 1 }.commit() }
+        let committing = Task { await ChainReaction().mix(a) { $0.prop.counter = 1 }.reactAndWait() }
         while bus.lockReport().queuedCount < 1 { await Task.yield() }
         #expect(bus.purge() == 1)
         let outcome = await committing.value
@@ -256,7 +257,7 @@ struct ChainAcrossBusesTests {
         let a = Substance<AppState>(bus: bus)
         let b = Substance<AppState>(bus: bus)
         let outcome = await ChainReaction(bus: bus).mix(a) { $0.prop.counter = 1 }.mix(b) { $0.prop.counter = 2 }
-            .commit()
+            .reactAndWait()
         #expect(!outcome.wasAborted)
         #expect(a.state.counter == 1 && b.state.counter == 2)
     }
@@ -277,7 +278,8 @@ struct ChainLabelTests {
         let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [board])
         reactor.mix(board) { $0.prop.counter += 1 }.labeled("addCard").react()
         ChainReaction(bus: bus).mix(board) { $0.prop.text = "x" }.react()
-        let outcome = await ChainReaction(bus: bus, label: "moveCard").mix(board) { $0.prop.counter += 1 }.commit()
+        let outcome = await ChainReaction(bus: bus, label: "moveCard").mix(board) { $0.prop.counter += 1 }
+            .reactAndWait()
         await bus.flush()
         #expect(outcome.label == "moveCard")
         #expect(journal.entries.map(\.mixer) == ["addCard", "chain", "moveCard"])

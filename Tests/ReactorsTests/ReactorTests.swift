@@ -2,7 +2,7 @@ import Dispatch
 import FlaskLocking
 import FlaskTestSupport
 import FluxBus
-import Reactors
+@testable import Reactors
 import Substances
 import Testing
 
@@ -460,7 +460,7 @@ struct ReactorTests {
             reactor.handler = { _, _ in withExtendedLifetime(handlerCanary) {} }
             reactor.mix(substance) { _ in withExtendedLifetime(chainCanary) {} }.react()
             _ = reactor.mix(substance) { _ in withExtendedLifetime(droppedCanary) {} }
-            reactor.mix(substance) { _ in }.react { withExtendedLifetime(completionCanary) {} }
+            reactor.mix(substance) { _ in }.react(then: { withExtendedLifetime(completionCanary) {} })
             // An aborted chain lets go of its steps at once, even while the chain is kept.
             let aborted: ChainReaction = {
                 let abortedCanary = Canary()

@@ -41,11 +41,7 @@ final class ArchiveWorker: Sendable {
     /// once when called on the worker itself (from a job, a store or a failure handler).
     func sync<Result>(_ body: () -> Result) -> Result {
         if isCurrent { return body() }
-        return withoutActuallyEscaping(body) { body in
-            let call = BlockingCall(body)
-            async { call.run() }
-            return call.wait()
-        }
+        return BlockingCall.call(body) { job in async(job) }
     }
 
     /// Whether the caller is the worker's thread.
@@ -77,41 +73,5 @@ final class ArchiveWorker: Sendable {
             for _ in batch.dropFirst() { waiting.wait() }
             for job in batch { job() }
         }
-    }
-}
-
-/// A call that another thread runs while the caller waits for its result.
-///
-/// `@unchecked Sendable`: `body` is only called, then dropped, on the worker while the caller is
-/// blocked in `wait()`, which returns only after that, so the non-escaping closure and what it
-/// captures are never used after, or at the same time as, the caller (`withoutActuallyEscaping`
-/// checks that nothing holds it any more); `outcome` is written before the semaphore is signalled
-/// and read after the caller's wait returns.
-private final class BlockingCall<Result>: @unchecked Sendable {
-    private var body: (() -> Result)?
-    private let finished = DispatchSemaphore(value: 0)
-    private var outcome: Result?
-
-    init(_ body: @escaping () -> Result) {
-        self.body = body
-    }
-
-    func run() {
-        outcome = invoke()
-        finished.signal()
-    }
-
-    /// Calls the body and lets go of it before returning.
-    private func invoke() -> Result {
-        let body = self.body!
-        self.body = nil
-        return body()
-    }
-
-    func wait() -> Result {
-        finished.wait()
-        let result = outcome!
-        outcome = nil
-        return result
     }
 }

@@ -36,8 +36,7 @@ extension Archiver {
     /// key's); then settles the job's callers and starts the next batch, if callers came meanwhile.
     func startDurableWrite(_ key: String) {
         state.withLock { state in
-            let write = state.pending.remove(key)
-            if let write { state.pending.start(key, write) }
+            let write = state.pending.take(key)
             // Handed to the worker before the lock is let go, as a wake-up's write (see `wake`): a
             // `flush()` that no longer finds the write pending finds it on the worker.
             worker.async { [self] in finishDurableWrite(write, key: key) }

@@ -153,11 +153,7 @@ public final class Archiver: Sendable {
         } catch {
             // The read below reports a store that fails.
         }
-        let pendingWrite = state.withLock { state in
-            let write = state.pending.remove(key)
-            if let write { state.pending.start(key, write) }
-            return write
-        }
+        let pendingWrite = state.withLock { $0.pending.take(key) }
         let fallback = defaultValue()
         let (restoration, protect) = worker.sync { () -> (ArchiveRestoration<T>, Bool) in
             if let pendingWrite, perform(pendingWrite, key: key) != nil,
@@ -341,15 +337,15 @@ public final class Archiver: Sendable {
     ) {
         let store = store ?? self.store
         let now = self.now
+        let (started, conflict) = state.withLock { state -> (UInt64, Bool) in
+            state.pending.remove(key)
+            let started = state.pending.start(key)
+            guard let owner else { return (started, false) }
+            return (started, state.claims.claim(key, by: owner))
+        }
         let write = PendingWrites.Write(
             encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, since: now, deadline: now,
-            wakeUp: 0, owner: ownerID(owner))
-        let conflict = state.withLock { state -> Bool in
-            state.pending.remove(key)
-            state.pending.start(key, write)
-            guard let owner else { return false }
-            return state.claims.claim(key, by: owner)
-        }
+            wakeUp: 0, owner: ownerID(owner), started: started)
         worker.async { [self] in
             if conflict { onFailure?(Archiver.keyInUse(key)) }
             completion?(perform(write, key: key))
@@ -393,7 +389,7 @@ public final class Archiver: Sendable {
         let store = store ?? self.store
         state.withLock { state in
             state.pending.remove(key)
-            state.pending.start(key, nil)
+            state.pending.start(key)
             state.protected.remove(key)
         }
         try worker.sync { Result { try store.set(data, forKey: key) } }.get()
@@ -405,7 +401,7 @@ public final class Archiver: Sendable {
         let store = store ?? self.store
         state.withLock { state in
             state.pending.remove(key)
-            state.pending.start(key, nil)
+            state.pending.start(key)
             state.protected.remove(key)
             state.failing.removeValue(forKey: key)
         }
@@ -450,8 +446,8 @@ public final class Archiver: Sendable {
     func perform(_ write: PendingWrites.Write, key: String) -> ArchiveProblem? {
         let protected = state.withLock { $0.protected.contains(key) }
         guard let problem = Archiver.store(write, key: key, protected: protected) else {
-            let (episode, onRecovery) = state.withLock { ($0.failing.removeValue(forKey: key), write.onRecovery) }
-            if let episode { onRecovery?(ArchiveRecovery(key: key, failedAttempts: episode.attempts)) }
+            let episode = state.withLock { $0.failing.removeValue(forKey: key) }
+            if let episode { write.onRecovery?(ArchiveRecovery(key: key, failedAttempts: episode.attempts)) }
             return nil
         }
         let now = self.now
@@ -460,7 +456,6 @@ public final class Archiver: Sendable {
             let previous = state.failing[key]
             let attempts = (previous?.attempts ?? 0) + 1
             state.failing[key] = (attempts, problem.kind)
-            // Read under the lock: a retried write is pending again, where a schedule updates it.
             // Reported when an episode starts, or when its kind of failure changes.
             let report = previous?.kind == problem.kind ? nil : write.onFailure
             // An encoding fails the same way every time, and a protected key is refused until

@@ -3,8 +3,8 @@ import Foundation
 
 /// Every live archiver, so that pending writes can be flushed at exit.
 enum ArchiverRegistry {
-    private struct Weak: @unchecked Sendable {  // the reference is only read under the lock
-        weak var archiver: Archiver?
+    private struct Weak: Sendable {
+        weak let archiver: Archiver?
     }
 
     private static let archivers = LockedValue<[Weak]>([])

@@ -10,7 +10,8 @@ import Foundation
 ///
 /// The write scheduled last is kept at hand: an archived substance schedules its key again on
 /// every commit, and comparing with the last key (usually the very same string, equal at once)
-/// spares hashing it and looking the write up in the dictionary.
+/// spares hashing it and looking the write up in the dictionary. Its place there is kept, not a
+/// reference to it: writes are values, updated in place.
 ///
 /// Times are nanoseconds on the archiver's clock (`Int64`, not `Duration`: an archived substance
 /// schedules on every commit, and `Duration`'s 128-bit arithmetic would cost a tenth of such a commit).
@@ -20,39 +21,36 @@ struct PendingWrites: Sendable {
     typealias Nanoseconds = Int64
 
     /// A write waiting for its deadline: updated in place by later calls for its key, until it is
-    /// taken out to be performed.
-    ///
-    /// `@unchecked Sendable`: read and written only with the archiver's lock held while pending;
-    /// once taken out, no later call can reach it, and only the thread that performs it reads it.
-    final class Write: @unchecked Sendable {
-        // Only touched with the archiver's lock held (or by the one thread that performs it), which
-        // already excludes overlapping access: the runtime check was a measurable part of every commit.
-        @exclusivity(unchecked) var encode: @Sendable () throws -> Data
-        @exclusivity(unchecked) var onFailure: (@Sendable (ArchiveProblem) -> Void)?
-        @exclusivity(unchecked) var onRecovery: (@Sendable (ArchiveRecovery) -> Void)?
-        @exclusivity(unchecked) var store: any ArchiveStore
+    /// taken out to be performed. A value: the copy taken out is the performing thread's own, and
+    /// one that fails goes back in (``retry(_:_:notBefore:)``).
+    struct Write: Sendable {
+        var encode: @Sendable () throws -> Data
+        var onFailure: (@Sendable (ArchiveProblem) -> Void)?
+        var onRecovery: (@Sendable (ArchiveRecovery) -> Void)?
+        var store: any ArchiveStore
         /// When it became pending.
         let since: Nanoseconds
         /// When it is due.
-        @exclusivity(unchecked) var deadline: Nanoseconds
+        var deadline: Nanoseconds
         /// The wake-up that may perform it: an earlier one, armed before a later schedule moved the
         /// deadline, finds another number and does nothing.
-        @exclusivity(unchecked) var wakeUp: UInt64
+        var wakeUp: UInt64
         /// When that wake-up comes.
-        @exclusivity(unchecked) var wakeUpAt: Nanoseconds
+        var wakeUpAt: Nanoseconds
         /// Who schedules it, if the caller said (see `ArchiveClaims`).
-        @exclusivity(unchecked) var owner: ObjectIdentifier?
+        var owner: ObjectIdentifier?
         /// The earliest it may be performed: after a failed attempt, the back-off's end, which a
         /// later schedule does not bring forward (`Int64.min` otherwise).
-        @exclusivity(unchecked) var notBefore: Nanoseconds = .min
+        var notBefore: Nanoseconds = .min
         /// Its number among the writes of any key started (taken out to be performed), set when it
         /// is: a failed write goes back only if no later one of its key was started since.
-        @exclusivity(unchecked) var started: UInt64 = 0
+        var started: UInt64
 
         init(
             encode: @escaping @Sendable () throws -> Data, onFailure: (@Sendable (ArchiveProblem) -> Void)?,
             onRecovery: (@Sendable (ArchiveRecovery) -> Void)? = nil,
-            store: any ArchiveStore, since: Nanoseconds, deadline: Nanoseconds, wakeUp: UInt64, owner: ObjectIdentifier?
+            store: any ArchiveStore, since: Nanoseconds, deadline: Nanoseconds, wakeUp: UInt64,
+            owner: ObjectIdentifier?, started: UInt64 = 0
         ) {
             self.encode = encode
             self.onFailure = onFailure
@@ -63,6 +61,32 @@ struct PendingWrites: Sendable {
             self.wakeUp = wakeUp
             self.wakeUpAt = deadline
             self.owner = owner
+            self.started = started
+        }
+
+        /// Scheduled again at `now`: takes the new callbacks and store, and moves the deadline.
+        ///
+        /// - Returns: the deadline of a wake-up to arm, numbered `wakeUps` + 1, when the new
+        ///   deadline is earlier than the one armed; whether the owner changed.
+        mutating func reschedule(
+            encode: @escaping @Sendable () throws -> Data, onFailure: (@Sendable (ArchiveProblem) -> Void)?,
+            onRecovery: (@Sendable (ArchiveRecovery) -> Void)?, store: any ArchiveStore, owner: ObjectIdentifier?,
+            now: Nanoseconds, delay: Nanoseconds, maxDelay: Nanoseconds, wakeUps: inout UInt64
+        ) -> (action: Action, ownerChanged: Bool) {
+            self.encode = encode
+            self.onFailure = onFailure
+            // Kept from the first schedule that gave one: an archived substance schedules on every
+            // commit with the same callback, and replacing it would cost a retain and a release each time.
+            if self.onRecovery == nil { self.onRecovery = onRecovery }
+            self.store = store
+            let ownerChanged = self.owner != owner
+            self.owner = owner
+            deadline = max(min(now &+ delay, since &+ maxDelay), notBefore)
+            guard deadline < wakeUpAt else { return (.none, ownerChanged) }
+            wakeUps &+= 1
+            wakeUp = wakeUps
+            wakeUpAt = deadline
+            return (.arm(number: wakeUps, at: deadline), ownerChanged)
         }
     }
 
@@ -71,12 +95,15 @@ struct PendingWrites: Sendable {
         case none
         /// Arm wake-up `number` of `key` at `deadline`.
         case arm(number: UInt64, at: Nanoseconds)
-        /// Perform `write` now.
-        case perform(Write)
+        /// Perform `write` now. (Boxed: an action is returned by every schedule, nearly always
+        /// `.none`, and a write inline would make each of them a copy of its size.)
+        indirect case perform(Write)
     }
 
     private var byKey: [String: Write] = [:]
-    private var last: (key: String, write: Write)?
+    /// The key scheduled last and its write's place in `byKey`: forgotten whenever a key is added
+    /// or removed, which may move the others.
+    private var last: (key: String, index: Dictionary<String, Write>.Index)?
     private var wakeUps: UInt64 = 0
     /// The number of the last write started, or the last explicit write or removal, of each key
     /// that had one.
@@ -92,54 +119,51 @@ struct PendingWrites: Sendable {
         onFailure: (@Sendable (ArchiveProblem) -> Void)?, onRecovery: (@Sendable (ArchiveRecovery) -> Void)?,
         store: any ArchiveStore, owner: ObjectIdentifier?, now: Nanoseconds, delay: Nanoseconds, maxDelay: Nanoseconds
     ) -> (action: Action, ownerChanged: Bool) {
-        if let write = last?.key == key ? last?.write : byKey[key] {
-            write.encode = encode
-            write.onFailure = onFailure
-            // Kept from the first schedule that gave one: an archived substance schedules on every
-            // commit with the same callback, and replacing it would cost a retain and a release each time.
-            if write.onRecovery == nil { write.onRecovery = onRecovery }
-            write.store = store
-            let ownerChanged = write.owner != owner
-            write.owner = owner
-            write.deadline = max(min(now &+ delay, write.since &+ maxDelay), write.notBefore)
-            last = (key, write)
-            guard write.deadline < write.wakeUpAt else { return (.none, ownerChanged) }
-            wakeUps &+= 1
-            write.wakeUp = wakeUps
-            write.wakeUpAt = write.deadline
-            return (.arm(number: wakeUps, at: write.deadline), ownerChanged)
+        if let index = last?.key == key ? last?.index : byKey.index(forKey: key) {
+            last = (key, index)
+            return byKey.values[index].reschedule(
+                encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, owner: owner, now: now,
+                delay: delay, maxDelay: maxDelay, wakeUps: &wakeUps)
         }
         wakeUps &+= 1
         let deadline = now &+ min(delay, maxDelay)
-        let write = Write(
+        byKey[key] = Write(
             encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, since: now, deadline: deadline,
             wakeUp: wakeUps, owner: owner)
-        byKey[key] = write
-        last = (key, write)
+        last = nil
         return (.arm(number: wakeUps, at: deadline), true)
     }
 
     /// Wake-up `number` of `key` has come at `now`: the write is performed if it is due, or the
     /// wake-up armed again for its later deadline; a wake-up that was replaced does nothing.
     mutating func wake(_ key: String, number: UInt64, now: Nanoseconds) -> Action {
-        guard let write = byKey[key], write.wakeUp == number else { return .none }
-        if write.deadline > now {
+        guard let index = byKey.index(forKey: key), byKey.values[index].wakeUp == number else { return .none }
+        let deadline = byKey.values[index].deadline
+        if deadline > now {
             wakeUps &+= 1
-            write.wakeUp = wakeUps
-            write.wakeUpAt = write.deadline
-            return .arm(number: wakeUps, at: write.deadline)
+            byKey.values[index].wakeUp = wakeUps
+            byKey.values[index].wakeUpAt = deadline
+            return .arm(number: wakeUps, at: deadline)
         }
-        remove(key)
-        start(key, write)
-        return .perform(write)
+        return take(key).map { .perform($0) } ?? .none
     }
 
-    /// Records that `write` of `key` (or, with nil, an explicit write or removal of it) starts now:
-    /// whatever of the key was started before is out of date.
-    mutating func start(_ key: String, _ write: Write?) {
+    /// Records that a write of `key` (or an explicit write or removal of it) starts now: whatever
+    /// of the key was started before is out of date.
+    ///
+    /// - Returns: the number of this start, for the write's ``Write/started``.
+    @discardableResult
+    mutating func start(_ key: String) -> UInt64 {
         starts &+= 1
         lastStarted[key] = starts
-        write?.started = starts
+        return starts
+    }
+
+    /// Takes the write of `key` out, if one is pending, and starts it.
+    mutating func take(_ key: String) -> Write? {
+        guard var write = remove(key) else { return nil }
+        write.started = start(key)
+        return write
     }
 
     /// `write` of `key` failed: it is pending again, due at `notBefore` (the back-off's end). If
@@ -150,18 +174,20 @@ struct PendingWrites: Sendable {
     /// or removal) makes it out of date: it is dropped, and the later one stands.
     mutating func retry(_ key: String, _ write: Write, notBefore: Nanoseconds) -> Action {
         guard lastStarted[key] == write.started else { return .none }
-        if let newer = byKey[key] {
-            newer.notBefore = notBefore
-            newer.deadline = max(newer.deadline, notBefore)
+        if let index = byKey.index(forKey: key) {
+            byKey.values[index].notBefore = notBefore
+            byKey.values[index].deadline = max(byKey.values[index].deadline, notBefore)
             // Its armed wake-up, if earlier, finds the later deadline and arms again.
             return .none
         }
+        var write = write
         wakeUps &+= 1
         write.notBefore = notBefore
         write.deadline = notBefore
         write.wakeUp = wakeUps
         write.wakeUpAt = notBefore
         byKey[key] = write
+        last = nil
         return .arm(number: wakeUps, at: notBefore)
     }
 
@@ -169,18 +195,24 @@ struct PendingWrites: Sendable {
 
     var keys: Dictionary<String, Write>.Keys { byKey.keys }
 
-    /// Takes the write of `key` out, if one is pending (without starting it: see ``start(_:_:)``).
+    /// Takes the write of `key` out, if one is pending (without starting it: see ``take(_:)``).
     @discardableResult
     mutating func remove(_ key: String) -> Write? {
-        if last?.key == key { last = nil }
-        return byKey.removeValue(forKey: key)
+        guard let write = byKey.removeValue(forKey: key) else { return nil }
+        last = nil
+        return write
     }
 
     /// Takes every pending write out and starts them.
     mutating func removeAll() -> [String: Write] {
         last = nil
-        for (key, write) in byKey { start(key, write) }
-        defer { byKey = [:] }
-        return byKey
+        var all: [String: Write] = [:]
+        all.reserveCapacity(byKey.count)
+        for (key, var write) in byKey {
+            write.started = start(key)
+            all[key] = write
+        }
+        byKey = [:]
+        return all
     }
 }

@@ -42,8 +42,8 @@ extension JSONTree {
     ///
     /// - Complexity: O(*n*) in the size of `data`.
     static func parse(_ data: Data) throws(JSONTreeError) -> JSONTree {
-        let result = data.withUnsafeBytes { raw -> Result<JSONTree, JSONTreeError> in
-            var parser = JSONTreeParser(bytes: raw.bindMemory(to: UInt8.self))
+        let result = BorrowedBytes.read(data) { bytes -> Result<JSONTree, JSONTreeError> in
+            var parser = JSONTreeParser(bytes: bytes)
             do throws(JSONTreeError) {
                 return .success(try parser.parseDocument())
             } catch {
@@ -56,11 +56,11 @@ extension JSONTree {
 
 /// A recursive-descent JSON parser over bytes; its nesting is bounded, so is its recursion.
 private struct JSONTreeParser {
-    let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: BorrowedBytes
     var offset = 0
     var depth = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: BorrowedBytes) {
         self.bytes = bytes
     }
 
@@ -106,11 +106,8 @@ private struct JSONTreeParser {
     }
 
     private mutating func expect(_ word: StaticString) throws(JSONTreeError) {
-        let count = word.utf8CodeUnitCount
-        guard offset + count <= bytes.count,
-            memcmp(bytes.baseAddress! + offset, word.utf8Start, count) == 0
-        else { throw fail("unknown literal") }
-        offset += count
+        guard bytes.matches(word, at: offset) else { throw fail("unknown literal") }
+        offset += word.utf8CodeUnitCount
     }
 
     private mutating func enter() throws(JSONTreeError) {
@@ -203,7 +200,7 @@ private struct JSONTreeParser {
             }
             guard digits(&self) > 0 else { throw fail("expected a digit") }
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        return bytes.string(start..<offset)
     }
 
     private mutating func parseString() throws(JSONTreeError) -> String {
@@ -221,7 +218,7 @@ private struct JSONTreeParser {
             if byte < 0x20 { throw fail("control character in a string") }
             offset += 1
         }
-        var scalars = Array(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+        var scalars = bytes.copy(start..<offset)
         while offset < bytes.count {
             let byte = bytes[offset]
             switch byte {
@@ -255,7 +252,7 @@ private struct JSONTreeParser {
     }
 
     private func validated(_ range: Range<Int>) throws(JSONTreeError) -> String {
-        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+        guard let text = bytes.validatedString(range) else {
             throw fail("invalid UTF-8")
         }
         return text

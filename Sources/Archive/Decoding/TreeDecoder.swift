@@ -1,3 +1,4 @@
+import FlaskLocking
 import Foundation
 
 /// The `Decoder` of ``TolerantDecoding``: decodes a value from a ``JSONTree``, with the same place
@@ -170,38 +171,38 @@ extension TreeDecoder {
         // Metatypes compared first: a cast per type tried would cost as much as a small struct.
         if type == String.self {
             guard case .string(let text) = value else { throw mismatch(type, value) }
-            return unsafeBitCast(text, to: T.self)
+            return uncheckedSameType(text, as: T.self)
         }
-        if type == Int.self { return unsafeBitCast(try integer(Int.self), to: T.self) }
+        if type == Int.self { return uncheckedSameType(try integer(Int.self), as: T.self) }
         if type == Bool.self {
             guard case .bool(let flag) = value else { throw mismatch(type, value) }
-            return unsafeBitCast(flag, to: T.self)
+            return uncheckedSameType(flag, as: T.self)
         }
-        if type == Double.self { return unsafeBitCast(try floatingPoint(Double.self), to: T.self) }
-        if type == Float.self { return unsafeBitCast(try floatingPoint(Float.self), to: T.self) }
-        if type == Int64.self { return unsafeBitCast(try integer(Int64.self), to: T.self) }
-        if type == Int32.self { return unsafeBitCast(try integer(Int32.self), to: T.self) }
-        if type == Int16.self { return unsafeBitCast(try integer(Int16.self), to: T.self) }
-        if type == Int8.self { return unsafeBitCast(try integer(Int8.self), to: T.self) }
-        if type == UInt.self { return unsafeBitCast(try integer(UInt.self), to: T.self) }
-        if type == UInt64.self { return unsafeBitCast(try integer(UInt64.self), to: T.self) }
-        if type == UInt32.self { return unsafeBitCast(try integer(UInt32.self), to: T.self) }
-        if type == UInt16.self { return unsafeBitCast(try integer(UInt16.self), to: T.self) }
-        if type == UInt8.self { return unsafeBitCast(try integer(UInt8.self), to: T.self) }
+        if type == Double.self { return uncheckedSameType(try floatingPoint(Double.self), as: T.self) }
+        if type == Float.self { return uncheckedSameType(try floatingPoint(Float.self), as: T.self) }
+        if type == Int64.self { return uncheckedSameType(try integer(Int64.self), as: T.self) }
+        if type == Int32.self { return uncheckedSameType(try integer(Int32.self), as: T.self) }
+        if type == Int16.self { return uncheckedSameType(try integer(Int16.self), as: T.self) }
+        if type == Int8.self { return uncheckedSameType(try integer(Int8.self), as: T.self) }
+        if type == UInt.self { return uncheckedSameType(try integer(UInt.self), as: T.self) }
+        if type == UInt64.self { return uncheckedSameType(try integer(UInt64.self), as: T.self) }
+        if type == UInt32.self { return uncheckedSameType(try integer(UInt32.self), as: T.self) }
+        if type == UInt16.self { return uncheckedSameType(try integer(UInt16.self), as: T.self) }
+        if type == UInt8.self { return uncheckedSameType(try integer(UInt8.self), as: T.self) }
         if type == Data.self {
             guard case .string(let text) = value else { throw mismatch(type, value) }
             guard let data = Data(base64Encoded: text) else { throw corrupted("a string that is not Base64") }
-            return unsafeBitCast(data, to: T.self)
+            return uncheckedSameType(data, as: T.self)
         }
         if type == URL.self {
             guard case .string(let text) = value else { throw mismatch(type, value) }
             guard let url = URL(string: text) else { throw corrupted("a string that is not a URL") }
-            return unsafeBitCast(url, to: T.self)
+            return uncheckedSameType(url, as: T.self)
         }
         if type == Decimal.self {
             guard case .number(let text) = value else { throw mismatch(type, value) }
             guard let decimal = Decimal(string: text) else { throw corrupted("a number that does not fit in Decimal") }
-            return unsafeBitCast(decimal, to: T.self)
+            return uncheckedSameType(decimal, as: T.self)
         }
         return nil
     }

@@ -1,3 +1,4 @@
+import FlaskLocking
 import Foundation
 
 /// The `Encoder` that ``ArchiveEncoder`` hands to each value it encodes.
@@ -109,20 +110,20 @@ extension EncodedValue {
     static func primitive<T: Encodable>(_ value: T, at encoder: ValueEncoder) throws -> EncodedValue? {
         // Metatypes compared first: a cast per type tried would cost as much as encoding a small struct.
         let type = T.self
-        if type == String.self { return .string(unsafeBitCast(value, to: String.self)) }
-        if type == Int.self { return .number(String(unsafeBitCast(value, to: Int.self))) }
-        if type == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
-        if type == Double.self { return try .finite(unsafeBitCast(value, to: Double.self), at: encoder) }
-        if type == Float.self { return try .finite(unsafeBitCast(value, to: Float.self), at: encoder) }
-        if type == Int64.self { return .number(String(unsafeBitCast(value, to: Int64.self))) }
-        if type == Int32.self { return .number(String(unsafeBitCast(value, to: Int32.self))) }
-        if type == Int16.self { return .number(String(unsafeBitCast(value, to: Int16.self))) }
-        if type == Int8.self { return .number(String(unsafeBitCast(value, to: Int8.self))) }
-        if type == UInt.self { return .number(String(unsafeBitCast(value, to: UInt.self))) }
-        if type == UInt64.self { return .number(String(unsafeBitCast(value, to: UInt64.self))) }
-        if type == UInt32.self { return .number(String(unsafeBitCast(value, to: UInt32.self))) }
-        if type == UInt16.self { return .number(String(unsafeBitCast(value, to: UInt16.self))) }
-        if type == UInt8.self { return .number(String(unsafeBitCast(value, to: UInt8.self))) }
+        if type == String.self { return .string(uncheckedSameType(value, as: String.self)) }
+        if type == Int.self { return .number(String(uncheckedSameType(value, as: Int.self))) }
+        if type == Bool.self { return .bool(uncheckedSameType(value, as: Bool.self)) }
+        if type == Double.self { return try .finite(uncheckedSameType(value, as: Double.self), at: encoder) }
+        if type == Float.self { return try .finite(uncheckedSameType(value, as: Float.self), at: encoder) }
+        if type == Int64.self { return .number(String(uncheckedSameType(value, as: Int64.self))) }
+        if type == Int32.self { return .number(String(uncheckedSameType(value, as: Int32.self))) }
+        if type == Int16.self { return .number(String(uncheckedSameType(value, as: Int16.self))) }
+        if type == Int8.self { return .number(String(uncheckedSameType(value, as: Int8.self))) }
+        if type == UInt.self { return .number(String(uncheckedSameType(value, as: UInt.self))) }
+        if type == UInt64.self { return .number(String(uncheckedSameType(value, as: UInt64.self))) }
+        if type == UInt32.self { return .number(String(uncheckedSameType(value, as: UInt32.self))) }
+        if type == UInt16.self { return .number(String(uncheckedSameType(value, as: UInt16.self))) }
+        if type == UInt8.self { return .number(String(uncheckedSameType(value, as: UInt8.self))) }
         if type == Data.self { return .string((value as! Data).base64EncodedString()) }
         if type == URL.self { return .string((value as! URL).absoluteString) }
         if type == Decimal.self {

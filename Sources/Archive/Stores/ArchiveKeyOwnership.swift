@@ -42,9 +42,7 @@ public struct ArchiveKeyOwnedError: Error, Sendable, Equatable, CustomStringConv
 /// A key is claimed at its first write, or when it is restored. A key that was refused stays
 /// refused for writes until it is restored again: the refused owner's state was read before the
 /// other owner's last writes, and writing it once the other owner is gone would overwrite them.
-///
-/// `@unchecked Sendable`: its state is behind a lock.
-final class ArchiveKeyOwnership: @unchecked Sendable {
+final class ArchiveKeyOwnership: Sendable {
     private struct State {
         /// The open lock files of the keys owned, by key.
         var owned: [String: Int32] = [:]
@@ -86,9 +84,9 @@ final class ArchiveKeyOwnership: @unchecked Sendable {
                 throw ArchiveKeyOwnedError(key: key, ownerProcess: Self.owner(recordedIn: lockFile))
             }
             // Who owns it, for the error another owner gets: this process.
-            let pid = Data("\(getpid())\n".utf8)
+            let pid = Array("\(getpid())\n".utf8)
             _ = ftruncate(fd, 0)
-            _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+            _ = pwrite(fd, pid, pid.count, 0)
             state.owned[key] = fd
             state.refused.remove(key)
         }

@@ -232,21 +232,6 @@ public struct FileArchiveStore: ArchiveStore {
         }
     }
 
-    /// Writes all of `data` to `fd`.
-    private static func writeAll(_ data: Data, to fd: Int32) throws {
-        try data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw POSIXError(errno: errno)
-                }
-                offset += written
-            }
-        }
-    }
-
     /// Deletes the key's file, if any, and the file an earlier version named for it.
     public func removeData(forKey key: String) throws {
         let name = ArchiveFileName(key)

@@ -34,18 +34,18 @@ import Substances
 /// not also as its parent `info`.
 public final class ChangeProbe: Sendable {
     /// One recorded change.
-    ///
-    /// `@unchecked Sendable`: the values are read from the committed state snapshots, which are
-    /// `Sendable` (states are), and are only read afterwards.
-    public struct Change: @unchecked Sendable, CustomStringConvertible {
+    public struct Change: Sendable, CustomStringConvertible {
         /// The substance's name.
         public let substance: String
         /// The dotted key.
         public let key: String
         /// The value before, nil when it was nil.
-        public let oldValue: Any?
+        public var oldValue: Any? { values.value.old }
         /// The value after, nil when it is nil.
-        public let newValue: Any?
+        public var newValue: Any? { values.value.new }
+        /// The values, read from the committed state snapshots, which are `Sendable` (states are);
+        /// typed `Any` only by the untyped `SubstanceChange` accessors they come through.
+        let values: UncheckedSendable<(old: Any?, new: Any?)>
         /// The values as a report shows them: secret keys of the state redacted, at any depth.
         let shown: (old: String, new: String)
 
@@ -214,7 +214,7 @@ public final class ChangeProbe: Sendable {
             let (old, new) = (change.oldValue(), change.newValue())
             leaves.append(
                 Change(
-                    substance: name, key: key, oldValue: old, newValue: new,
+                    substance: name, key: key, values: UncheckedSendable((old, new)),
                     shown: (shown(old, key: key, secrets: secrets), shown(new, key: key, secrets: secrets))))
         }
         return leaves

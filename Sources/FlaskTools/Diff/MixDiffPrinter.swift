@@ -38,16 +38,14 @@ public final class MixDiffPrinter: FluxMiddleware {
     /// The text printed for a report: its line, then the changed keys' values before and after.
     public static func diff(of report: FluxMixReport, showingPayloadValues: Bool = false) -> String {
         var lines = [FluxLogger.line(for: report, showingPayloadValues: showingPayloadValues)]
-        report.recordsReadInPlace.withUnsafeBufferPointer { records in
-            for record in records {
-                guard let entry = MixOutcome.Entry.unboxed(record), case .committed(let changes) = entry.result else {
-                    continue
-                }
-                for change in changes.journalKeyChanges(limit: MixJournal.valueLimit) {
-                    lines.append("  \(entry.receiverName).\(change.key)")
-                    lines.append("  - \(change.old.json)")
-                    lines.append("  + \(change.new.json)")
-                }
+        for record in report.recordsReadInPlace {
+            guard let entry = MixOutcome.Entry.unboxed(record), case .committed(let changes) = entry.result else {
+                continue
+            }
+            for change in changes.journalKeyChanges(limit: MixJournal.valueLimit) {
+                lines.append("  \(entry.receiverName).\(change.key)")
+                lines.append("  - \(change.old.json)")
+                lines.append("  + \(change.new.json)")
             }
         }
         return lines.joined(separator: "\n")

@@ -30,12 +30,9 @@ extension Substance: HistorySubject {
     }
 }
 
-/// A substance held weakly, for a history entry.
-///
-/// `@unchecked Sendable`: the weak reference is set in `init` and only read afterwards; weak loads
-/// are atomic.
-private struct WeakSubstanceReference<S: State>: @unchecked Sendable {
-    weak var substance: Substance<S>?
+/// A substance held weakly, for a history entry. (`weak let`: set once, so `Sendable` as checked.)
+private struct WeakSubstanceReference<S: State>: Sendable {
+    weak let substance: Substance<S>?
 
     init(_ substance: Substance<S>) {
         self.substance = substance
@@ -43,11 +40,9 @@ private struct WeakSubstanceReference<S: State>: @unchecked Sendable {
 }
 
 /// The observer that records one substance's commits. Bound to the substance (which holds it);
-/// holds the substance weakly so the two make no cycle.
-///
-/// `@unchecked Sendable`: the weak reference is set in `init` and only read afterwards.
-final class HistoryRecorder<S: State>: SubstanceObserver, HistoryRecording, @unchecked Sendable {
-    private weak var substance: Substance<S>?
+/// holds the substance weakly (a `weak let`, set once) so the two make no cycle.
+final class HistoryRecorder<S: State>: SubstanceObserver, HistoryRecording, Sendable {
+    private weak let substance: Substance<S>?
     private let log: HistoryLog
 
     init(substance: Substance<S>, log: HistoryLog) {

@@ -71,15 +71,15 @@ extension JournalValue {
             return .array(kept)
         case .object(let values):
             var kept: [String: JournalValue] = [:]
-            let keys = values.keys.sorted()
-            for (index, key) in keys.enumerated() {
+            let sorted = values.sorted(by: { $0.key < $1.key })
+            for (index, (key, value)) in sorted.enumerated() {
                 guard budget > 0 else {
                     cut = true
-                    kept["…"] = .string("\(keys.count - index) more keys")
+                    kept["…"] = .string("\(sorted.count - index) more keys")
                     break
                 }
                 budget -= key.utf8.count + 3
-                kept[key] = values[key].unsafelyUnwrapped.bounded(budget: &budget, cut: &cut)
+                kept[key] = value.bounded(budget: &budget, cut: &cut)
             }
             return .object(kept)
         case .null, .bool, .int, .double, .unrepresentable, .redacted:

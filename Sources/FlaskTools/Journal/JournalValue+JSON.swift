@@ -45,11 +45,11 @@ extension JournalValue {
             text += "]"
         case .object(let values):
             text += "{"
-            for (index, key) in values.keys.sorted().enumerated() {
+            for (index, (key, value)) in values.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { text += "," }
                 JSONEscaping.appendQuoted(key, to: &text)
                 text += ":"
-                values[key].unsafelyUnwrapped.appendJSON(to: &text, tagged: tagged)
+                value.appendJSON(to: &text, tagged: tagged)
             }
             text += "}"
         case .unrepresentable(let type):

@@ -325,12 +325,12 @@ struct TimelinePage {
         var json = "{\"start\":{"
         json.reserveCapacity(entries.count * 64)
         var first = true
-        for substance in document.startStates.keys.sorted() {
+        for (substance, state) in document.startStates.sorted(by: { $0.key < $1.key }) {
             if !first { json += "," }
             first = false
             JSONEscaping.appendQuoted(substance, to: &json)
             json += ":"
-            document.startStates[substance].unsafelyUnwrapped.appendJSON(to: &json, tagged: true)
+            state.appendJSON(to: &json, tagged: true)
         }
         json += "},\"mixes\":["
         for (index, entry) in entries.enumerated() {

@@ -290,31 +290,29 @@ public final class MixJournal: FluxMiddleware {
             var states: [String: Data]? = nil
             var starts: [(substance: String, state: JournalValue)] = []
             let recordsTaskStates = recordsStates && reportKind == .task
-            report.recordsReadInPlace.withUnsafeBufferPointer { records in
-                for record in records {
-                    guard let entry = MixOutcome.Entry.unboxed(record) else { continue }
-                    reactorsNotified += entry.reactorsNotified
-                    switch entry.result {
-                    case .committed(let committed):
-                        var values: [KeyChange]? = nil
-                        if recordsChangedValues {
-                            values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
-                            if journal.seesForTheFirstTime(committed.substanceIdentity),
-                                let start = committed.journalOldState(limit: MixJournal.startStateLimit)
-                            {
-                                starts.append((entry.receiverName, start))
-                            }
+            for record in report.recordsReadInPlace {
+                guard let entry = MixOutcome.Entry.unboxed(record) else { continue }
+                reactorsNotified += entry.reactorsNotified
+                switch entry.result {
+                case .committed(let committed):
+                    var values: [KeyChange]? = nil
+                    if recordsChangedValues {
+                        values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
+                        if journal.seesForTheFirstTime(committed.substanceIdentity),
+                            let start = committed.journalOldState(limit: MixJournal.startStateLimit)
+                        {
+                            starts.append((entry.receiverName, start))
                         }
-                        changes.append(
-                            RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot, values: values))
-                        if recordsTaskStates, let data = committed.encodedNewState() {
-                            states = (states ?? [:]).merging([entry.receiverName: data]) { $1 }
-                        }
-                    case .unchanged:
-                        changes.append(RecordedChange(substance: entry.receiverName, keys: nil))
-                    case .aborted:
-                        changes.append(RecordedChange(substance: entry.receiverName, keys: nil, aborted: true))
                     }
+                    changes.append(
+                        RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot, values: values))
+                    if recordsTaskStates, let data = committed.encodedNewState() {
+                        states = (states ?? [:]).merging([entry.receiverName: data]) { $1 }
+                    }
+                case .unchanged:
+                    changes.append(RecordedChange(substance: entry.receiverName, keys: nil))
+                case .aborted:
+                    changes.append(RecordedChange(substance: entry.receiverName, keys: nil, aborted: true))
                 }
             }
             self.changes = consume changes
@@ -504,8 +502,8 @@ public final class MixJournal: FluxMiddleware {
         for (substance, values) in folded {
             guard var state = startStates[substance] else { continue }
             // Shorter keys first: a key's value, then what changed below it later.
-            for key in values.keys.sorted(by: { ($0.count, $0) < ($1.count, $1) }) {
-                state.set(values[key].unsafelyUnwrapped, at: key)
+            for (key, value) in values.sorted(by: { ($0.key.count, $0.key) < ($1.key.count, $1.key) }) {
+                state.set(value, at: key)
             }
             startStates[substance] = state
         }

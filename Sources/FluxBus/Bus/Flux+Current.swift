@@ -6,11 +6,9 @@ extension Flux {
     /// independent part of an app), else ``shared``.
     ///
     /// ```swift
-    /// @Test func counts() async {
-    ///     await Flux.withCurrent(Flux()) {
-    ///         let counter = Substance<CounterState>()  // on the test's own bus
-    ///         // ...
-    ///     }
+    /// Flux.withCurrent(Flux(label: "a test's bus")) {
+    ///     // Substances made here, and facade calls given no bus, use this one.
+    ///     assert(Flux.current.label == "a test's bus")
     /// }
     /// ```
     ///

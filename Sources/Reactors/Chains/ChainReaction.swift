@@ -12,7 +12,7 @@ import Substances
 ///
 /// The steps are collected on the caller's side and run as **one work item** when the chain is
 /// resolved, so nothing interleaves with them and nobody sees their uncommitted state. On
-/// ``react(completion:)`` every substance commits, then each delivers its net change to its
+/// ``react()`` every substance commits, then each delivers its net change to its
 /// reactors. On ``abort()`` nothing runs: every substance stays as it was and nothing reacts. A
 /// chain dropped without either is aborted and reported, and the bus goes on. Once resolved, the
 /// chain holds nothing: a reacted chain's steps travel with its work item, each holding its
@@ -196,7 +196,8 @@ public final class ChainReaction {
     /// aborted.
     ///
     /// ```swift
-    /// let outcome = await reactor.mix(cart) { $0.prop.items = [] }.mix(session) { $0.prop.checkout = nil }.reactAndWait()
+    /// let outcome = await reactor.mix(todos) { $0.prop.items = [] }.reactAndWait()
+    /// if outcome.wasApplied { print("cleared") }
     /// ```
     @discardableResult
     public func reactAndWait() async -> MixOutcome {

@@ -267,7 +267,6 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
         ChainReaction(bus: substance.bus).mix(substance, body)
     }
 
-
     // MARK: Reactions (for the routes)
 
     /// The reaction its handlers receive: this reactor takes the lock over if they read `onLock`.

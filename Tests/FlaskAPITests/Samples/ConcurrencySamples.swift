@@ -10,7 +10,7 @@ func signIn(as user: String) async -> Bool {
 func resetCounter(_ counter: Substance<CounterState>) async -> MixOutcome {
     await ChainReaction()
         .mix(counter) { $0.prop.counter = 0 }
-        .commit()
+        .reactAndWait()
 }
 
 func logUsers(of session: Session) async {

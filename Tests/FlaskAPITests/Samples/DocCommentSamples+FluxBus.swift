@@ -49,6 +49,14 @@ private enum FluxBusDocSamples {
         }
     }
 
+    // Flux.current
+    static func current() {
+        Flux.withCurrent(Flux(label: "a test's bus")) {
+            // Substances made here, and facade calls given no bus, use this one.
+            assert(Flux.current.label == "a test's bus")
+        }
+    }
+
     // FluxLock
     static func pause(_ bus: Flux) {
         let lock = bus.lock()

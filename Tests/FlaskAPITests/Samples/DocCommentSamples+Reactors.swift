@@ -30,7 +30,13 @@ private enum ReactorsDocSamples {
                 guard !todos.prop.hasUnsavedChanges else { return abort() }
                 todos.prop.items = []
             }
-            .commit()
+            .reactAndWait()
+    }
+
+    // ChainReaction.reactAndWait()
+    static func clear(_ reactor: Reactor<TestOwner>, todos: Substance<TodoState>) async {
+        let outcome = await reactor.mix(todos) { $0.prop.items = [] }.reactAndWait()
+        if outcome.wasApplied { print("cleared") }
     }
 
     // FlaskReaction

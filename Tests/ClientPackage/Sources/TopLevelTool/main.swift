@@ -10,7 +10,7 @@ struct CounterState: State {
 let bus = Flux(label: "tool")
 let counter = Substance<CounterState>(bus: bus)
 let history = SubstanceHistory(of: counter)
-for value in 1...3 { await ChainReaction(bus: bus).mix(counter) { $0.prop.counter = value }.commit() }
+for value in 1...3 { await ChainReaction(bus: bus).mix(counter) { $0.prop.counter = value }.reactAndWait() }
 
 // `await history.undo()` must be the waiting one here too (top-level code once chose the
 // completion-handler overload, and went on before the undo).
