@@ -2,9 +2,10 @@ import Dispatch
 import FlaskLocking
 import FlaskTestSupport
 import FluxBus
-@testable import Reactors
 import Substances
 import Testing
+
+@testable import Reactors
 
 @Suite("Reactors: reactions, attachment and disposal")
 struct ReactorTests {
