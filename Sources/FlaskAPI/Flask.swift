@@ -68,16 +68,16 @@ public enum Flask {
     /// of immutable or lock-guarded state, or an actor. A plain class is refused by the compiler
     /// ("type 'Screen' does not conform to the 'Sendable' protocol").
     public static func reactor<Owner: AnyObject & Sendable>(
-        attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus
+        attachedTo owner: Owner, mixing substances: [any AnySubstance]
     ) -> Reactor<Owner> {
-        reactorManager.reactor(attachedTo: owner, mixing: substances, delivery: delivery)
+        reactorManager.reactor(attachedTo: owner, mixing: substances)
     }
 
     /// Creates a reactor attached to `owner` and bound to one substance.
     public static func reactor<Owner: AnyObject & Sendable>(
-        attachedTo owner: Owner, mixing substance: any AnySubstance, delivery: ReactionDelivery = .bus
+        attachedTo owner: Owner, mixing substance: any AnySubstance
     ) -> Reactor<Owner> {
-        reactor(attachedTo: owner, mixing: [substance], delivery: delivery)
+        reactor(attachedTo: owner, mixing: [substance])
     }
 
     /// Attaches a reactor to a `FlaskReactor` owner: its `flaskReactions(reaction:)` receives the
@@ -90,16 +90,6 @@ public enum Flask {
         isolation: isolated (any Actor)? = #isolation
     ) -> Reactor<Owner> {
         reactorManager.attachReactor(to: owner, mixing: substances, isolation: isolation)
-    }
-
-    /// Attaches a reactor to a `Sendable` `FlaskReactor` owner whose reactions run where
-    /// `delivery` says (on the bus, or on the main queue), wherever this is called from.
-    @discardableResult
-    @_disfavoredOverload
-    public static func attachReactor<Owner: FlaskReactor & Sendable & SendableMetatype>(
-        to owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery
-    ) -> Reactor<Owner> {
-        reactorManager.attachReactor(to: owner, mixing: substances, delivery: delivery)
     }
 
     /// Detaches every reactor of `owner`. Detaching an owner that has none is reported, on `bus`,
@@ -195,11 +185,6 @@ public enum Flask {
         _ action: A, on bus: Flux = .current, isolation: isolated (any Actor)? = #isolation
     ) async -> MixOutcome {
         MixOutcome(receipt: await bus.dispatchAndWait(A.busName, value: action, isolation: isolation))
-    }
-
-    /// Low-level spelling of `substances(reactTo:payload:on:)`.
-    public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current) {
-        substances(reactTo: mixer, payload: payload, on: bus)
     }
 
     /// The bus name of a mixer.

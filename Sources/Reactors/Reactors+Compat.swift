@@ -102,3 +102,41 @@ extension Reactor {
         set {}
     }
 }
+
+// MARK: The `delivery:` argument
+
+// A reactor's handler runs on the bus; a UI owner's runs on the main actor through
+// `mainActorHandler` (or `attachReactor(to:mixing:)` called from the main actor). The `delivery:`
+// argument was a second route to the main thread, through the main queue.
+
+extension ReactorManager {
+    /// Creates a reactor whose ``Reactor/handler`` runs where `delivery` says.
+    @available(*, deprecated, message: "a reactor's handler runs on the bus; for a UI owner, set mainActorHandler")
+    public func reactor<Owner: AnyObject & Sendable>(
+        attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery
+    ) -> Reactor<Owner> {
+        makeReactor(attachedTo: owner, mixing: substances, delivery: delivery)
+    }
+
+    /// Attaches a reactor to a `Sendable` owner whose reactions call its
+    /// `flaskReactions(reaction:)` where `delivery` says, whoever calls this: on the bus, or on
+    /// the main queue. The conformance must not be isolated (the bus calls it from its thread).
+    @available(*, deprecated, message: "attach from the isolation the reactions should run in, or set mainActorHandler")
+    @discardableResult
+    @_disfavoredOverload
+    public func attachReactor<Owner: FlaskReactor & Sendable & SendableMetatype>(
+        to owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery
+    ) -> Reactor<Owner> {
+        let reactor = makeReactor(attachedTo: owner, mixing: substances, delivery: delivery)
+        reactor.handler = { owner, reaction in owner.flaskReactions(reaction: reaction) }
+        return reactor
+    }
+}
+
+extension Reactor where Owner: Sendable {
+    /// Creates a reactor without a manager whose ``handler`` runs where `delivery` says.
+    @available(*, deprecated, message: "a reactor's handler runs on the bus; for a UI owner, set mainActorHandler")
+    public convenience init(owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery) {
+        self.init(owner: owner, substances: substances, delivery: delivery, manager: nil)
+    }
+}

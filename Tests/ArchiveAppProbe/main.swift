@@ -140,7 +140,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "write" where arguments.count == 2:
     let substance = ProbeSubstance(name: "probe", archive: true)
-    Flask.applyMixer(ProbeMixers.set, payload: ["counter": Int(arguments[1]) ?? 0])
+    Flask.substances(reactTo: ProbeMixers.set, payload: ["counter": Int(arguments[1]) ?? 0])
     await substance.bus.flush()
     exit(0)
 case "read":
@@ -157,7 +157,7 @@ case "stream" where arguments.count == 5:
     while true {
         counter += 1
         // Used in the loop: a release build frees what is not used again.
-        withExtendedLifetime(substance) { Flask.applyMixer(ProbeMixers.set, payload: ["counter": counter]) }
+        withExtendedLifetime(substance) { Flask.substances(reactTo: ProbeMixers.set, payload: ["counter": counter]) }
         usleep(interval * 1_000)
     }
 case "terminate" where arguments.count == 2:
@@ -165,7 +165,7 @@ case "terminate" where arguments.count == 2:
     ProbeTiming.delay = 3_600
     ProbeTiming.maxDelay = 3_600
     let substance = ProbeSubstance(name: "term", archive: true)
-    Flask.applyMixer(ProbeMixers.set, payload: ["counter": 42])
+    Flask.substances(reactTo: ProbeMixers.set, payload: ["counter": 42])
     await substance.bus.flush()
     say("ready")
     // Kept alive while it waits: a release build frees what is not used again (and a loop that
@@ -185,14 +185,14 @@ case "read-ledger":
         // Printed in release builds too (the default handler prints in debug builds only).
         Flask.bus.diagnostics = { say("\($0)") }
         let substance = ProbeSubstance(name: "probe", archive: true)
-        Flask.applyMixer(ProbeMixers.set, payload: ["counter": 1])
+        Flask.substances(reactTo: ProbeMixers.set, payload: ["counter": 1])
         try await substance.archiveNowAndWait()
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
         let lifted = limit
         limit.rlim_cur = 8
         setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
-        Flask.applyMixer(ProbeMixers.set, payload: ["counter": 2])
+        Flask.substances(reactTo: ProbeMixers.set, payload: ["counter": 2])
         do {
             try await substance.archiveNowAndWait()
         } catch {

@@ -162,6 +162,7 @@ struct SeedReadmeTests {
         Flask.detachReactor(from: owner)
     }
 
+    @available(*, deprecated, message: "the seed's low-level applyMixer, deprecated for substances(reactTo:)")
     @Test("Low-level API")
     func lowLevel() async {
         let owner = TestOwner()

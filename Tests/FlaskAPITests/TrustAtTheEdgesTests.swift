@@ -101,9 +101,9 @@ struct TrustAtTheEdgesTests {
         bus.use(journal)
         let auth = Auth(bus: bus)
         let reset = Reset(bus: bus)
-        Flask.applyMixer(AuthMixers.login(password: secret), on: bus)
-        Flask.applyMixer(AuthMixers.forgetful(password: secret), on: bus)
-        Flask.applyMixer(ResetPassword(password: secret), on: bus)
+        Flask.substances(reactTo: AuthMixers.login(password: secret), on: bus)
+        Flask.substances(reactTo: AuthMixers.forgetful(password: secret), on: bus)
+        Flask.substances(reactTo: ResetPassword(password: secret), on: bus)
         // The lock holds the main lane back: read the report before releasing it, then wait.
         let lock = Flask.lock(withMixer: AuthMixers.login(password: secret), autorelease: false, on: bus)
         let report = bus.lockReport().description
@@ -142,8 +142,8 @@ struct TrustAtTheEdgesTests {
         bus.use(journal)
         let fancy = Fancy(bus: bus)
         let tokens = Tokens(bus: bus)
-        Flask.applyMixer(FancyMixers.signIn(password: secret), on: bus)
-        Flask.applyMixer(Token(value: secret), on: bus)
+        Flask.substances(reactTo: FancyMixers.signIn(password: secret), on: bus)
+        Flask.substances(reactTo: Token(value: secret), on: bus)
         let lock = Flask.lock(withMixer: FancyMixers.signIn(password: secret), autorelease: false, on: bus)
         let report = bus.lockReport().description
         lock.release()
@@ -267,12 +267,12 @@ struct ReactorCountTests {
         _ = Flask.reactor(attachedTo: first, mixing: [auth])
         _ = Flask.reactor(attachedTo: second, mixing: [auth])
         let history = SubstanceHistory(of: auth)
-        Flask.applyMixer(AuthMixers.login(password: secret), on: bus)
+        Flask.substances(reactTo: AuthMixers.login(password: secret), on: bus)
         await bus.flush()
         #expect(lines.all.last?.contains("(2 reactors, 1 tool)") == true, "\(lines.all)")
         Flask.detachReactor(from: first)
         Flask.detachReactor(from: second)
-        Flask.applyMixer(AuthMixers.login(password: secret), on: bus)
+        Flask.substances(reactTo: AuthMixers.login(password: secret), on: bus)
         await bus.flush()
         #expect(lines.all.last?.contains("(0 reactors, 1 tool)") == true, "\(lines.all)")
         withExtendedLifetime(history) {}

@@ -192,6 +192,7 @@ struct AsyncLockTests {
     @Test(
         "a reaction that never reaches its main-actor handler gives up its reactor's claim only, once: a bus handler's claim holds",
         .timeLimit(.minutes(1)), arguments: ["one reaction", "two substances", "two handlers"])
+    @available(*, deprecated, message: "exercises the deprecated delivery: argument (two handlers)")
     @MainActor
     func detachedTakerKeepsOthersClaim(shape: String) async {
         // Found from outside: a main-actor reactor detached while its reaction was queued released

@@ -79,6 +79,7 @@ struct ReactionIsolationTests {
         #expect(reactor.isDetached)
     }
 
+    @available(*, deprecated, message: "exercises the deprecated delivery: argument")
     @MainActor
     @Test("delivery: .bus, from the main actor: on the bus")
     func explicitBusDelivery() async {

@@ -316,6 +316,7 @@ struct ReactorTests {
         #expect(seen.all == Array(1...8_000))
     }
 
+    @available(*, deprecated, message: "exercises the deprecated delivery: argument")
     @Test("main-queue delivery keeps the reactions in order")
     func mainQueueDelivery() async {
         let bus = Flux()
@@ -339,6 +340,7 @@ struct ReactorTests {
     @Test(
         "the owner of a main-queue or main-actor reactor is not held by the bus: freed once its handler ran",
         arguments: [false, true])
+    @available(*, deprecated, message: "exercises the deprecated delivery: argument (main queue)")
     func uiOwnerNotHeld(mainActor: Bool) async {
         let bus = Flux()
         let substance = AppSubstance(bus: bus)
@@ -369,6 +371,7 @@ struct ReactorTests {
     @Test(
         "reactions queued for the main actor do not keep a released owner: it is freed, gets none of them, and its reactor detaches",
         arguments: [false, true])
+    @available(*, deprecated, message: "exercises the deprecated delivery: argument (main queue)")
     @MainActor
     func queuedReactionsDoNotHoldTheOwner(mainActor: Bool) async {
         // Found from outside: each queued reaction held the owner, so an owner its app released

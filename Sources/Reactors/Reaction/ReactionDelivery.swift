@@ -1,4 +1,6 @@
-/// Where a reactor's handler runs.
+/// Where a reactor's handler runs: on the bus. `.mainQueue` is the deprecated `delivery:`
+/// argument's other value; a UI owner's reactions run on the main actor through
+/// ``Reactor/mainActorHandler``.
 public enum ReactionDelivery: Sendable, Equatable {
     /// On the bus, right after the commit and before the next work item (the default). A lock taken
     /// in the handler holds back the next mix.

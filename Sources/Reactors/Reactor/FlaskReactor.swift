@@ -81,17 +81,4 @@ extension ReactorManager {
         }
         return reactor
     }
-
-    /// Attaches a reactor to a `Sendable` owner whose reactions call its
-    /// `flaskReactions(reaction:)` where `delivery` says, whoever calls this: on the bus, or on
-    /// the main queue. The conformance must not be isolated (the bus calls it from its thread).
-    @discardableResult
-    @_disfavoredOverload
-    public func attachReactor<Owner: FlaskReactor & Sendable & SendableMetatype>(
-        to owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus
-    ) -> Reactor<Owner> {
-        let reactor = reactor(attachedTo: owner, mixing: substances, delivery: delivery)
-        reactor.handler = { owner, reaction in owner.flaskReactions(reaction: reaction) }
-        return reactor
-    }
 }

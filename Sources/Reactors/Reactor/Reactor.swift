@@ -299,10 +299,10 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
 }
 
 extension Reactor where Owner: Sendable {
-    /// Creates a reactor without a manager (the manager's ``ReactorManager/reactor(attachedTo:mixing:delivery:)``
+    /// Creates a reactor without a manager (the manager's ``ReactorManager/reactor(attachedTo:mixing:)``
     /// is the usual way).
-    public convenience init(owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus) {
-        self.init(owner: owner, substances: substances, delivery: delivery, manager: nil)
+    public convenience init(owner: Owner, mixing substances: [any AnySubstance]) {
+        self.init(owner: owner, substances: substances, delivery: .bus, manager: nil)
     }
 
     /// Called with every reaction, on the bus (or on the main queue with `.mainQueue` delivery).

@@ -56,12 +56,12 @@ public final class ReactorManager: Sendable {
     /// The owner must be `Sendable`: the reactor hands it to its handler on the bus's thread (a
     /// `@MainActor` class is `Sendable`; give it a ``Reactor/mainActorHandler``).
     public func reactor<Owner: AnyObject & Sendable>(
-        attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery = .bus
+        attachedTo owner: Owner, mixing substances: [any AnySubstance]
     ) -> Reactor<Owner> {
-        makeReactor(attachedTo: owner, mixing: substances, delivery: delivery)
+        makeReactor(attachedTo: owner, mixing: substances, delivery: .bus)
     }
 
-    /// ``reactor(attachedTo:mixing:delivery:)`` for any owner: its caller decides where the
+    /// ``reactor(attachedTo:mixing:)`` for any owner: its caller decides where the
     /// reactions run.
     func makeReactor<Owner: AnyObject>(
         attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery

@@ -130,6 +130,7 @@ struct InternalState: State {
 }
 
 // > Low-level API
+@available(*, deprecated, message: "the seed's low-level applyMixer, deprecated for substances(reactTo:)")
 func lowLevelAPI(owner: TestOwner, substance: Feed) -> Int {
     Flask.purgeFluxQueue()
     let reactor = Flask.reactor(attachedTo: owner, mixing: substance)

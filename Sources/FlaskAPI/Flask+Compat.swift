@@ -1,4 +1,6 @@
-// The names of Flask 1.1.8, kept so old code compiles and shows the new name as a fix-it.
+// The spellings of the facade that are not the canonical ones (docs/decisions.md, "One spelling
+// per operation"), each deprecated with a fix-it or a message naming the canonical one: the names
+// of Flask 1.1.8, the seed's low-level `applyMixer`, and the `delivery:` argument.
 
 /// Flask 1.1.8's name for `Reactor`.
 @available(*, deprecated, renamed: "Reactor")
@@ -88,3 +90,40 @@ extension ChainReaction {
         mixing(substance, body)
     }
 }
+
+extension Flask {
+    /// The seed's low-level name of ``substances(reactTo:payload:on:)``. It does not wait, though
+    /// its name is close to the awaited ``apply(_:payload:on:isolation:)``.
+    @available(*, deprecated, renamed: "substances(reactTo:payload:on:)", message: "it does not wait; await apply(_:) does")
+    public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current) {
+        substances(reactTo: mixer, payload: payload, on: bus)
+    }
+
+    /// Creates a reactor whose handler runs where `delivery` says.
+    @available(*, deprecated, message: "a reactor's handler runs on the bus; for a UI owner, set mainActorHandler")
+    public static func reactor<Owner: AnyObject & Sendable>(
+        attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery
+    ) -> Reactor<Owner> {
+        reactorManager.reactor(attachedTo: owner, mixing: substances, delivery: delivery)
+    }
+
+    /// Creates a reactor bound to one substance whose handler runs where `delivery` says.
+    @available(*, deprecated, message: "a reactor's handler runs on the bus; for a UI owner, set mainActorHandler")
+    public static func reactor<Owner: AnyObject & Sendable>(
+        attachedTo owner: Owner, mixing substance: any AnySubstance, delivery: ReactionDelivery
+    ) -> Reactor<Owner> {
+        reactorManager.reactor(attachedTo: owner, mixing: [substance], delivery: delivery)
+    }
+
+    /// Attaches a reactor to a `Sendable` `FlaskReactor` owner whose reactions run where
+    /// `delivery` says (on the bus, or on the main queue), wherever this is called from.
+    @available(*, deprecated, message: "attach from the isolation the reactions should run in, or set mainActorHandler")
+    @discardableResult
+    @_disfavoredOverload
+    public static func attachReactor<Owner: FlaskReactor & Sendable & SendableMetatype>(
+        to owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery
+    ) -> Reactor<Owner> {
+        reactorManager.attachReactor(to: owner, mixing: substances, delivery: delivery)
+    }
+}
+
