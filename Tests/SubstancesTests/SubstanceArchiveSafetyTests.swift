@@ -84,13 +84,14 @@ struct SubstanceArchiveSafetyTests {
         #expect(rig.substance(SecretState.self).state.counter == 5)
     }
 
+    @available(*, deprecated, message: "exercises the deprecated archiveNow(completion:)")
     @Test("archiveNow's completion is called once the state is stored")
     func archiveNowCompletion() async {
         let rig = Rig()
         let substance = rig.substance(SecretState.self, delay: 30, maxDelay: 60)
         await substance.mixAndWait { $0.prop.counter = 6 }
         let problem = await withCheckedContinuation { (continuation: CheckedContinuation<ArchiveProblem?, Never>) in
-            substance.archiveNow { continuation.resume(returning: $0) }
+            substance.archiveNow(completion: { continuation.resume(returning: $0) })
         }
         #expect(problem == nil)
         #expect(rig.counter() == 6)

@@ -63,8 +63,8 @@ import Synchronization
 open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchecked Sendable {
     /// A mixer body: the payload of the dispatch, and `react`/`abort` to resolve the transaction.
     public typealias Mixer = (_ payload: FluxPayload?, _ react: MixerResolution, _ abort: MixerResolution) -> Void
-    /// An action body: the action, and `react`/`abort` to resolve the transaction.
-    public typealias ActionBody<A: FlaskAction> =
+    /// An action's mixer: the action, and `react`/`abort` to resolve the transaction.
+    public typealias ActionMixer<A: FlaskAction> =
         (_ action: A, _ react: MixerResolution, _ abort: MixerResolution) -> Void
 
     private let observations = LockedValue<[FluxMixerName: FluxObservation]>([:])
@@ -207,7 +207,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     // a closure, it would retain and release the substance, whose weak references put that on the
     // runtime's slow path).
     @inlinable @inline(__always)
-    public final func define<A: FlaskAction>(_ action: A.Type, _ body: ActionBody<A>) {
+    public final func define<A: FlaskAction>(_ action: A.Type, _ body: ActionMixer<A>) {
         guard let event = runsActionBody(ObjectIdentifier(A.self), named: A.busName) else { return }
         guard let action = event.pointee.value(as: A.self) else { return reportMissingAction(named: A.busName) }
         let serial = beginRun()

@@ -8,23 +8,14 @@ extension Substance {
     ///
     /// Runs after every mix queued before it (it is a bus item); the write replaces a pending one
     /// and is encoded and stored on the archive's thread, so it never blocks the caller or the bus.
-    /// To wait for it, use ``archiveNow(completion:)`` or ``archiveNowAndWait()``.
+    /// To wait for it, use ``archiveNowAndWait()``.
     public func archiveNow() {
-        archiveNow(completion: nil)
+        archiveNow(then: nil)
     }
 
-    /// Writes the committed state to the archive now, as ``archiveNow()``, and calls `completion`
-    /// once it is stored (with nil) or could not be (with the problem, also reported through the
-    /// bus's diagnostics).
-    ///
-    /// ```swift
-    /// settings.archiveNow { problem in
-    ///     if problem == nil { print("saved") }
-    /// }
-    /// ```
-    ///
-    /// - Parameter completion: called on the archive's thread.
-    public func archiveNow(completion: (@Sendable (ArchiveProblem?) -> Void)?) {
+    /// Writes the committed state now, as ``archiveNow()``, and calls `completion` on the archive's
+    /// thread once it is stored (with nil) or could not be (with the problem).
+    func archiveNow(then completion: (@Sendable (ArchiveProblem?) -> Void)?) {
         bus.perform(
             { [self] in write(committedState, completion: completion) },
             // Purged before it ran: the state as published now is written all the same.
@@ -54,7 +45,7 @@ extension Substance {
     ///   reported through the bus's diagnostics).
     public func archiveNowAndWait() async throws(ArchiveProblem) {
         let problem = await withCheckedContinuation { (continuation: CheckedContinuation<ArchiveProblem?, Never>) in
-            archiveNow { problem in continuation.resume(returning: problem) }
+            archiveNow(then: { problem in continuation.resume(returning: problem) })
         }
         if let problem { throw problem }
     }

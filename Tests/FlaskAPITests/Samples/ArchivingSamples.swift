@@ -11,12 +11,6 @@ func saveBeforeQuitting(_ settings: MySubstanceClass) async throws {
     try await settings.archiveNowAndWait()
 }
 
-func saveAndSay(_ settings: MySubstanceClass) {
-    settings.archiveNow { problem in
-        print(problem == nil ? "saved" : "not saved")
-    }
-}
-
 func makeDrafts() -> Substance<AppState> {
     let drafts = Substance<AppState>(
         name: "drafts", archive: true,

@@ -168,13 +168,6 @@ private enum SubstancesDocSamples {
         var controller = FlaskRef<AnyObject>(nil)
     }
 
-    // Substance+Archive: archiveNow(completion:)
-    static func save(_ settings: Substance<SettingsState>) {
-        settings.archiveNow { problem in
-            if problem == nil { print("saved") }
-        }
-    }
-
     // Substance+Archive: archiveNowAndWait()
     static func saveAndWait(_ settings: Substance<SettingsState>) async throws {
         try await settings.archiveNowAndWait()
