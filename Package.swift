@@ -1,8 +1,8 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// Minimum Apple versions follow from `Synchronization.Mutex`/`Atomic` (macOS 15, iOS 18, tvOS 18,
-// watchOS 11, visionOS 2), which the bus uses for its lock-free fast path.
+// Minimum Apple versions follow from `Synchronization.Atomic` (macOS 15, iOS 18, tvOS 18, watchOS 11,
+// visionOS 2), which the bus uses for its lock-free fast path (its lock is its own: FlaskLocking).
 let package = Package(
     name: "FlaskReactor",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],

@@ -1,14 +1,19 @@
 import Foundation
 
-/// The static facade of Flask: the high-level and low-level API of the seed, on the shared bus.
+/// The static facade of Flask: the high-level and low-level API of the seed, on the current bus
+/// (the shared one, or the one ``withBus(_:operation:)-(_,()->Result)`` sets).
 ///
 /// ```swift
-/// Flask.attachReactor(to: screen, mixing: [Subs.appReactive])
+/// let reactor = Flask.reactor(attachedTo: screen, mixing: feed)
+/// reactor.mainActorHandler = { screen, reaction in
+///     reaction.on("counter") { change in screen.label = "\(change.newValue() as Int? ?? 0)" }
+/// }
 /// Flask.substances(reactTo: EnvMixers.Login, payload: ["username": "foo"])
-/// Flask.getReactor(attachedTo: screen)
-///     .mixing(feed) { $0.prop.counter = 10 }
-///     .andReact()
+/// reactor.mix(feed) { $0.prop.counter = 10 }.react()
 /// ```
+///
+/// Each operation has one spelling (docs/decisions.md, "One spelling per operation"); the seed's
+/// (`attachReactor(to:mixing:)`, `getReactor(attachedTo:)`, `mixing`, `andReact`) compile too.
 public enum Flask {
     /// The bus every facade call and every new substance uses unless given another: the one
     /// ``withBus(_:operation:)-(_,()->Result)`` set around the running code (a test, an
@@ -175,7 +180,7 @@ public enum Flask {
     public static func apply<M: SubstanceMixer>(
         _ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current, isolation: isolated (any Actor)? = #isolation
     ) async -> MixOutcome {
-        MixOutcome(receipt: await bus.dispatchAndWait(mixerName(mixer), payload: payload, isolation: isolation))
+        await bus.apply(mixer, payload: payload, isolation: isolation)
     }
 
     /// Dispatches a typed action and suspends until it has been applied and its bus reactions
@@ -184,7 +189,7 @@ public enum Flask {
     public static func apply<A: FlaskAction>(
         _ action: A, on bus: Flux = .current, isolation: isolated (any Actor)? = #isolation
     ) async -> MixOutcome {
-        MixOutcome(receipt: await bus.dispatchAndWait(A.busName, value: action, isolation: isolation))
+        await bus.apply(action, isolation: isolation)
     }
 
     /// The bus name of a mixer.

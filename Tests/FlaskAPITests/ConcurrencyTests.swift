@@ -286,12 +286,22 @@ func waitForMainQueue() async {
 @Suite("The README's quick start, run")
 struct QuickStartTests {
     @MainActor
-    @Test("the Redux screen, a main-actor FlaskReactor, reacts on the main actor")
+    @Test("the Redux screen reacts on the main actor, through its main-actor handler")
     func reduxScreen() async {
         let screen = CounterScreen()
         screen.start()
-        await Flask.bus.flush()
-        await waitForMainQueue()
+        await Flask.bus.flushToMainActor()
+        #expect(screen.label == "1")
+        #expect(screen.counter.state.text == "tapped")
+        Flask.detachReactor(from: screen)
+    }
+
+    @MainActor
+    @Test("the seed's spelling of the Redux screen, a main-actor FlaskReactor, reacts on the main actor")
+    func seedReduxScreen() async {
+        let screen = SeedCounterScreen()
+        screen.start()
+        await Flask.bus.flushToMainActor()
         #expect(screen.label == "1")
         #expect(screen.counter.state.text == "tapped")
         Flask.detachReactor(from: screen)

@@ -13,7 +13,7 @@ struct ToolsTests {
         let bus = Flux()
         let lines = Recorder<String>()
         installMiddleware(on: bus) { lines.append($0) }
-        let cart = Cart(name: "cart", bus: bus)
+        let cart = makeCart(bus: bus)
         bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "gift", "price": 0])
         bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
         bus.dispatch("legacy-checkout")
@@ -30,7 +30,7 @@ struct ToolsTests {
         let bus = Flux()
         let history = MixHistory()
         bus.use(history)
-        let cart = Cart(name: "cart", bus: bus)
+        let cart = makeCart(bus: bus)
         bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
         await bus.flush()
         #expect(cart.state.items == ["tea"])
@@ -55,7 +55,7 @@ struct ToolsTests {
 
     @Test("the journal sample records a session that replays, from JSON lines, to the same state")
     func journalSample() async throws {
-        let journal = await recordSession(on: Flux())
+        let journal = await Flask.withBus(Flux()) { await recordSession() }
         #expect(journal.entries.map(\.mixer) == ["add", "add", "checkout"])
         let (replay, state) = try await replaySession(journal.jsonLines())
         #expect(replay.reproducesRecording, "\(replay)")
@@ -65,7 +65,7 @@ struct ToolsTests {
 
     @Test("the timeline samples write the page, and the journal that the command line reads back")
     func timelineSamples() async throws {
-        let journal = await recordSession(on: Flux())
+        let journal = await Flask.withBus(Flux()) { await recordSession() }
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let page = folder.appendingPathComponent("timeline.html")
@@ -85,7 +85,7 @@ struct ToolsTests {
         let bus = Flux()
         let journal = MixJournal()
         bus.use(journal)
-        let cart = Cart(name: "cart", bus: bus)
+        let cart = makeCart(bus: bus)
         let wishlist = Substance<CartState>(name: "wishlist", bus: bus)
         let owner = TestOwner()
         let reactor = Reactor(owner: owner, mixing: [cart, wishlist])
@@ -101,7 +101,7 @@ struct ToolsTests {
         #expect(seen.count == 4)
 
         let freshBus = Flux()
-        let freshCart = Cart(name: "cart", bus: freshBus)
+        let freshCart = makeCart(bus: freshBus)
         let freshWishlist = Substance<CartState>(name: "wishlist", bus: freshBus)
         let entries = try MixJournal.entries(fromJSONLines: journal.jsonLines())
         let replay = await MixJournal.replay(
@@ -116,7 +116,7 @@ struct ToolsTests {
     @Test("the undo sample undoes the last change; a probe on a reactor sees what it sees")
     func undoAndProbe() async throws {
         let bus = Flux()
-        let cart = Cart(name: "cart", bus: bus)
+        let cart = makeCart(bus: bus)
         let owner = TestOwner()
         let reactor = Reactor(owner: owner, mixing: [cart])
         let probe = ChangeProbe(reactor)
@@ -144,7 +144,7 @@ struct ToolsTests {
     @Test("the probe sample passes, and the lock watch sample watches")
     func probeAndWatchSamples() async throws {
         let bus = Flux()
-        await expectCartChanges(on: bus)
+        await Flask.withBus(bus) { await expectCartChanges() }
         let watch = watchLocks(on: bus)
         #expect(watch.threshold == .seconds(2))
         watch.cancel()

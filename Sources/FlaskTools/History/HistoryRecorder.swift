@@ -18,11 +18,12 @@ extension Substance: HistorySubject {
         HistoryRecorder(substance: self, log: log)
     }
 
-    /// The entry that restores `state` (on the bus), holding the substance weakly.
+    /// The entry that restores `state` (on the bus), holding the substance weakly (through its
+    /// ``SubstanceReference``, the one weak holder of a substance).
     fileprivate func historyEntry(restoring state: S) -> HistoryEntry {
-        let reference = WeakSubstanceReference(self)
+        let reference = self.reference
         return HistoryEntry(substance: ObjectIdentifier(self)) {
-            guard let substance = reference.substance else { return nil }
+            guard let substance = reference.substance as? Substance<S> else { return nil }
             let current = substance.committedState
             substance.replaceState(with: state)
             return substance.historyEntry(restoring: current)
@@ -30,25 +31,18 @@ extension Substance: HistorySubject {
     }
 }
 
-/// A substance held weakly, for a history entry. (`weak let`: set once, so `Sendable` as checked.)
-private struct WeakSubstanceReference<S: State>: Sendable {
-    weak let substance: Substance<S>?
-
-    init(_ substance: Substance<S>) {
-        self.substance = substance
-    }
-}
-
 /// The observer that records one substance's commits. Bound to the substance (which holds it);
-/// holds the substance weakly (a `weak let`, set once) so the two make no cycle.
+/// holds the substance weakly, through its ``SubstanceReference``, so the two make no cycle.
 final class HistoryRecorder<S: State>: SubstanceObserver, HistoryRecording, Sendable {
-    private weak let substance: Substance<S>?
+    private let reference: SubstanceReference
     private let log: HistoryLog
 
     init(substance: Substance<S>, log: HistoryLog) {
-        self.substance = substance
+        self.reference = substance.reference
         self.log = log
     }
+
+    private var substance: Substance<S>? { reference.substance as? Substance<S> }
 
     func start() {
         substance?.bind(self)

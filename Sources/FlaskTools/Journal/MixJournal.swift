@@ -213,7 +213,7 @@ public final class MixJournal: FluxMiddleware {
                 liveAction = recorded.value
             }
             dispatchedMixer = recorded.dispatchedMixer?.description
-            stop = recorded.stop.map { Stop(middleware: $0.middleware, reason: $0.reason) }
+            stop = recorded.stop
             changes = recorded.changes.all
             reactorsNotified = recorded.reactorsNotified
             observersCalled = recorded.observersCalled
@@ -384,13 +384,8 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    /// Why a middleware stopped a mix.
-    public struct Stop: Sendable, Codable, Equatable {
-        /// The name of the middleware that stopped the mix.
-        public let middleware: String
-        /// Why it stopped it.
-        public let reason: String
-    }
+    /// Why a middleware stopped a mix: the bus's own record of it, which the journal keeps as it is.
+    public typealias Stop = FluxMixReport.Stop
 
     /// The most entries kept; older ones are dropped first.
     public let capacity: Int

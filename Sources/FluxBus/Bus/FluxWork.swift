@@ -1,16 +1,13 @@
-/// A unit of work the bus runs, as an object: subclass it and override ``run()``.
+/// A unit of work the bus runs, as an object: the form a closure given to `Flux.perform(_:)` takes
+/// on the queue, and the form Flask queues a chain reaction's steps in, without that closure's
+/// allocation.
 ///
-/// `Flux.perform(_:)` and `Flux.perform(mix:_:)` queue it as it is. A closure given to
-/// `perform(_:)` is boxed in one of these, so work that already lives in an object (a chain
-/// reaction's steps, a command) is queued without that allocation. The bus holds the object until
-/// it has run, or until it was purged.
-///
-/// ```swift
-/// final class Refresh: FluxWork, @unchecked Sendable {
-///     override func run() { print("refreshing on the bus") }
-/// }
-/// bus.perform(Refresh())
-/// ```
+/// For work of your own, `bus.perform { ... }` is the spelling: its closure is checked
+/// `@Sendable`. A subclass that overrides ``run()`` saves one allocation per item where the work
+/// already lives in an object; Swift 6 makes it restate the class's unchecked `Sendable`
+/// conformance, which turns the compiler's checks off for the stored properties it adds (keep them
+/// `let`s of `Sendable` values). `Flux.perform(_:)` and `Flux.perform(mix:_:)` queue it as it is;
+/// the bus holds it until it has run, or until it was purged.
 ///
 /// `@unchecked Sendable`: it has no state; a subclass states why its own is safe to share.
 open class FluxWork: @unchecked Sendable {

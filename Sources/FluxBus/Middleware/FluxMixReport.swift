@@ -17,7 +17,7 @@ public struct FluxMixReport {
     }
 
     /// Why a mix was stopped, and by which middleware.
-    public struct Stop: Sendable, Equatable {
+    public struct Stop: Sendable, Equatable, Codable {
         /// The ``FluxMiddleware/middlewareName`` of the middleware that stopped it.
         public let middleware: String
         /// Why it stopped the mix, in its words.

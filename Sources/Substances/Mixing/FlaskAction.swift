@@ -70,4 +70,23 @@ extension Flux {
         // dispatched, never one made up from its type.
         dispatch(A.busName, typedValue: action)
     }
+
+    /// Dispatches a global mixer and suspends until it has been applied and its bus reactions
+    /// delivered; returns what each substance did (`Flask.apply(_:payload:on:isolation:)` in
+    /// short).
+    @inlinable
+    @discardableResult
+    public func apply<M: SubstanceMixer>(
+        _ mixer: M, payload: FluxPayload? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async -> MixOutcome {
+        MixOutcome(receipt: await dispatchAndWait(mixer.busName, payload: payload, isolation: isolation))
+    }
+
+    /// Dispatches `action` and suspends until it has been applied and its bus reactions delivered;
+    /// returns what each substance did (`Flask.apply(_:on:isolation:)` in short).
+    @inlinable
+    @discardableResult
+    public func apply<A: FlaskAction>(_ action: A, isolation: isolated (any Actor)? = #isolation) async -> MixOutcome {
+        MixOutcome(receipt: await dispatchAndWait(A.busName, value: action, isolation: isolation))
+    }
 }

@@ -6,8 +6,7 @@ import Synchronization
 /// A store of one ``State`` value, mixed through the bus: the seed's "Redux style" store.
 ///
 /// ```swift
-/// class Feed: Substance<FeedState>, @unchecked Sendable {}
-/// let feed = Feed()
+/// let feed = Substance<FeedState>()
 /// let settings = Substance<SettingsState>(name: "settings", archive: true)
 /// ```
 ///

@@ -7,7 +7,11 @@ func useArchivesNamed(_ applicationName: String) {
     Archiver.shared.store = FileArchiveStore(applicationName: applicationName)
 }
 
-func saveBeforeQuitting(_ settings: MySubstanceClass) async throws {
+func makeSettings() -> Substance<AppState> {
+    Substance<AppState>(name: "settings", archive: true)
+}
+
+func saveBeforeQuitting(_ settings: Substance<AppState>) async throws {
     try await settings.archiveNowAndWait()
 }
 

@@ -7,11 +7,12 @@ import Testing
 // Flask
 @MainActor
 private func useTheFacade(screen: CounterScreen, feed: Feed) {
-    Flask.attachReactor(to: screen, mixing: [Subs.appReactive])
+    let reactor = Flask.reactor(attachedTo: screen, mixing: feed)
+    reactor.mainActorHandler = { screen, reaction in
+        reaction.on("counter") { change in screen.label = "\(change.newValue() as Int? ?? 0)" }
+    }
     Flask.substances(reactTo: EnvMixers.Login, payload: ["username": "foo"])
-    Flask.getReactor(attachedTo: screen)
-        .mixing(feed) { $0.prop.counter = 10 }
-        .andReact()
+    reactor.mix(feed) { $0.prop.counter = 10 }.react()
 }
 
 // Flask.withBus(_:operation:): a test of its own, run in parallel with the others.

@@ -30,14 +30,6 @@ private enum FluxBusDocSamples {
         }
     }
 
-    // FluxWork
-    static func refresh(on bus: Flux) {
-        final class Refresh: FluxWork, @unchecked Sendable {
-            override func run() { print("refreshing on the bus") }
-        }
-        bus.perform(Refresh())
-    }
-
     // BusConfined
     final class PageCounter: Sendable {
         // Touched only by the bus's work items: checked in debug builds.

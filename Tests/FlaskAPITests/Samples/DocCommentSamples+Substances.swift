@@ -175,8 +175,7 @@ private enum SubstancesDocSamples {
 
     // Substance
     static func substances() -> [any AnySubstance] {
-        class Feed: Substance<FeedState>, @unchecked Sendable {}
-        let feed = Feed()
+        let feed = Substance<FeedState>()
         let settings = Substance<SettingsState>(name: "settings", archive: true)
         return [feed, settings]
     }

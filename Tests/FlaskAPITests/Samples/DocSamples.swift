@@ -67,11 +67,11 @@ struct ProfileState: State {
     var name = ""
 }
 
-final class Profile: ReactiveSubstance<ProfileState, ProfileMixers>, @unchecked Sendable {
-    override func defineMixers() {
-        define(mix: .rename) { payload, react, abort in
+func makeProfile() -> ReactiveSubstance<ProfileState, ProfileMixers> {
+    ReactiveSubstance<ProfileState, ProfileMixers>(name: "profile") { define in
+        define(mix: .rename) { profile, payload, react, abort in
             guard let name = payload?["name"] as? String else { return abort() }
-            self.prop.name = name
+            profile.prop.name = name
             react()
         }
     }

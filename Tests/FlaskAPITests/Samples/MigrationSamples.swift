@@ -38,3 +38,34 @@ func legacyInstance(owner: TestOwner, seen: @escaping @Sendable (Int) -> Void) -
     flask.toMix(substance) { $0.prop.counter = 1 }.react()
     return substance
 }
+
+// docs/migrating.md: the seed's spellings, which are not deprecated.
+
+@MainActor
+final class SeedCounterScreen: @MainActor FlaskReactor {
+    let counter = Substance<CounterState>()
+    var label = "0"
+
+    func flaskReactions(reaction: FlaskReaction) {
+        reaction.on(CounterState.prop.counter) { change in
+            label = "\(change.newValue() as Int? ?? 0)"
+        }
+    }
+
+    func start() {
+        Flask.attachReactor(to: self, mixing: [counter])  // attached on the main actor: reacts there
+        Flask.getReactor(attachedTo: self)
+            .mixing(counter) { $0.prop.counter += 1 }
+            .with(counter) { $0.prop.text = "tapped" }
+            .andReact()
+    }
+}
+
+final class LegacySession: ReactiveSubstance<SessionState, SessionMixers>, @unchecked Sendable {
+    override func defineMixers() {
+        define(mix: .logout) { _, react, _ in
+            self.prop.user = nil
+            react()
+        }
+    }
+}

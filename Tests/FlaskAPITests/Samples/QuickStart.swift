@@ -11,22 +11,21 @@ struct CounterState: State {
 }
 
 @MainActor
-final class CounterScreen: @MainActor FlaskReactor {
+final class CounterScreen {
     let counter = Substance<CounterState>()
     var label = "0"
 
-    func flaskReactions(reaction: FlaskReaction) {
-        reaction.on(CounterState.prop.counter) { change in
-            label = "\(change.newValue() as Int? ?? 0)"
-        }
-    }
-
     func start() {
-        Flask.attachReactor(to: self, mixing: [counter])  // attached on the main actor: reacts there
-        Flask.getReactor(attachedTo: self)
-            .mixing(counter) { $0.prop.counter += 1 }
-            .with(counter) { $0.prop.text = "tapped" }
-            .andReact()
+        let reactor = Flask.reactor(attachedTo: self, mixing: counter)
+        reactor.mainActorHandler = { screen, reaction in  // on the main actor, in commit order
+            reaction.on(CounterState.prop.counter) { change in
+                screen.label = "\(change.newValue() as Int? ?? 0)"
+            }
+        }
+        reactor
+            .mix(counter) { $0.prop.counter += 1 }
+            .mix(counter) { $0.prop.text = "tapped" }
+            .react()
     }
 }
 
@@ -46,10 +45,10 @@ struct SessionState: State {
 
 typealias Session = ReactiveSubstance<SessionState, SessionMixers>
 
-/// A session on `bus` (a test's, say): its mixers are defined once, and each body is handed the
-/// substance it runs on.
-func makeSession(on bus: Flux = Flask.bus) -> Session {
-    Session(name: "session", bus: bus) { define in
+/// A session on the current bus (a test's, inside `Flask.withBus`): its mixers are defined once,
+/// and each body is handed the substance it runs on.
+func makeSession() -> Session {
+    Session(name: "session") { define in
         define(Login.self) { session, login, react, abort in
             guard !login.user.isEmpty else { return abort() }
             session.prop.user = login.user
@@ -74,15 +73,6 @@ final class SessionBadge {
             reaction.on("user") { change in badge.text = change.newValue() ?? "nobody" }
         }
         Flask.substances(reactTo: Login(user: "ada"))
-    }
-}
-
-final class LegacySession: ReactiveSubstance<SessionState, SessionMixers>, @unchecked Sendable {
-    override func defineMixers() {
-        define(mix: .logout) { _, react, _ in
-            self.prop.user = nil
-            react()
-        }
     }
 }
 

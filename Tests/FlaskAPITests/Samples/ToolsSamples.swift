@@ -1,5 +1,5 @@
-// Samples of docs/tools.md, compiled as they appear there. Each takes the bus to use: in an app
-// that is `Flask.bus`; the tests pass a bus of their own.
+// Samples of docs/tools.md, compiled as they appear there. Each uses the current bus (`Flask.bus`),
+// or the one it is given: in an app the shared one; the tests run them inside `Flask.withBus`.
 import FlaskAPI
 import FlaskTesting
 import FlaskTools
@@ -16,18 +16,20 @@ struct CartState: State, Equatable {
     var total = 0
 }
 
-final class Cart: ReactiveSubstance<CartState, ShopMixers>, @unchecked Sendable {
-    override func defineMixers() {
-        define(mix: .add) { payload, react, abort in
+typealias Cart = ReactiveSubstance<CartState, ShopMixers>
+
+func makeCart(bus: Flux = Flask.bus) -> Cart {
+    Cart(name: "cart", bus: bus) { define in
+        define(mix: .add) { cart, payload, react, abort in
             guard let item = payload?["item"] as? String, let price = payload?["price"] as? Int else {
                 return abort()
             }
-            self.prop.items.append(item)
-            self.prop.total += price
+            cart.prop.items.append(item)
+            cart.prop.total += price
             react()
         }
-        define(mix: .checkout) { _, react, _ in
-            self.prop = CartState()
+        define(mix: .checkout) { cart, _, react, _ in
+            cart.prop = CartState()
             react()
         }
     }
@@ -67,15 +69,15 @@ func installMiddleware(on bus: Flux = Flask.bus, log: @escaping @Sendable (Strin
     bus.use(FluxLogger(output: log))
 }
 
-func recordSession(on bus: Flux = Flask.bus) async -> MixJournal {
+func recordSession() async -> MixJournal {
     let journal = MixJournal(capacity: 1_000)
-    bus.use(journal)
-    let cart = Cart(name: "cart", bus: bus)
-    bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "tea", "price": 4])
-    bus.dispatch(Flask.mixerName(ShopMixers.add), payload: ["item": "cake", "price": 6])
-    _ = await cart.bus.dispatchAndWait(Flask.mixerName(ShopMixers.checkout))
-    bus.remove(journal)
-    return journal
+    Flask.bus.use(journal)
+    let cart = makeCart()
+    Flask.substances(reactTo: ShopMixers.add, payload: ["item": "tea", "price": 4])
+    Flask.substances(reactTo: ShopMixers.add, payload: ["item": "cake", "price": 6])
+    await Flask.apply(ShopMixers.checkout)
+    Flask.bus.remove(journal)
+    return withExtendedLifetime(cart) { journal }
 }
 
 func writeTimeline(of journal: MixJournal, to url: URL) throws {
@@ -92,7 +94,7 @@ func saveJournal(_ journal: MixJournal, in folder: URL? = nil) throws -> URL {
 func replaySession(_ jsonLines: String) async throws -> (MixJournal.Replay, CartState) {
     let entries = try MixJournal.entries(fromJSONLines: jsonLines)
     let bus = Flux(label: "replay")
-    let cart = Cart(name: "cart", bus: bus)
+    let cart = makeCart(bus: bus)
     let replay = await MixJournal.replay(entries, on: bus, domains: [ShopMixers.self], substances: [cart])
     return (replay, cart.state)
 }
@@ -114,10 +116,10 @@ func undoLogout(session: Session, todos: Substance<TodoState>) async -> Bool {
     return await history.undo()
 }
 
-func expectCartChanges(on bus: Flux) async {
-    let cart = Cart(name: "cart", bus: bus)
+func expectCartChanges() async {
+    let cart = makeCart()
     let probe = ChangeProbe(cart)
-    bus.dispatch(ShopMixers.add, payload: ["item": "tea", "price": 4])
+    Flask.substances(reactTo: ShopMixers.add, payload: ["item": "tea", "price": 4])
     let mismatch = await probe.mismatch(with: [
         .change("items", from: [], to: ["tea"]),
         .change("total", from: 0, to: 4),
