@@ -37,3 +37,14 @@ struct SessionTests {
         }
     }
 }
+
+@Suite(.ownBus)
+struct LogoutTests {
+    @Test("logging out clears the user")
+    func logout() async {
+        let session = makeSession()
+        await Flask.apply(Login(user: "ada"))
+        await Flask.apply(SessionMixers.logout)
+        #expect(session.state.user == nil)
+    }
+}
