@@ -81,7 +81,10 @@ final class FluxOwnerHolds: Sendable {
         var waking: [any FluxDeferredWake] = []
         swap(&waking, &wakes.value)
         for wake in waking { wake.wake() }
-        waking.removeAll(keepingCapacity: true)
+        // Emptied one by one, keeping the buffer: a batch has a wake or two, and
+        // `removeAll(keepingCapacity:)` costs a generic `replaceSubrange` (scenario S1a, a batch
+        // per dispatch).
+        while waking.popLast() != nil {}
         if wakes.value.isEmpty { wakes.value = waking }
     }
 
@@ -92,7 +95,7 @@ final class FluxOwnerHolds: Sendable {
         epoch.store(epoch.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
         var released: [AnyObject] = []
         swap(&released, &objects.value)
-        released.removeAll(keepingCapacity: true)
+        while released.popLast() != nil {}  // see wakeAll()
         if objects.value.isEmpty { objects.value = released }
     }
 }

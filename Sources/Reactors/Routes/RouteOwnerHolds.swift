@@ -75,7 +75,9 @@ final class RouteOwnerHolds: FluxDeferredWake, Sendable {
         state.value.wakeScheduled = false
         var released: [AnyObject] = []
         swap(&released, &state.value.owners)
-        released.removeAll(keepingCapacity: true)
+        // Emptied one by one, keeping the buffer: a batch holds an owner or two, and
+        // `removeAll(keepingCapacity:)` costs a generic `replaceSubrange` (scenario S1a).
+        while released.popLast() != nil {}
         if state.value.owners.isEmpty { state.value.owners = released }
     }
 }
