@@ -52,7 +52,8 @@ let package = Package(
         .testTarget(
             name: "FlaskToolsTests",
             dependencies: ["FlaskLocking", "FlaskTools", "FlaskTesting", "FlaskTestSupport", "FlaskJournalTool"]),
-        .testTarget(name: "FlaskTestingTests", dependencies: ["FlaskLocking", "FlaskTesting", "Reactors", "FlaskTestSupport"]),
+        .testTarget(
+            name: "FlaskTestingTests", dependencies: ["FlaskLocking", "FlaskTesting", "Reactors", "FlaskTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -230,3 +230,36 @@ final class TodoSubstance: ReactiveSubstance<TodoState, TodoMixers>, @unchecked 
         }
     }
 }
+
+/// S8d's state: a dictionary of counters by name (a cache by id), one changed per dispatch, and a
+/// count beside it that the scenario's reactor observes: the dictionary itself is not observed.
+struct CacheState: State {
+    var entries: [String: Int] = [:]
+    var loads = 0
+}
+
+enum CacheMixers: String, SubstanceMixer {
+    /// Fills the dictionary with the payload's `size` entries.
+    case load
+    /// Adds one to the entry of the payload's `index`.
+    case bump
+}
+
+/// The key of S8d's entry `index`: short, as ids are (a string stored inline).
+func cacheKey(_ index: Int) -> String { "k\(index)" }
+
+func makeCacheSubstance() -> ReactiveSubstance<CacheState, CacheMixers> {
+    ReactiveSubstance<CacheState, CacheMixers>(name: "cache") { define in
+        define(mix: .load) { cache, payload, react, _ in
+            let size = payload?["size"] as? Int ?? 0
+            cache.prop.entries = Dictionary(uniqueKeysWithValues: (0..<size).map { (cacheKey($0), 0) })
+            cache.prop.loads += 1
+            react()
+        }
+        define(mix: .bump) { cache, payload, react, _ in
+            let index = payload?["index"] as? Int ?? 0
+            cache.prop.entries[cacheKey(index), default: 0] += 1
+            react()
+        }
+    }
+}

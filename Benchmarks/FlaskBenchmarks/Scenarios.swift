@@ -271,6 +271,63 @@ func collectionFloor(size: Int, count: Int) -> Double {
 /// The sizes of S8 in the full table.
 let collectionSizes = [10, 1_000, 100_000]
 
+/// S8d (not in SCENARIOS.md): a `[String: Int]` of `size` entries, one changed per dispatch,
+/// round-robin; the reactor observes another key, so the dictionary is reduced for nobody's sake
+/// but its own commit's changes.
+func dictionaryScenario(size: Int) -> Scenario {
+    Scenario(id: "S8d", name: "dictionary-\(size)", defaultCount: max(50, min(1_000_000, 50_000_000 / size))) {
+        counter in
+        let substance = makeCacheSubstance()
+        Flask.substances(reactTo: CacheMixers.load, payload: ["size": size])
+        settleBus()  // loaded before the reactor is attached and the clock starts
+        let rounds = RoundRobin(over: Int.max)
+        let owner = BenchOwner()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: substance)
+        // Called for every commit (it asks for a key the bumps never change), so that each commit is
+        // reduced and delivered.
+        reactor.handler = { _, reaction in
+            counter.hit()
+            reaction.on("loads") { _ in }
+        }
+        return Rig(
+            dispatch: {
+                Flask.substances(
+                    reactTo: CacheMixers.bump, payload: ["index": collectionPosition(rounds.next(), size: size)])
+            },
+            reactionsPerDispatch: 1,
+            verify: { count in
+                let entries = substance.state.entries
+                for index in [0, size / 2, size - 1] {
+                    let bumps = (0..<count).count { collectionPosition($0, size: size) == index }
+                    if entries[cacheKey(index)] != bumps {
+                        return "entry \(index) is \(entries[cacheKey(index)] ?? -1) after \(bumps) bumps"
+                    }
+                }
+                return entries.count == size ? nil : "\(entries.count) entries"
+            },
+            teardown: { Flask.detachReactor(from: owner) })
+    }
+}
+
+/// The floor under S8d: copying a dictionary of `size` entries, changing one, and comparing the
+/// copy with the original; operations a second.
+func dictionaryFloor(size: Int, count: Int) -> Double {
+    let entries = Dictionary(uniqueKeysWithValues: (0..<size).map { (cacheKey($0), 0) })
+    var equal = 0
+    let start = now()
+    for round in 0..<count {
+        var copy = entries
+        copy[cacheKey(collectionPosition(round, size: size)), default: 0] += 1
+        if copy == entries { equal += 1 }
+    }
+    let elapsed = now() - start
+    precondition(equal == 0)
+    return Double(count) / (Double(elapsed) / 1e9)
+}
+
+/// The sizes of S8d in the full table.
+let dictionarySizes = [10_000, 100_000, 1_000_000]
+
 /// Every scenario the executable knows, in the order of its table.
 /// Scale: many reactors on one state, many substances.
 let scaleScenarios: [Scenario] = [
@@ -306,6 +363,7 @@ let scaleScenarios: [Scenario] = [
 let allScenarios =
     scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios + scaleScenarios
     + collectionSizes.map(collectionScenario(size:))
+    + dictionarySizes.map(dictionaryScenario(size:))
 
 /// Watches the counter of an observable view as SwiftUI would: `withObservationTracking`, re-armed
 /// after each change; the reaction counter shows the last value seen.

@@ -94,7 +94,9 @@ extension ChainReaction {
 extension Flask {
     /// The seed's low-level name of ``substances(reactTo:payload:on:)``. It does not wait, though
     /// its name is close to the awaited ``apply(_:payload:on:isolation:)``.
-    @available(*, deprecated, renamed: "substances(reactTo:payload:on:)", message: "it does not wait; await apply(_:) does")
+    @available(
+        *, deprecated, renamed: "substances(reactTo:payload:on:)", message: "it does not wait; await apply(_:) does"
+    )
     public static func applyMixer<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current) {
         substances(reactTo: mixer, payload: payload, on: bus)
     }
@@ -126,4 +128,3 @@ extension Flask {
         reactorManager.attachReactor(to: owner, mixing: substances, delivery: delivery)
     }
 }
-

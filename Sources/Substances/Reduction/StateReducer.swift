@@ -73,6 +73,11 @@ public enum StateReducer {
         _ flat: inout [(key: String, old: FlatValue?, new: FlatValue?)]
     ) -> Bool {
         let entry = plan.entries[Int(leaf.entry)]
+        if let entryChanges = entry.traits.entryChanges,
+            let changed = entryChanges(old.advanced(by: leaf.offset), new.advanced(by: leaf.offset), entry.key, &flat)
+        {
+            return changed
+        }
         var expanded: [(key: String, old: FlatValue?, new: FlatValue?)] = []
         let oldValue = entry.traits.flatten(old.advanced(by: leaf.offset))
         let newValue = entry.traits.flatten(new.advanced(by: leaf.offset))

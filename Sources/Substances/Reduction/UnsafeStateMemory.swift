@@ -290,6 +290,9 @@ struct ValueTraits: @unchecked Sendable {
     /// The value as a tool that records changes reads it (see `ChangedValue`): numbers, booleans
     /// and strings as what they are, without a cast.
     let changedValue: (StateMemory) -> ChangedValue
+    /// For a string-keyed dictionary, its changed entries found entry by entry
+    /// (`StringKeyedDictionary`), instead of by flattening both values whole.
+    let entryChanges: ((StateMemory, StateMemory, String, inout [FlatChange]) -> Bool?)?
 
     static func of(_ type: any Any.Type) -> ValueTraits {
         traits(type)
@@ -319,7 +322,8 @@ struct ValueTraits: @unchecked Sendable {
                 guard let encodable = value as? any Encodable else { return .null }
                 return FlatEncoder.flatten(encodable)
             },
-            changedValue: changedValue(T.self))
+            changedValue: changedValue(T.self),
+            entryChanges: (T.self as? any StringKeyedDictionary.Type)?.entryChanges())
     }
 
     /// How a value of type `T` is read for a tool that records changes: chosen once per type, so
@@ -338,5 +342,230 @@ struct ValueTraits: @unchecked Sendable {
 
     private static func equality<E: Equatable>(_ type: E.Type) -> (StateMemory, StateMemory) -> Bool {
         { $0.load(as: E.self) == $1.load(as: E.self) }
+    }
+}
+
+/// The bytes of a value of some type that hold its data: every stored property's, found through
+/// the type's layout (`FieldLayout`), recursively through structs; the padding between them left
+/// out. Two values whose significant bytes are identical are the same value (the same bits in every
+/// property); a copy made by a value witness leaves the padding of a struct with references as it
+/// found it, so comparing whole values would see differences that are not there.
+///
+/// A type the runtime cannot describe (an enum, a class) is one range, its whole size: a copy of an
+/// enum may leave the bytes its case does not use as they were, and then compares as different,
+/// which only sends the value to the exact comparison (the flattening) that the bits were to spare.
+struct SignificantBytes {
+    /// Byte ranges, sorted and merged.
+    private let ranges: [Range<Int>]
+
+    /// The significant bytes of `type`.
+    static func of(_ type: any Any.Type) -> SignificantBytes {
+        var ranges: [Range<Int>] = []
+        collect(type, at: 0, depth: 0, into: &ranges)
+        ranges.sort { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<Int>] = []
+        for range in ranges where !range.isEmpty {
+            if let last = merged.last, last.upperBound >= range.lowerBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        return SignificantBytes(ranges: merged)
+    }
+
+    private static func collect(_ type: any Any.Type, at offset: Int, depth: Int, into ranges: inout [Range<Int>]) {
+        if depth < 16, let fields = FieldLayout.storedFields(of: type) {
+            let size = sizeOf(type)
+            if fields.isEmpty {
+                // A struct without stored properties holds nothing; a type the runtime describes
+                // with no fields but a size (a builtin) is taken whole.
+                if size > 0 { ranges.append(offset..<offset + size) }
+                return
+            }
+            for field in fields {
+                if field.isStruct {
+                    collect(field.type, at: offset + field.offset, depth: depth + 1, into: &ranges)
+                } else {
+                    ranges.append(offset + field.offset..<offset + field.offset + sizeOf(field.type))
+                }
+            }
+        } else {
+            ranges.append(offset..<offset + sizeOf(type))
+        }
+    }
+
+    private static func sizeOf(_ type: any Any.Type) -> Int {
+        func size<T>(_: T.Type) -> Int { MemoryLayout<T>.size }
+        return size(type)
+    }
+
+    /// Whether `a` and `b`, two values of the type, have identical significant bytes.
+    @inline(__always)
+    func same(_ a: StateMemory, _ b: StateMemory) -> Bool {
+        for range in ranges
+        where !a.advanced(by: range.lowerBound).sameBits(as: b.advanced(by: range.lowerBound), size: range.count) {
+            return false
+        }
+        return true
+    }
+
+    /// Whether two values of type `T` have identical significant bytes.
+    @inline(__always)
+    func same<T>(_ a: T, _ b: T) -> Bool {
+        StateMemory.withMemory(of: a) { a in StateMemory.withMemory(of: b) { b in same(a, b) } }
+    }
+}
+
+/// Finds a string-keyed dictionary's changed entries with code specialized for the layout of its
+/// values rather than for their type: the dictionaries are read as `[String: W]`, `W` a tuple of
+/// words of the values' stride (scenario S8d: a lookup and a comparison per entry at the cost of
+/// `==` on a `[String: Int]`, where the same code unspecialized for the value type cost five times
+/// that).
+///
+/// Sound because a `[String: V]` is always a native dictionary (a `String` key is not bridged
+/// verbatim, so no dictionary of them is lazily backed by an `NSDictionary`), and a native
+/// dictionary's storage depends on its value type only through its size, stride and alignment:
+/// read with a stand-in of the same stride and no greater alignment, its entries are its entries,
+/// its keys hashed with its seed. The stand-in's dictionary only reads (a lookup, an iteration):
+/// it never writes, and the storage it shares is freed, when it is, by its own class. The bytes
+/// compared are the values' significant bytes (`SignificantBytes`), never their padding.
+enum DictionaryWords {
+    // The stand-ins: tuples of words, half words and bytes, by count (a tuple of two tuples is laid
+    // out as their concatenation).
+    typealias Words1 = UInt64
+    typealias Words2 = (Words1, Words1)
+    typealias Words3 = (Words2, Words1)
+    typealias Words4 = (Words2, Words2)
+    typealias Words5 = (Words3, Words2)
+    typealias Words6 = (Words3, Words3)
+    typealias Words7 = (Words4, Words3)
+    typealias Words8 = (Words4, Words4)
+    typealias Words9 = (Words5, Words4)
+    typealias Words10 = (Words5, Words5)
+    typealias Words11 = (Words6, Words5)
+    typealias Words12 = (Words6, Words6)
+    typealias Words13 = (Words7, Words6)
+    typealias Words14 = (Words7, Words7)
+    typealias Words15 = (Words8, Words7)
+    typealias Words16 = (Words8, Words8)
+    typealias Halves1 = UInt32
+    typealias Halves2 = (Halves1, Halves1)
+    typealias Halves3 = (Halves2, Halves1)
+    typealias Halves4 = (Halves2, Halves2)
+    typealias Halves5 = (Halves3, Halves2)
+    typealias Halves6 = (Halves3, Halves3)
+    typealias Halves7 = (Halves4, Halves3)
+    typealias Halves8 = (Halves4, Halves4)
+    typealias Bytes1 = UInt8
+    typealias Bytes2 = (Bytes1, Bytes1)
+    typealias Bytes3 = (Bytes2, Bytes1)
+    typealias Bytes4 = (Bytes2, Bytes2)
+    typealias Bytes5 = (Bytes3, Bytes2)
+    typealias Bytes6 = (Bytes3, Bytes3)
+    typealias Bytes7 = (Bytes4, Bytes3)
+    typealias Bytes8 = (Bytes4, Bytes4)
+    typealias Bytes9 = (Bytes5, Bytes4)
+    typealias Bytes10 = (Bytes5, Bytes5)
+    typealias Bytes11 = (Bytes6, Bytes5)
+    typealias Bytes12 = (Bytes6, Bytes6)
+    typealias Bytes13 = (Bytes7, Bytes6)
+    typealias Bytes14 = (Bytes7, Bytes7)
+    typealias Bytes15 = (Bytes8, Bytes7)
+    typealias Bytes16 = (Bytes8, Bytes8)
+
+    /// The changed-entry finder for dictionaries of `Value`, given the dictionaries' addresses, or
+    /// nil when no stand-in fits (a stride over 128 bytes, or not a multiple of the alignment the
+    /// stand-ins need): then the generic code finds them.
+    static func scanner<Value>(
+        of value: Value.Type, significant: SignificantBytes
+    ) -> ((StateMemory, StateMemory) -> [String])? {
+        let stride = MemoryLayout<Value>.stride
+        let alignment = MemoryLayout<Value>.alignment
+        if alignment >= 8, stride % 8 == 0 {
+            switch stride / 8 {
+            case 1: return scanner(Words1.self, significant)
+            case 2: return scanner(Words2.self, significant)
+            case 3: return scanner(Words3.self, significant)
+            case 4: return scanner(Words4.self, significant)
+            case 5: return scanner(Words5.self, significant)
+            case 6: return scanner(Words6.self, significant)
+            case 7: return scanner(Words7.self, significant)
+            case 8: return scanner(Words8.self, significant)
+            case 9: return scanner(Words9.self, significant)
+            case 10: return scanner(Words10.self, significant)
+            case 11: return scanner(Words11.self, significant)
+            case 12: return scanner(Words12.self, significant)
+            case 13: return scanner(Words13.self, significant)
+            case 14: return scanner(Words14.self, significant)
+            case 15: return scanner(Words15.self, significant)
+            case 16: return scanner(Words16.self, significant)
+            default: return nil
+            }
+        }
+        if alignment >= 4, stride % 4 == 0 {
+            switch stride / 4 {
+            case 1: return scanner(Halves1.self, significant)
+            case 2: return scanner(Halves2.self, significant)
+            case 3: return scanner(Halves3.self, significant)
+            case 4: return scanner(Halves4.self, significant)
+            case 5: return scanner(Halves5.self, significant)
+            case 6: return scanner(Halves6.self, significant)
+            case 7: return scanner(Halves7.self, significant)
+            case 8: return scanner(Halves8.self, significant)
+            default: return nil
+            }
+        }
+        switch stride {
+        case 1: return scanner(Bytes1.self, significant)
+        case 2: return scanner(Bytes2.self, significant)
+        case 3: return scanner(Bytes3.self, significant)
+        case 4: return scanner(Bytes4.self, significant)
+        case 5: return scanner(Bytes5.self, significant)
+        case 6: return scanner(Bytes6.self, significant)
+        case 7: return scanner(Bytes7.self, significant)
+        case 8: return scanner(Bytes8.self, significant)
+        case 9: return scanner(Bytes9.self, significant)
+        case 10: return scanner(Bytes10.self, significant)
+        case 11: return scanner(Bytes11.self, significant)
+        case 12: return scanner(Bytes12.self, significant)
+        case 13: return scanner(Bytes13.self, significant)
+        case 14: return scanner(Bytes14.self, significant)
+        case 15: return scanner(Bytes15.self, significant)
+        case 16: return scanner(Bytes16.self, significant)
+        default: return nil
+        }
+    }
+
+    /// The scan of two dictionaries, at two addresses, read as `[String: Words]`. Generic over the
+    /// stand-in only, so that each is specialized where the switch above names it.
+    private static func scanner<Words>(
+        _: Words.Type, _ significant: SignificantBytes
+    ) -> (StateMemory, StateMemory) -> [String] {
+        { old, new in
+            old.withValue(as: [String: Words].self) { old in
+                new.withValue(as: [String: Words].self) { new in candidates(copy old, copy new, significant) }
+            }
+        }
+    }
+
+    /// The keys of the entries of `new` that `old` lacks or holds with other significant bytes, and
+    /// of those of `old` that `new` lacks. Specialized for each stand-in.
+    private static func candidates<Words>(
+        _ old: [String: Words], _ new: [String: Words], _ significant: SignificantBytes
+    ) -> [String] {
+        var candidates: [String] = []
+        var found = 0
+        for (key, value) in new {
+            if let previous = old[key] {
+                found &+= 1
+                if significant.same(previous, value) { continue }
+            }
+            candidates.append(key)
+        }
+        if found < old.count {
+            for key in old.keys where new[key] == nil { candidates.append(key) }
+        }
+        return candidates
     }
 }
