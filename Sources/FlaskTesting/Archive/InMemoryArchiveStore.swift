@@ -77,8 +77,8 @@ public final class InMemoryArchiveStore: ArchiveStore {
 
     /// Stores `data` under `key`, and records the write.
     ///
-    /// - Throws: `CocoaError(.fileWriteNoPermission)` while ``failsWrites`` is set; nothing is
-    ///   stored, and the attempt is recorded.
+    /// - Throws: `CocoaError(.fileWriteOutOfSpace)`, as a full disk would, while ``failsWrites`` is
+    ///   set; nothing is stored, and the attempt is recorded.
     public func set(_ data: Data, forKey key: String) throws {
         // Whether it fails is decided when the attempt starts, before the callback.
         let (fails, attempted) = state.withLock { ($0.failsWrites, $0.onAttempt) }
@@ -89,7 +89,7 @@ public final class InMemoryArchiveStore: ArchiveStore {
             if !fails { state.writes.append(key) }
             return state.onWrite
         }
-        if fails { throw CocoaError(.fileWriteNoPermission) }
+        if fails { throw CocoaError(.fileWriteOutOfSpace) }
         written?()
     }
 
