@@ -139,6 +139,38 @@ let concurrencyScenarios: [Scenario] = [
         }
         return rig
     },
+    // S1a's floor (not in SCENARIOS.md): one task awaiting, in turn, a continuation that a serial
+    // queue resumes, with no bus and no state: what an awaited call that crosses to another
+    // thread and back costs before it does anything.
+    Scenario(id: "S1af", name: "continuation-floor", defaultCount: 100_000) { counter in
+        let queue = DispatchQueue(label: "S1af")
+        let hop: @Sendable () async -> Void = {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                queue.async {
+                    counter.hit()
+                    continuation.resume()
+                }
+            }
+        }
+        return Rig(
+            dispatch: {
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    await hop()
+                    done.signal()
+                }
+                done.wait()
+            },
+            reactionsPerDispatch: 1, verify: { _ in nil }, teardown: {},
+            produce: { count in
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    for _ in 0..<count { await hop() }
+                    done.signal()
+                }
+                done.wait()
+            })
+    },
 ]
 
 /// S1 with typed actions instead of an enum mixer: S1t an action without stored properties (as

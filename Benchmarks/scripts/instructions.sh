@@ -36,7 +36,7 @@ count_of() {  # scenario
     case $1 in
         S3 | S3k | S3d) echo 4000 ;;
         S3x) echo 400 ;;
-        S1a | S1s | S1j | S1jk | S9) echo 5000 ;;
+        S1a | S1af | S1s | S1j | S1jk | S9) echo 5000 ;;
         *) echo 20000 ;;
     esac
 }
