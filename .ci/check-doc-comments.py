@@ -38,8 +38,16 @@ def missing(path):
         if EXEMPT.match(signature):
             continue
         above = index - 1
-        while above >= 0 and (lines[above].strip().startswith("@") or lines[above].strip().startswith("//  ")):
-            above -= 1
+        while above >= 0:
+            text = lines[above].strip()
+            if text.startswith("@") or text.startswith("//  "):
+                above -= 1
+            elif text.startswith(")"):  # the end of an attribute written over several lines
+                while above >= 0 and not lines[above].strip().startswith("@"):
+                    above -= 1
+                above -= 1
+            else:
+                break
         while above >= 0 and lines[above].strip().startswith("// ") and not lines[above].strip().startswith("///"):
             above -= 1  # a plain comment between the doc comment and the declaration
         if above < 0 or not lines[above].strip().startswith("///"):
