@@ -165,6 +165,33 @@ struct FluxMiddlewareTests {
         #expect(middleware.seen.all == ["m:one"])
     }
 
+    // Under `--sanitize=thread`, this once reported a race: `use` and `remove` read the bus's
+    // confined state off the bus while its items changed that state (see `BusConfined`).
+    @Test("middleware installed and removed from another thread while the bus runs: each mix reaches it or not")
+    func installWhileRunning() async {
+        let bus = Flux()
+        let owner = Owner()
+        let observed = Recorder<String>()
+        bus.observe("tick", owner: owner) { _, _ in observed.append("tick") }
+        let middleware = ScriptedMiddleware("m")
+        let rounds = 200
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for _ in 0..<rounds { bus.dispatch("tick") }
+            }
+            group.addTask {
+                for _ in 0..<rounds {
+                    bus.use(middleware)
+                    bus.remove(middleware)
+                }
+            }
+        }
+        await bus.flush()
+        #expect(observed.all.count == rounds)
+        #expect(middleware.seen.all.count <= rounds)
+        #expect(middleware.seen.all.allSatisfy { $0 == "m:tick" })
+    }
+
     @Test("the logger redacts payload values unless asked, and names stops and replacements")
     func logger() async {
         let bus = Flux()

@@ -275,8 +275,12 @@ public final class Flux: Sendable {
     /// Installs a middleware after those already installed. It sees every mix that has not
     /// started yet.
     public func use(_ middleware: any FluxMiddleware) {
-        let confined = self.confined
-        performUpkeep {
+        // `confined` is read in the task, on the bus, not here: the thread sanitizer counts an
+        // access to a confined value (`confined.state.value.x += 1`) as a write of every stored
+        // property on its path, `Flux.confined` included, so a read of it off the bus would be
+        // reported as racing with the bus.
+        performUpkeep { [self] in
+            let confined = self.confined
             // Middleware are known to ignore reports by identity: one installed anew is asked again
             // (an address once another's, removed and freed, must not inherit what that one said).
             if !confined.state.value.middleware.contains(where: { $0 === middleware }) {
@@ -289,8 +293,8 @@ public final class Flux: Sendable {
     /// Removes a middleware installed with ``use(_:)``; mixes that have not started no longer
     /// reach it.
     public func remove(_ middleware: any FluxMiddleware) {
-        let confined = self.confined
-        performUpkeep {
+        performUpkeep { [self] in
+            let confined = self.confined  // on the bus: see `use(_:)`
             confined.state.value.middleware.removeAll { $0 === middleware }
             confined.state.value.ignoringReports.remove(ObjectIdentifier(middleware))
         }

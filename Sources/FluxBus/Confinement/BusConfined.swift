@@ -27,6 +27,11 @@
 /// other way to reach it (a non-`Sendable` object made, confined and then mutated by its maker does
 /// not compile).
 ///
+/// Under the thread sanitizer, a change made through a confined value (`box.counter.value += 1`)
+/// counts as a write of every stored property on its path (`box.counter`, and the property that
+/// holds `box`, if any). Such a property is a `let` and never changes, but a read of it off the
+/// bus is reported as racing with the bus: read it in a bus task instead (`Flux.use(_:)` does).
+///
 /// `@unchecked Sendable`: the value is only touched on its bus, one work item at a time (checked
 /// in debug builds); the package's own `unchecked` access, not public, is for an owner's `init`
 /// and `deinit`, when no other thread can reach the value, and each use says so.
