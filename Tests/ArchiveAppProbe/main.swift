@@ -11,7 +11,7 @@
 // - `terminate flush|noflush`: (with `flush`, asks for `Archiver.flushOnTermination()`), sets the
 //   counter to 42 with a write an hour away, prints "ready" and waits for a signal.
 // - `durable`: a server's way: 8 tasks handle requests in a loop, each appending its id to a
-//   ledger with `await Flask.apply`, then `try await ...stored()`, then printing "ack <id>", until
+//   ledger with `try await Flask.apply(...).stored()`, then printing "ack <id>", until
 //   the process is killed. The ledger's writes are an hour's debounce away: only `stored()` writes.
 // - `read-ledger`: prints the ids the ledger restored, one per line.
 // - `append <first> <count>`: restores the ledger (printing "restored" or "refused <reason>" when
@@ -97,9 +97,9 @@ func serveDurably() async {
             group.addTask {
                 while true {
                     let id = next.take()
-                    await Flask.apply(Append(id: id))
                     do {
-                        try await ledger.stored()
+                        // As docs/archiving.md's server does: a mix that did not apply throws.
+                        try await Flask.apply(Append(id: id)).stored()
                         say("ack \(id)")
                     } catch {
                         say("failed \(id)")
@@ -108,6 +108,7 @@ func serveDurably() async {
             }
         }
     }
+    withExtendedLifetime(ledger) {}  // the loops never end: the ledger lives until the kill
 }
 
 /// The `append` mode: one request after another, each acknowledged only once stored.

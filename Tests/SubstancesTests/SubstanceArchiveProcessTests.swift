@@ -99,9 +99,12 @@ struct SubstanceArchiveProcessTests {
             // A random moment: in the middle of a write, between writes, before the first one.
             usleep(UInt32.random(in: 50_000...600_000))
             server.stop(with: SIGKILL)
-            let acknowledged = server.finish().split(separator: "\n").compactMap { line -> Int? in
+            let output = server.finish().split(separator: "\n")
+            let acknowledged = output.compactMap { line -> Int? in
                 line.hasPrefix("ack ") ? Int(line.dropFirst(4)) : nil
             }
+            // Every request's mix applies and is stored: none is refused.
+            #expect(output.filter { $0.hasPrefix("failed ") } == [], "run \(run)")
             let reader = try ChildProcess("ArchiveAppProbe", ["read-ledger"], environment: home.environment)
             let stored = Set(reader.finish().split(separator: "\n").compactMap { Int($0) })
             let lost = acknowledged.filter { !stored.contains($0) }

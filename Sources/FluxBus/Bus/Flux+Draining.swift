@@ -42,10 +42,11 @@ extension Flux {
     func drain() {
         drainer.enter()
         FluxProducerThread.setDraining(true)
-        defer {
-            FluxProducerThread.setDraining(false)
-            drainer.leave()
-        }
+        // The drainer is left in `takeBatch`, under the queue's lock, when it finds nothing to
+        // run: from the moment the lock is let go, an awaiting task may claim the idle bus and
+        // enter it on its own thread (`claimIdleBus`), and a leave after that would make the bus
+        // not current for that task's mix, whose `prop` writes and `react()` would be discarded.
+        defer { FluxProducerThread.setDraining(false) }
         var batch: [FluxItem] = []
         // How many items this bus has run, kept here and published (without ordering: the backlog
         // count reads it) for each item.
@@ -111,6 +112,9 @@ extension Flux {
         let taken = queue.withLock { q in
             let taken = q.takeBatch(into: &batch, itemsRun: itemsRun)
             if q.roomWanted { room = q.makeRoom() }
+            // Nothing to run: the drain stops, and leaves the bus before the lock lets anyone
+            // claim it (see `drain()`).
+            if taken == nil { drainer.leave() }
             return taken
         }
         if let room { wake(room) }

@@ -32,11 +32,28 @@ final class FluxDrainer: Sendable {
                 + "(mixers, chain steps, reactions on the bus, bus tasks) may touch it", file: file, line: line)
     }
 
+    /// The calling thread starts running the bus's work. One thread at a time: the queue's
+    /// `draining` flag, taken under its lock, admits one, and a debug build traps if another is
+    /// still in.
     func enter() {
-        thread.store(currentThreadIdentity(), ordering: .relaxed)
+        #if DEBUG
+            let previous = thread.exchange(currentThreadIdentity(), ordering: .relaxed)
+            precondition(previous == 0, "bus \"\(label)\": a thread entered it while another was still in")
+        #else
+            thread.store(currentThreadIdentity(), ordering: .relaxed)
+        #endif
     }
 
+    /// The calling thread, which entered, stops running the bus's work; before it lets go of the
+    /// `draining` flag, so that the next thread to take it finds the bus free (a debug build traps
+    /// if another thread is in it).
     func leave() {
-        thread.store(0, ordering: .relaxed)
+        #if DEBUG
+            let previous = thread.exchange(0, ordering: .relaxed)
+            precondition(
+                previous == currentThreadIdentity(), "bus \"\(label)\": left by a thread that was not in it")
+        #else
+            thread.store(0, ordering: .relaxed)
+        #endif
     }
 }
