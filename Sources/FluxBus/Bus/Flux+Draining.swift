@@ -69,7 +69,17 @@ extension Flux {
             if let stoppedAt { interrupt(&batch, at: stoppedAt, lane: lane, epoch: epoch) }
             batch.removeAll(keepingCapacity: true)
         }
+        #if DEBUG
+            // The bus may be claimed from here on: a test holds the drain here to claim it.
+            if let stopped = Flux.drainStoppedForTests.withLock({ $0 }) { stopped(self) }
+        #endif
     }
+
+    #if DEBUG
+        /// Called (debug builds) by each bus's drain once it has let go of the bus, on the drain's
+        /// thread: a test's way to hold a drain at that point.
+        static let drainStoppedForTests = LockedValue<(@Sendable (Flux) -> Void)?>(nil)
+    #endif
 
     /// Claims the bus for one work item run on the calling thread (``runClaimed(_:)``), when the
     /// bus is idle: nothing queued, running or suspended, no lock, no exclusive work. The item is
