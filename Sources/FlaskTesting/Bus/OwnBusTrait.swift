@@ -3,7 +3,7 @@
     import Testing
 
     /// A Swift Testing trait that runs each test, and each case of a parameterized test, on a bus of
-    /// its own: inside it, ``FluxBus/Flux/current`` (`Flask.bus`) is a new bus, so the substances the
+    /// its own: inside it, `Flux.current` (`Flask.bus`) is a new bus, so the substances the
     /// test makes and the facade calls it makes without `on:` use that bus, and tests run in parallel
     /// without sharing state.
     ///
