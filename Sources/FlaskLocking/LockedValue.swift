@@ -16,8 +16,8 @@ public struct LockedValue<Value> {
 
     /// A lock guarding `value`. Inlinable, so that the box's class is named with the caller's
     /// value type: called generically, each `LockedValue` made looked the metadata of its
-    /// `Box<Value>` up in the runtime's cache (scenario S1a, a receipt's state per dispatch: about
-    /// 330 instructions).
+    /// `Box<Value>` up in the runtime's cache (scenario S1a makes a receipt's state per dispatch;
+    /// the cost is in docs/performance.md).
     @inlinable
     public init(_ value: Value) {
         box = Box(value)

@@ -168,10 +168,10 @@ struct DictionaryReductionTests {
         var new = old
         new["k\(size / 2)"]?.name = "changed"
         let significant = SignificantBytes.of(DItem.self)
-        let scan = try #require(DictionaryWords.scanner(of: DItem.self, significant: significant))
+        let scan = try #require(DictionaryWords.standInScanner(of: DItem.self, significant: significant))
         let candidates = StateMemory.withMemory(of: old) { a in StateMemory.withMemory(of: new) { b in scan(a, b) } }
         #expect(candidates == ["k\(size / 2)"])
-        #expect(Dictionary<String, DItem>.genericCandidates(old, new, significant) == ["k\(size / 2)"])
+        #expect(DictionaryWords.candidates(old, new, significant) == ["k\(size / 2)"])
         // An added and a removed entry are candidates too.
         var other = new
         other["added"] = DItem()

@@ -21,17 +21,7 @@ protocol StringKeyedDictionary {
 
 extension Dictionary: StringKeyedDictionary where Key == String {
     static func entryChanges() -> (StateMemory, StateMemory, String, inout [FlatChange]) -> Bool? {
-        let significant = SignificantBytes.of(Value.self)
-        // Specialized for the values' layout where a stand-in fits; generic otherwise.
-        let scan: (StateMemory, StateMemory) -> [String] =
-            DictionaryWords.scanner(of: Value.self, significant: significant)
-            ?? { old, new in
-                old.withValue(as: [String: Value].self) { old in
-                    new.withValue(as: [String: Value].self) { new in
-                        genericCandidates(copy old, copy new, significant)
-                    }
-                }
-            }
+        let scan = DictionaryWords.scanner(of: Value.self, significant: SignificantBytes.of(Value.self))
         return { old, new, prefix, changes in
             let candidates = scan(old, new)
             if candidates.isEmpty { return false }
@@ -61,27 +51,6 @@ extension Dictionary: StringKeyedDictionary where Key == String {
             }
         }
         return changed
-    }
-
-    /// The keys of the entries of `new` that `old` lacks or holds with other significant bytes, and
-    /// of those of `old` that `new` lacks: the generic scan, for values no stand-in fits (see
-    /// `DictionaryWords`).
-    static func genericCandidates(
-        _ old: [String: Value], _ new: [String: Value], _ significant: SignificantBytes
-    ) -> [String] {
-        var candidates: [String] = []
-        var found = 0
-        for (key, value) in new {
-            if let previous = old[key] {
-                found += 1
-                if significant.same(previous, value) { continue }
-            }
-            candidates.append(key)
-        }
-        if found < old.count {
-            for key in old.keys where new[key] == nil { candidates.append(key) }
-        }
-        return candidates
     }
 
     /// An entry's value flattened, as the whole dictionary's flattening makes it.

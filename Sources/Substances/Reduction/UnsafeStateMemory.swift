@@ -474,10 +474,17 @@ enum DictionaryWords {
     typealias Bytes15 = (Bytes8, Bytes7)
     typealias Bytes16 = (Bytes8, Bytes8)
 
-    /// The changed-entry finder for dictionaries of `Value`, given the dictionaries' addresses, or
-    /// nil when no stand-in fits (a stride over 128 bytes, or not a multiple of the alignment the
-    /// stand-ins need): then the generic code finds them.
+    /// The changed-entry finder for dictionaries of `Value`, given the dictionaries' addresses:
+    /// specialized for a stand-in of the values' layout where one fits, generic over `Value`
+    /// otherwise (a stride over 128 bytes, or not a multiple of the alignment the stand-ins need).
     static func scanner<Value>(
+        of value: Value.Type, significant: SignificantBytes
+    ) -> (StateMemory, StateMemory) -> [String] {
+        standInScanner(of: Value.self, significant: significant) ?? scanner(Value.self, significant)
+    }
+
+    /// ``scanner(of:significant:)`` through a stand-in, nil when none fits.
+    static func standInScanner<Value>(
         of value: Value.Type, significant: SignificantBytes
     ) -> ((StateMemory, StateMemory) -> [String])? {
         let stride = MemoryLayout<Value>.stride
@@ -537,8 +544,8 @@ enum DictionaryWords {
         }
     }
 
-    /// The scan of two dictionaries, at two addresses, read as `[String: Words]`. Generic over the
-    /// stand-in only, so that each is specialized where the switch above names it.
+    /// The scan of two dictionaries, at two addresses, read as `[String: Words]`: `Words` a
+    /// stand-in, specialized where the switch above names it, or the values' own type.
     private static func scanner<Words>(
         _: Words.Type, _ significant: SignificantBytes
     ) -> (StateMemory, StateMemory) -> [String] {
@@ -550,8 +557,8 @@ enum DictionaryWords {
     }
 
     /// The keys of the entries of `new` that `old` lacks or holds with other significant bytes, and
-    /// of those of `old` that `new` lacks. Specialized for each stand-in.
-    private static func candidates<Words>(
+    /// of those of `old` that `new` lacks.
+    static func candidates<Words>(
         _ old: [String: Words], _ new: [String: Words], _ significant: SignificantBytes
     ) -> [String] {
         var candidates: [String] = []
