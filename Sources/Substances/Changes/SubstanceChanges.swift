@@ -27,10 +27,10 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     public let substanceIdentity: ObjectIdentifier
     /// The state type's reduction plan (nil without one). Stored here, not in the subclass, so that
     /// a reaction's key lookup makes no dynamic call.
-    let plan: ReductionPlan?
+    @usableFromInline let plan: ReductionPlan?
     /// Changed plan entries (layout path), filled by the reducer on the bus before the object is
     /// handed out, then only read; so the runtime exclusivity checks are not needed.
-    @exclusivity(unchecked) final var entries = PlanEntrySet()
+    @usableFromInline @exclusivity(unchecked) final var entries = PlanEntrySet()
     /// Whether these changes may be read off the bus: set, on the bus, before they are handed to
     /// another thread; never cleared.
     private let escaped = Atomic<Bool>(false)
@@ -118,8 +118,8 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
 
     /// Whether plan entry `entry` changed, and at which slot: by the mask first, then among the
     /// first changed entries, the rest out of line.
-    @inline(__always)
-    private final func lookUp(changedEntry entry: Int32) -> EntryLookup {
+    @inlinable @inline(__always)
+    final func lookUp(changedEntry entry: Int32) -> EntryLookup {
         guard entries.mayContain(entry) else { return .unchanged }
         guard let slot = entries.inlineIndex(of: entry) else { return lookUpAmongAll(entry) }
         return .changed(slot: slot)
@@ -137,7 +137,9 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// a state whose plan is `plan` (a declared reaction's key, resolved once when it was
     /// registered: see `KeyedSubstance.planEntry(of:)`); `.notAnEntry` for changes of another
     /// state type, which the caller then looks up by key.
-    @inline(__always)
+    // Inlined where a reactor runs its declared reactions (scenario S3d): a call per reaction
+    // cost more than the comparisons.
+    @inlinable @inline(__always)
     package final func lookUp(entry: Int32, of plan: ObjectIdentifier) -> EntryLookup {
         guard let own = self.plan, ObjectIdentifier(own) == plan else { return .notAnEntry }
         return lookUp(changedEntry: entry)
@@ -152,8 +154,8 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     }
 
     /// ``lookUp(_:)`` for an entry whose bit is in the mask: searched among all the changed entries.
-    @inline(never)
-    private final func lookUpAmongAll(_ entry: Int32) -> EntryLookup {
+    @usableFromInline @inline(never)
+    final func lookUpAmongAll(_ entry: Int32) -> EntryLookup {
         entries.firstIndex(of: entry).map { .changed(slot: $0) } ?? .unchanged
     }
 

@@ -72,9 +72,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     private let storedObservations = LockedValue<[FluxObservation]>([])
     /// What `define` needs to know while `defineMixers()` runs for a dispatch, in one property:
     /// each property of a generic class is found through its metadata.
-    private final let definition: BusConfined<DefineMixersRun>
+    @usableFromInline final let definition: BusConfined<DefineMixersRun>
     /// True while `init` runs `defineMixers()` to learn the mixers.
-    private let registering = Atomic<Bool>(false)
+    @usableFromInline let registering = Atomic<Bool>(false)
     /// The mixers and actions `init` learned, in the order of their first definition: used only by
     /// `init`, on its thread, before the bus can reach the substance.
     @exclusivity(unchecked) private final var learned: [Learned] = []
@@ -145,51 +145,56 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// Reacts to `mixer` with `body`, run on the bus as one transaction.
     ///
     /// Call it only from ``defineMixers()``.
-    // Inlined where `defineMixers()` is written: a dispatch passes every other definition with a
-    // counter and a comparison (`skipsDefinition()`), without a call into generic code that looks
-    // at the mixer (about 40 instructions a definition: ten mixers cost a dispatch 360 more).
+    // Inlined where `defineMixers()` is written, as the action spelling is: a dispatch passes every
+    // other definition with a counter and a comparison (`skipsDefinition()`), without a call into
+    // generic code that looks at the mixer (about 40 instructions a definition: ten mixers cost a
+    // dispatch 360 more); the running one is compared with the mixer's own `==`, specialized,
+    // and its body called in place rather than through a closure context.
     @inlinable @inline(__always)
     public final func define(mix mixer: M, _ body: Mixer) {
         if skipsDefinition() { return }
-        runDefinition(mix: mixer, body)
+        guard let event = runsMixerBody(mixer) else { return }
+        let serial = beginRun()
+        body(
+            event.pointee.payload, MixerResolution(resolver: resolver, serial: serial, commits: true),
+            MixerResolution(resolver: resolver, serial: serial, commits: false))
+        endRun(event)
     }
 
     /// Where `defineMixers()` runs for a dispatch: counts this definition, and returns true when it
     /// is not the one at the running mixer's position (it is then passed without looking at it).
     /// False at the position, when every definition is compared, and outside a dispatch's run.
-    @usableFromInline
+    // Inlined into `define(mix:)`, so into the subclass's `defineMixers()`: a call per definition
+    // cost ten mixers about 120 instructions a dispatch (scenarios S2, S3, S3d).
+    @inlinable @inline(__always)
     final func skipsDefinition() -> Bool {
-        guard !registering.load(ordering: .relaxed), definition.value.runningEvent != nil else { return false }
-        let position = definition.value.nextPosition
-        definition.value.nextPosition &+= 1
-        let expected = definition.value.runningPosition
-        return expected >= 0 && position != expected
+        !registering.load(ordering: .relaxed) && definition.value.skipsNext()
     }
 
-    /// What a `define(mix:)` that ``skipsDefinition()`` did not pass does: learns the mixer while
-    /// `init` runs, runs the body of the running mixer in a dispatch, registers and reports one
-    /// defined outside `defineMixers()`.
+    /// The running dispatch's event when `mixer` is the mixer it runs (the definition was not
+    /// skipped): its body is to run now. Nil otherwise, after ``passDefinition(mix:)``.
+    @inlinable @inline(__always)
+    final func runsMixerBody(_ mixer: M) -> UnsafePointer<FluxEvent>? {
+        if !registering.load(ordering: .relaxed), let event = definition.value.runningEvent,
+            let running = definition.value.runningMixer, running.assumingMemoryBound(to: M.self).pointee == mixer
+        {
+            definition.value.ranBody = true
+            return event
+        }
+        passDefinition(mix: mixer)
+        return nil
+    }
+
+    /// A `define(mix:)` whose body does not run now: learns the mixer while `init` runs,
+    /// registers and reports one defined outside `defineMixers()`, and passes one that is not the
+    /// running mixer.
     @usableFromInline
-    final func runDefinition(mix mixer: M, _ body: Mixer) {
+    final func passDefinition(mix mixer: M) {
         // `init` learns the mixers first, on its thread, before the bus can reach the substance;
         // after that the definitions are read on the bus only (a debug build traps elsewhere).
         if registering.load(ordering: .relaxed) {
             learn(mixer)
-        } else if let event = definition.value.runningEvent {
-            // At the running mixer's position, or comparing every definition (the position was
-            // counted by `skipsDefinition()`).
-            if let running = definition.value.runningMixer, running.assumingMemoryBound(to: M.self).pointee == mixer {
-                definition.value.ranBody = true
-                // Not through a closure that calls the body: that cost a call and a context. The
-                // resolutions are made in the call: returned from a function, they were retained
-                // and released.
-                let serial = beginRun()
-                body(
-                    event.pointee.payload, MixerResolution(resolver: resolver, serial: serial, commits: true),
-                    MixerResolution(resolver: resolver, serial: serial, commits: false))
-                endRun(event)
-            }
-        } else {
+        } else if definition.value.runningEvent == nil {
             register(mixer, position: nil)
             bus.report(
                 .substanceMisuse,
@@ -415,21 +420,35 @@ private final class StoredMixer<M: SubstanceMixer>: @unchecked Sendable {
 /// The bookkeeping of `defineMixers()` runs: registration at creation, or the dispatch of one mixer.
 /// Not nested in the generic substance class, nor generic: its metadata would be looked up at run
 /// time on every dispatch.
+@usableFromInline
 struct DefineMixersRun {
     /// The mixer being dispatched (an `M`), or the type of the action being dispatched, and its
     /// event, while `defineMixers()` runs for it.
-    var runningMixer: UnsafeRawPointer?
+    @usableFromInline var runningMixer: UnsafeRawPointer?
     var runningAction: ObjectIdentifier?
-    var runningEvent: UnsafePointer<FluxEvent>?
+    @usableFromInline var runningEvent: UnsafePointer<FluxEvent>?
     /// Where in `defineMixers()` the running mixer is defined (its position among the `define`
     /// calls, learned at registration), or -1 to compare every definition with it.
-    var runningPosition = -1
+    @usableFromInline var runningPosition = -1
     /// The position of the next `define` call.
-    var nextPosition = 0
+    @usableFromInline var nextPosition = 0
+    /// All ones while a run goes by position (``runningPosition`` is one, and a dispatch runs),
+    /// zero otherwise: ``skipsNext()`` then skips no definition, with one test rather than three.
+    @usableFromInline var skipMask = 0
     /// Whether a definition matched the running mixer.
-    var ranBody = false
+    @usableFromInline var ranBody = false
     /// Whether `defineMixers()` defines a mixer twice (then every definition is compared).
     var definesTwice = false
+
+    /// Counts a definition while `defineMixers()` runs for a dispatch, and returns true when it
+    /// is not the one at the running mixer's position (it is then passed without looking at it).
+    /// False at the position, when every definition is compared, and outside a dispatch's run.
+    @inlinable @inline(__always)
+    mutating func skipsNext() -> Bool {
+        let position = nextPosition
+        nextPosition = position &+ 1
+        return (position ^ runningPosition) & skipMask != 0
+    }
 
     mutating func start(mixer: UnsafeRawPointer, _ event: UnsafePointer<FluxEvent>, at position: Int) {
         runningMixer = mixer
@@ -444,6 +463,7 @@ struct DefineMixersRun {
     private mutating func start(_ event: UnsafePointer<FluxEvent>, at position: Int) {
         runningEvent = event
         runningPosition = definesTwice ? -1 : position
+        skipMask = runningPosition >= 0 ? ~0 : 0
         ranBody = false
         nextPosition = 0
     }
@@ -453,6 +473,7 @@ struct DefineMixersRun {
         runningMixer = nil
         runningAction = nil
         runningEvent = nil
+        skipMask = 0
     }
 
     /// After a run by position that found nothing there: prepares a run that compares every
@@ -460,6 +481,7 @@ struct DefineMixersRun {
     mutating func mustCompareAll() -> Bool {
         guard !ranBody && runningPosition >= 0 else { return false }
         runningPosition = -1
+        skipMask = 0
         nextPosition = 0
         return true
     }

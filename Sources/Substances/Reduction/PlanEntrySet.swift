@@ -2,16 +2,17 @@
 /// the entries a reactor declared it reacts to. The first four are inline, the rest in an array:
 /// most commits change a few keys, and an array per commit was an allocation, a growth and a free
 /// on every dispatch.
-struct PlanEntrySet: RandomAccessCollection {
-    private var inline: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+@usableFromInline
+struct PlanEntrySet: RandomAccessCollection, Sendable {
+    @usableFromInline var inline: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
     /// How many of `inline` hold entries (the low byte), and whether the mask names the entries
     /// exactly (``exactBit``): one word, so that the list stays five words of plain integers and a
     /// reference (with a sixth it was copied through `memcpy`; with a `UInt8` and a `Bool` it was
     /// destroyed through its value witness).
-    private var countAndExactness: Int = PlanEntrySet.exactBit
-    @inline(__always) private static var exactBit: Int { 0x100 }
+    @usableFromInline var countAndExactness: Int = PlanEntrySet.exactBit
+    @inlinable @inline(__always) static var exactBit: Int { 0x100 }
 
-    private var inlineCount: Int {
+    @inlinable var inlineCount: Int {
         @inline(__always) get { countAndExactness & 0xFF }
     }
 
@@ -24,19 +25,19 @@ struct PlanEntrySet: RandomAccessCollection {
     private var overflow: [Int32]? = nil
     /// One bit per entry modulo 64: two lists whose masks share no bit share no entry, which a
     /// reactor filtering by key checks without reading the lists.
-    private(set) var mask: UInt64 = 0
+    @usableFromInline private(set) var mask: UInt64 = 0
 
     /// Whether `entry` may be in the list: false when its bit is not in the mask.
-    @inline(__always)
+    @inlinable @inline(__always)
     func mayContain(_ entry: Int32) -> Bool { mask & PlanEntrySet.bit(of: entry) != 0 }
 
-    @inline(__always)
-    private static func bit(of entry: Int32) -> UInt64 { 1 &<< UInt64(entry & 63) }
+    @inlinable @inline(__always)
+    static func bit(of entry: Int32) -> UInt64 { 1 &<< UInt64(entry & 63) }
 
-    var startIndex: Int { 0 }
-    var endIndex: Int { inlineCount + (overflow?.count ?? 0) }
+    @usableFromInline var startIndex: Int { 0 }
+    @usableFromInline var endIndex: Int { inlineCount + (overflow?.count ?? 0) }
 
-    subscript(position: Int) -> Int32 {
+    @usableFromInline subscript(position: Int) -> Int32 {
         switch position {
         case 0: inline.0
         case 1: inline.1
@@ -48,7 +49,7 @@ struct PlanEntrySet: RandomAccessCollection {
 
     /// The index of `entry` among the first four entries (kept inline), if it is there: compared
     /// directly rather than through the generic collection algorithm.
-    @inline(__always)
+    @inlinable @inline(__always)
     func inlineIndex(of entry: Int32) -> Int? {
         if inlineCount > 0, inline.0 == entry { return 0 }
         if inlineCount > 1, inline.1 == entry { return 1 }

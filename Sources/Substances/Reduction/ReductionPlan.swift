@@ -12,6 +12,7 @@
 /// falls back alone, as one expandable property.
 ///
 /// Immutable after `init`; its closures capture only types.
+@usableFromInline
 final class ReductionPlan: Sendable {
     struct Entry {
         let key: String
