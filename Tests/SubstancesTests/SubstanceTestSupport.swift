@@ -39,6 +39,20 @@ final class ValueReader: ChangesStayOnBus {
     }
 }
 
+/// Keeps the changes of every second commit it is told of, as an observer whose changes stay on
+/// the bus must not: what shows that held changes keep their own commit's state (see
+/// `StateChanges`). The others are let go, so the kept ones are refilled objects, which read their
+/// new state in the substance's slot until they are held at a commit.
+final class ChangesKeeper: ChangesStayOnBus {
+    let kept = Recorder<SubstanceChanges>()
+    private let commits = Recorder<Int>()
+
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+        commits.append(commits.count + 1)
+        if commits.count.isMultiple(of: 2) { kept.append(changes) }
+    }
+}
+
 /// Records its id when a commit reaches it.
 final class OrderedObserver: SubstanceObserver {
     let id: Int

@@ -84,9 +84,70 @@ struct SubstanceTests {
         }
         #expect(reader.seen.all == expected)
         #expect(reader.kept.count == 20)
-        // The kept changes were never refilled: each still holds its own commit's values.
-        #expect(reader.kept.all.map { $0.change("counter")?.newValue() as Int? } == (1...20).map { 3 * $0 })
+        // The kept changes were never refilled: each still holds its own commit's values, read on
+        // the bus (the last one reads its new state in the substance's slot until the next commit).
+        let keptValues = Recorder<Int?>()
+        bus.perform { for changes in reader.kept.all { keptValues.append(changes.change("counter")?.newValue()) } }
+        await bus.flush()
+        #expect(keptValues.all == (1...20).map { 3 * $0 })
         #expect(substance.state.text == "text 60 of a length that is stored out of line")
+    }
+
+    @Test(
+        "changes held past their delivery keep their own commit's state, through commits that change nothing, and after their substance is gone"
+    )
+    func heldChangesKeepTheirState() async {
+        // A refilled changes object reads its new state in the substance's committed slot; held by
+        // someone at the next commit, it copies it out first (`Substance.settleSpareChanges`).
+        @Sendable func describe(_ changes: SubstanceChanges) -> String {
+            let new = changes.states?.new as? CounterState
+            let counter: Int? = changes.change("counter")?.newValue()
+            return "\(counter ?? -1) \(new?.counter ?? -1) \(new?.text ?? "?")"
+        }
+        let bus = Flux()
+        var substance: Substance<CounterState>? = Substance<CounterState>(bus: bus)
+        let keeper = ChangesKeeper()
+        substance?.bind(keeper)
+        let text: @Sendable (Int) -> String = { value in "text \(value), long enough to be stored out of line" }
+        for value in 1...10 {
+            await substance?.mixAndWait {
+                $0.prop.counter = value
+                $0.prop.text = text(value)
+            }
+            // A commit that changes nothing: the slots trade places, nobody is told.
+            if value.isMultiple(of: 4) { await substance?.mixAndWait { $0.prop.counter = value } }
+        }
+        let expected = stride(from: 2, through: 10, by: 2).map { "\($0) \($0) \(text($0))" }
+        let onBus = Recorder<String>()
+        bus.perform { for changes in keeper.kept.all { onBus.append(describe(changes)) } }
+        await bus.flush()
+        #expect(onBus.all == expected)
+        // The substance goes while the last commit's changes are still held: they keep its state.
+        weak let gone = substance
+        substance = nil
+        await bus.flush()
+        #expect(gone == nil)
+        #expect(keeper.kept.all.map(describe) == expected)
+    }
+
+    @Test("between two commits, one that changes nothing leaves the old and new values of the next one right")
+    func commitsThatChangeNothing() async {
+        // Changes nobody holds are refilled, and read their new state in the substance's slot;
+        // a commit that changes nothing trades the slots without refilling them.
+        let bus = Flux()
+        let substance = Substance<CounterState>(bus: bus)
+        let reader = ValueReader()
+        substance.bind(reader)
+        let text: @Sendable (Int) -> String = { value in "text \(value), long enough to be stored out of line" }
+        for value in 1...12 {
+            await substance.mixAndWait {
+                $0.prop.counter = value
+                $0.prop.text = text(value)
+            }
+            await substance.mixAndWait { $0.prop.text = text(value) }
+        }
+        let expected = (1...12).map { "\($0 - 1)->\($0) \($0 == 1 ? "" : text($0 - 1))->\(text($0))" }
+        #expect(reader.seen.all == expected)
     }
 
     @Test("changes a middleware reads from a report's records are its to keep: later commits never refill them")

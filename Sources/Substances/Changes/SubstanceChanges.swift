@@ -44,8 +44,18 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// Marks the changes as read off the bus from now on, so that they are never refilled: call it
     /// on the bus before handing them to another thread. Cheap when already marked.
     package final func markEscaped() {
-        if !escaped.load(ordering: .relaxed) { escaped.store(true, ordering: .relaxed) }
+        if !escaped.load(ordering: .relaxed) {
+            materializeNew()
+            escaped.store(true, ordering: .relaxed)
+        }
     }
+
+    /// Copies the new state into the object where it is read in the substance's slot (see
+    /// `StateChanges`); nothing for changes without a state type.
+    func materializeNew() {}
+
+    /// The bus of the substance whose commit these are.
+    final var busOfSubstance: Flux { reference.bus }
 
     /// Whether ``markEscaped()`` was called.
     final var hasEscaped: Bool { escaped.load(ordering: .relaxed) }
@@ -183,9 +193,27 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
 /// Filled on the bus by the reducer, then only read. Once delivered, an object that never left the
 /// bus and that nobody else holds is refilled by the next commit of its substance rather than
 /// freed (see `Substance.recycle`).
+///
+/// The new state of a refilled object is not copied: it is read where the substance keeps it, in
+/// its committed slot, which holds it until the substance's next commit. Before anything else can
+/// read the object then, it is copied here ("materialized"): when the object leaves the bus
+/// (``SubstanceChanges/markEscaped()``), when the substance does not keep it for a refill
+/// (`Substance.recycle`), and at the next commit when someone still holds it
+/// (`Substance.settleSpareChanges()`). So an object that reads the slot is held only by its
+/// substance and by readers on the bus within the delivery (reactions are not `Sendable`);
+/// reading it elsewhere traps in debug builds. What it saves: one copy of the state per commit,
+/// with a retain and a release per reference it holds (scenarios S2, S3d: five strings).
 final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     @exclusivity(unchecked) private(set) var old: S
-    @exclusivity(unchecked) private(set) var new: S
+    /// The new state when it was copied here (``ownsNew``); while it is read in the substance's
+    /// slot, a state made with `S()`, so that the object keeps no stale state alive. Not an
+    /// optional: an optional of a generic type has its metadata looked up at run time on every
+    /// use (about 1,000 instructions a commit, scenario S1s).
+    @exclusivity(unchecked) private var ownNew: S
+    /// Whether ``ownNew`` holds the new state.
+    @exclusivity(unchecked) private var ownsNew: Bool
+    /// The substance's committed slot, holding the new state, while it is read there.
+    @exclusivity(unchecked) private var newInSlot: StateSlot?
     // The change list is filled only by the reducer on the bus before the object is handed out,
     // so the runtime exclusivity checks are not needed.
     /// Changed keys found by flattening (Codable path and expandable properties).
@@ -196,10 +224,47 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         flat: consuming [(key: String, old: FlatValue?, new: FlatValue?)]
     ) {
         self.old = old
-        self.new = new
+        self.ownNew = new
+        self.ownsNew = true
         self.flat = flat
         super.init(reference: reference, plan: plan)
         self.entries = entries
+    }
+
+    /// The state after the commit (on the bus, or once the object has left it).
+    var new: S {
+        if let newInSlot {
+            assertReadableInSlot()
+            return newInSlot.value(S.self)
+        }
+        return ownNew
+    }
+
+    /// Calls `body` with the bytes of the new state, where it lies.
+    private func withNewMemory<Result>(_ body: (StateMemory) -> Result) -> Result {
+        if let newInSlot {
+            assertReadableInSlot()
+            return body(newInSlot.memory(S.self))
+        }
+        return StateMemory.withMemory(of: ownNew, body)
+    }
+
+    /// A new state read in the substance's slot is read on its bus (checked in debug builds):
+    /// the object has not left it.
+    @inline(__always)
+    private func assertReadableInSlot() {
+        #if DEBUG
+            busOfSubstance.assertIsCurrent("changes of \(S.self) read off the bus before they were marked escaped")
+        #endif
+    }
+
+    /// Copies the new state out of the substance's slot, if it is read there: before the object
+    /// leaves the bus, or the slot is reused (on the bus).
+    override func materializeNew() {
+        guard let newInSlot else { return }
+        ownNew = newInSlot.value(S.self)
+        ownsNew = true
+        self.newInSlot = nil
     }
 
     /// Refills a recycled object (on the bus, while nobody else holds it) with a new reduction and
@@ -217,7 +282,12 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         } else {
             old.swapValue(with: &self.old)
         }
-        self.new = new.value(S.self)
+        // The new state stays in the substance's committed slot (see the type's notes).
+        newInSlot = new
+        if ownsNew {
+            ownNew = S()
+            ownsNew = false
+        }
         self.entries.replace(with: entries)
         // Most commits find no flattened changes: an empty list stays as it is.
         if !flat.isEmpty || !self.flat.isEmpty { self.flat = flat }
@@ -253,7 +323,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         }
         let entry = layout.entries[Int(entries[slot])]
         let old = StateMemory.withMemory(of: self.old) { entry.traits.changedValue($0.advanced(by: entry.offset)) }
-        let new = StateMemory.withMemory(of: self.new) { entry.traits.changedValue($0.advanced(by: entry.offset)) }
+        let new = withNewMemory { entry.traits.changedValue($0.advanced(by: entry.offset)) }
         return (old, new)
     }
 
@@ -265,7 +335,11 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         value(at: slot, in: old, flat: flat[safe: slot - entries.count]?.old)
     }
     override func newValue(at slot: Int) -> Any? {
-        value(at: slot, in: new, flat: flat[safe: slot - entries.count]?.new)
+        if slot < entries.count {
+            let entry = layout.entries[Int(entries[slot])]
+            return withNewMemory { unwrap(entry.traits.read($0.advanced(by: entry.offset))) }
+        }
+        return flat[safe: slot - entries.count]?.new?.anyValue
     }
 
     private func value(at slot: Int, in state: S, flat: FlatValue??) -> Any? {

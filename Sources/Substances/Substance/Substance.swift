@@ -101,7 +101,11 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     }
 
     deinit {
-        // No other thread can reach the substance any more.
+        // No other thread can reach the substance any more. Spare changes that someone still
+        // holds (see `settleSpareChanges()`) stop reading the slots first.
+        if spareChanges.unchecked != nil, !isKnownUniquelyReferenced(&spareChanges.unchecked) {
+            spareChanges.unchecked?.materializeNew()
+        }
         slots.free(S.self)
     }
 
@@ -280,6 +284,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         // state, now in the working slot, is compared with it and then overwritten by the next
         // `beginTransaction`.
         let (previous, committed) = slots.commit(S.self)
+        settleSpareChanges()
         if !archiveDisabled() { scheduleArchiveWrite(of: committed.value(S.self)) }
         let receipt = bus.activeReceipt
         // Nothing is reduced when nobody observes. Last commit's changes object is refilled when
@@ -347,8 +352,27 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private func recycle(_ changes: consuming SubstanceChanges) {
         guard spareChanges.value == nil, !changes.hasEscaped, changes.substanceIdentity == ObjectIdentifier(self),
             ObjectIdentifier(type(of: changes)) == ObjectIdentifier(plan.changesClass)
-        else { return }
+        else {
+            // Not kept: whoever still holds the changes reads their new state in them, not in
+            // the slot the next commit reuses.
+            return changes.materializeNew()
+        }
         spareChanges.value = changes
+    }
+
+    /// At a commit, before the previous state's slot can be reused: spare changes that someone
+    /// still holds (beside this substance) copy their new state out of it, and are not refilled
+    /// (see `StateChanges`). On the bus.
+    @inline(__always)
+    private func settleSpareChanges() {
+        if spareChanges.value != nil, !isKnownUniquelyReferenced(&spareChanges.value) { settleHeldSpareChanges() }
+    }
+
+    /// ``settleSpareChanges()`` for spare changes someone holds. Out of line: the rare case.
+    @inline(never)
+    private func settleHeldSpareChanges() {
+        spareChanges.value?.materializeNew()
+        spareChanges.value = nil
     }
 
     /// The committed state as the bus sees it (on the bus only).
