@@ -33,8 +33,12 @@ total() {  # binary scenario count
     rm -f "$out"
 }
 count_of() {  # scenario
+    # Enough dispatches that setup work whose amount depends on timing (a reactor's routes are
+    # rebuilt once or twice, as its settings' updates coalesce on the bus or not) moves a row by
+    # less than 1%: S3d moved 370 instructions between runs at 4,000 dispatches.
     case $1 in
-        S3 | S3k | S3d) echo 4000 ;;
+        S3) echo 4000 ;;
+        S3k | S3d) echo 20000 ;;
         S3x) echo 400 ;;
         S1a | S1af | S1s | S1j | S1jk | S9) echo 5000 ;;
         *) echo 20000 ;;
