@@ -135,11 +135,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// committed state, writes are discarded, and both are reported.
     ///
     /// Inlinable: a mixer body's every use of `prop` is then a check and a load where it is written.
+    /// Read by address too: `self.prop.title` loads the title, where a getter copied the whole
+    /// state (a retain and a release per reference in it) to read one property.
     public var prop: S {
         @inlinable
-        get {
-            if bus.isCurrent, inTransaction.value { return slots.working(S.self).pointee }
-            return propOutsideTransaction()
+        unsafeAddress {
+            if bus.isCurrent, inTransaction.value { return UnsafePointer(slots.working(S.self)) }
+            return UnsafePointer(slotOutsideTransaction())
         }
         @inlinable
         unsafeMutableAddress {
@@ -148,14 +150,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         }
     }
 
-    /// `prop` read outside a transaction: reported, and the committed state.
-    @usableFromInline
-    final func propOutsideTransaction() -> S {
-        reportPropMisuse()
-        return committedValue()
-    }
-
-    /// `prop` written outside a transaction: reported, and a copy nobody reads to write to.
+    /// `prop` used outside a transaction: reported, and this thread's copy of the committed state
+    /// to read, or to write to in vain (see `DiscardedCopy`).
     @usableFromInline
     final func slotOutsideTransaction() -> UnsafeMutablePointer<S> {
         reportPropMisuse()

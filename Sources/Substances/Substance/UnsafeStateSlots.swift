@@ -154,10 +154,10 @@ struct StateSlot {
     }
 }
 
-/// Where `prop` writes go outside a transaction (a misuse, reported): a copy of the state nobody
-/// reads, one per thread and state type.
+/// Where `prop` reads and writes go outside a transaction (a misuse, reported): a copy of the
+/// committed state, one per thread and state type, which writes change in vain.
 ///
-/// The caller writes through the address after `prop`'s accessor returned, so the copy must
+/// The caller reads or writes through the address after `prop`'s accessor returned, so the copy must
 /// outlive the call; one kept per thread is reused by the thread's next misuse (each write is made
 /// on the thread that asked, before it asks again), so that writing `prop` in a loop outside a
 /// transaction keeps one discarded copy, not one per write. The copy goes with its thread.
