@@ -285,6 +285,61 @@ struct SubstanceTests {
         #expect(reports.all == [.propOutsideTransaction, .stateInsideTransaction, .propOutsideTransaction])
     }
 
+    @Test(
+        "prop read by address: two substances of one type read outside a transaction, and a property appended to itself inside one"
+    )
+    func propReadByAddress() async {
+        let bus = Flux()
+        bus.diagnostics = { _ in }
+        let first = Substance<CounterState>(bus: bus)
+        let second = Substance<CounterState>(bus: bus)
+        await first.mixAndWait { $0.prop.text = "first, long enough to be stored out of line" }
+        await second.mixAndWait { $0.prop.text = "second, long enough to be stored out of line" }
+        // Both read this thread's one copy for the type, one after the other.
+        #expect(
+            first.prop.text + " / " + second.prop.text
+                == "first, long enough to be stored out of line / second, long enough to be stored out of line")
+        await first.mixAndWait { $0.prop.text.append($0.prop.text) }
+        #expect(first.state.text == String(repeating: "first, long enough to be stored out of line", count: 2))
+    }
+
+    @Test("a mix that commits one substance three times: a middleware reading its report gets each commit's own values")
+    func threeCommitsInOneMix() async {
+        // The first commit's changes, lent to the report, are still held at the second commit:
+        // they copy their new state out of the slot that the third one's working copy reuses.
+        let bus = Flux()
+        let keeper = RecordKeeper()
+        bus.use(keeper)
+        // No observer: the report's receipt is the commits' only reader, so each mix's first
+        // commit refills the changes the last mix left, which then read their new state in the
+        // substance's slot.
+        let substance = Substance<CounterState>(bus: bus)
+        for round in 0..<6 {
+            bus.perform(mix: "twice") {
+                for step in 1...3 {
+                    substance.beginTransaction()
+                    substance.prop.counter = 10 * round + step
+                    substance.prop.text = "text \(10 * round + step), long enough to be stored out of line"
+                    if let changes = substance.commitTransaction() { substance.deliver(changes, lock: nil) }
+                }
+            }
+        }
+        await bus.flush()
+        // The keeper reads the records of the odd serials: rounds 0, 2 and 4.
+        let values = keeper.entries.all.compactMap { entry -> String? in
+            guard case .committed(let changes) = entry.result else { return nil }
+            let old: Int? = changes.change("counter")?.oldValue()
+            let new: Int? = changes.change("counter")?.newValue()
+            let text = (changes.states?.new as? CounterState)?.text ?? "?"
+            return "\(old ?? -1)->\(new ?? -1) \(text.prefix(8))"
+        }
+        #expect(
+            values == [
+                "0->1 text 1, ", "1->2 text 2, ", "2->3 text 3, ", "13->21 text 21,", "21->22 text 22,",
+                "22->23 text 23,", "33->41 text 41,", "41->42 text 42,", "42->43 text 43,",
+            ])
+    }
+
     @Test("state is a consistent snapshot from any thread")
     func stateFromAnyThread() async {
         let bus = Flux()

@@ -54,6 +54,10 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// `StateChanges`); nothing for changes without a state type.
     func materializeNew() {}
 
+    /// Takes over the slots of a substance that is going, if the new state is read in one of them
+    /// (see `StateChanges`); false otherwise, and for changes without a state type.
+    func adoptSlotsIfReadingThem(_ slots: UnsafeStateSlots) -> Bool { false }
+
     /// The bus of the substance whose commit these are.
     final var busOfSubstance: Flux { reference.bus }
 
@@ -214,6 +218,9 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     @exclusivity(unchecked) private var ownsNew: Bool
     /// The substance's committed slot, holding the new state, while it is read there.
     @exclusivity(unchecked) private var newInSlot: StateSlot?
+    /// The slots of a substance that went while this object read its new state there (see
+    /// ``adoptSlotsIfReadingThem(_:)``), freed with this object.
+    @exclusivity(unchecked) private var adoptedSlots: UnsafeStateSlots?
     // The change list is filled only by the reducer on the bus before the object is handed out,
     // so the runtime exclusivity checks are not needed.
     /// Changed keys found by flattening (Codable path and expandable properties).
@@ -250,12 +257,28 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     }
 
     /// A new state read in the substance's slot is read on its bus (checked in debug builds):
-    /// the object has not left it.
+    /// the object has not left it. Once the substance is gone and this object holds its slots,
+    /// nobody writes them any more.
     @inline(__always)
     private func assertReadableInSlot() {
         #if DEBUG
-            busOfSubstance.assertIsCurrent("changes of \(S.self) read off the bus before they were marked escaped")
+            if adoptedSlots == nil {
+                busOfSubstance.assertIsCurrent("changes of \(S.self) read off the bus before they were marked escaped")
+            }
         #endif
+    }
+
+    /// Takes over its substance's slots, which its substance is going without, when it reads its
+    /// new state in one of them: it frees them when it goes, and its readers (on the bus) keep
+    /// reading what nobody writes any more. Nothing is written that a reader reads.
+    override func adoptSlotsIfReadingThem(_ slots: UnsafeStateSlots) -> Bool {
+        guard newInSlot != nil else { return false }
+        adoptedSlots = slots
+        return true
+    }
+
+    deinit {
+        adoptedSlots?.free(S.self)
     }
 
     /// Copies the new state out of the substance's slot, if it is read there: before the object
@@ -268,10 +291,10 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     }
 
     /// Refills a recycled object (on the bus, while nobody else holds it) with a new reduction and
-    /// the states in the two slots. The new state is copied: the substance keeps it as its
-    /// committed state. The old one is no longer needed there: a state with references is swapped
-    /// in (no retains and releases; the slot is left with this object's stale state), plain data
-    /// is copied, which is cheaper than a swap.
+    /// the states in the two slots. The new state is not copied: it is read in the substance's
+    /// committed slot (see the type's notes). The old one is no longer needed in its slot: a
+    /// state with references is swapped in (no retains and releases; the slot is left with this
+    /// object's stale state), plain data is copied, which is cheaper than a swap.
     @inline(__always)
     func refill(
         old: StateSlot, new: StateSlot, entries: consuming PlanEntrySet,

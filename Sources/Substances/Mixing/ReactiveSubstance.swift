@@ -432,7 +432,7 @@ struct DefineMixersRun {
     @usableFromInline var runningPosition = -1
     /// The position of the next `define` call.
     @usableFromInline var nextPosition = 0
-    /// All ones while a run goes by position (``runningPosition`` is one, and a dispatch runs),
+    /// Nonzero while a run goes by position (``runningPosition`` is one, and a dispatch runs),
     /// zero otherwise: ``skipsNext()`` then skips no definition, with one test rather than three.
     @usableFromInline var skipMask = 0
     /// Whether a definition matched the running mixer.
@@ -445,9 +445,12 @@ struct DefineMixersRun {
     /// False at the position, when every definition is compared, and outside a dispatch's run.
     @inlinable @inline(__always)
     mutating func skipsNext() -> Bool {
+        // Outside a run by position nothing is counted: positions matter only there, and a
+        // `define` called outside a dispatch (a misuse) writes nothing.
+        guard skipMask != 0 else { return false }
         let position = nextPosition
         nextPosition = position &+ 1
-        return (position ^ runningPosition) & skipMask != 0
+        return position != runningPosition
     }
 
     mutating func start(mixer: UnsafeRawPointer, _ event: UnsafePointer<FluxEvent>, at position: Int) {

@@ -102,9 +102,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     deinit {
         // No other thread can reach the substance any more. Spare changes that someone still
-        // holds (see `settleSpareChanges()`) stop reading the slots first.
-        if spareChanges.unchecked != nil, !isKnownUniquelyReferenced(&spareChanges.unchecked) {
-            spareChanges.unchecked?.materializeNew()
+        // holds and that read their new state in the slots (see `settleSpareChanges()`) take the
+        // slots over: whoever reads them keeps reading what nobody writes any more, with nothing
+        // copied under a reader on another thread.
+        if spareChanges.unchecked != nil, !isKnownUniquelyReferenced(&spareChanges.unchecked),
+            spareChanges.unchecked?.adoptSlotsIfReadingThem(slots) == true
+        {
+            return
         }
         slots.free(S.self)
     }

@@ -20,7 +20,8 @@ import Foundation
 ///
 /// Not generic: a field of a generic type in the generic `Substance` had its metadata looked up at
 /// run time on every use (about 700 instructions a dispatch, scenario S1); its methods are given
-/// the state type instead, and the substance frees the slots in its `deinit`.
+/// the state type instead, and the substance frees the slots in its `deinit` (or hands them to
+/// changes that still read their new state in one: see `StateChanges`).
 @usableFromInline
 struct UnsafeStateSlots {
     /// The working slot (what `prop` reads and writes inside a transaction) and the committed one.
