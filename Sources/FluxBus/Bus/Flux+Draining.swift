@@ -6,9 +6,12 @@ import Synchronization
 // middleware.
 extension Flux {
     @inline(__always)
-    func enqueue(_ item: FluxItem) {
+    func enqueue(_ item: consuming FluxItem) {
+        // Moved into the queue, not copied: a copy retained the mixer's name and payload once
+        // more, and released them after (scenario S1).
+        var pending = Optional(consume item)
         let (start, backlog, full) = queue.withLock { q in
-            q.main.append(item)
+            q.main.append(pending.take()!)
             return (q.claimDrain(), q.reachedBacklogMark { itemsRun.load(ordering: .relaxed) }, q.isFull)
         }
         if start { scheduleDrain() }
