@@ -80,6 +80,19 @@ extension Substance {
     }
 }
 
+extension Substance where S == CounterState {
+    /// Commits `counter` and `text` as one transaction on the bus and waits for it.
+    func commit(counter: Int, text: String) async {
+        await mixAndWait {
+            $0.prop.counter = counter
+            $0.prop.text = text
+        }
+    }
+}
+
+/// A text of `value` long enough to be stored out of line: a state holding it is not plain data.
+@Sendable func outOfLineText(_ value: Int) -> String { "text \(value), long enough to be stored out of line" }
+
 /// Reduces two states with a plan (layout path or forced Codable path) and returns changed keys.
 func changedKeys<S: State>(_ old: S, _ new: S, codablePath: Bool = false) -> [String] {
     let plan = ReductionPlan(for: S.self, forceCodablePath: codablePath)

@@ -73,10 +73,7 @@ struct SubstanceTests {
         let reader = ValueReader()
         substance.bind(reader)
         for value in 1...60 {
-            await substance.mixAndWait { substance in
-                substance.prop.counter = value
-                substance.prop.text = "text \(value) of a length that is stored out of line"
-            }
+            await substance.commit(counter: value, text: "text \(value) of a length that is stored out of line")
         }
         let expected = (1...60).map { value in
             "\(value - 1)->\(value) \(value == 1 ? "" : "text \(value - 1) of a length that is stored out of line")->"
@@ -108,12 +105,9 @@ struct SubstanceTests {
         var substance: Substance<CounterState>? = Substance<CounterState>(bus: bus)
         let keeper = ChangesKeeper()
         substance?.bind(keeper)
-        let text: @Sendable (Int) -> String = { value in "text \(value), long enough to be stored out of line" }
+        let text = outOfLineText
         for value in 1...10 {
-            await substance?.mixAndWait {
-                $0.prop.counter = value
-                $0.prop.text = text(value)
-            }
+            await substance?.commit(counter: value, text: text(value))
             // A commit that changes nothing: the slots trade places, nobody is told.
             if value.isMultiple(of: 4) { await substance?.mixAndWait { $0.prop.counter = value } }
         }
@@ -138,12 +132,9 @@ struct SubstanceTests {
         let substance = Substance<CounterState>(bus: bus)
         let reader = ValueReader()
         substance.bind(reader)
-        let text: @Sendable (Int) -> String = { value in "text \(value), long enough to be stored out of line" }
+        let text = outOfLineText
         for value in 1...12 {
-            await substance.mixAndWait {
-                $0.prop.counter = value
-                $0.prop.text = text(value)
-            }
+            await substance.commit(counter: value, text: text(value))
             await substance.mixAndWait { $0.prop.text = text(value) }
         }
         let expected = (1...12).map { "\($0 - 1)->\($0) \($0 == 1 ? "" : text($0 - 1))->\(text($0))" }
@@ -319,7 +310,7 @@ struct SubstanceTests {
                 for step in 1...3 {
                     substance.beginTransaction()
                     substance.prop.counter = 10 * round + step
-                    substance.prop.text = "text \(10 * round + step), long enough to be stored out of line"
+                    substance.prop.text = outOfLineText(10 * round + step)
                     if let changes = substance.commitTransaction() { substance.deliver(changes, lock: nil) }
                 }
             }

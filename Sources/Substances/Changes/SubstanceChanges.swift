@@ -209,13 +209,11 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
 /// with a retain and a release per reference it holds (scenarios S2, S3d: five strings).
 final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     @exclusivity(unchecked) private(set) var old: S
-    /// The new state when it was copied here (``ownsNew``); while it is read in the substance's
-    /// slot, a state made with `S()`, so that the object keeps no stale state alive. Not an
-    /// optional: an optional of a generic type has its metadata looked up at run time on every
-    /// use (about 1,000 instructions a commit, scenario S1s).
+    /// The new state when it was copied here (``newInSlot`` is nil); while it is read in the
+    /// substance's slot, a state made with `S()`, so that the object keeps no stale state alive.
+    /// Not an optional: an optional of a generic type has its metadata looked up at run time on
+    /// every use (scenario S1s).
     @exclusivity(unchecked) private var ownNew: S
-    /// Whether ``ownNew`` holds the new state.
-    @exclusivity(unchecked) private var ownsNew: Bool
     /// The substance's committed slot, holding the new state, while it is read there.
     @exclusivity(unchecked) private var newInSlot: StateSlot?
     /// The slots of a substance that went while this object read its new state there (see
@@ -232,7 +230,6 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     ) {
         self.old = old
         self.ownNew = new
-        self.ownsNew = true
         self.flat = flat
         super.init(reference: reference, plan: plan)
         self.entries = entries
@@ -286,7 +283,6 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     override func materializeNew() {
         guard let newInSlot else { return }
         ownNew = newInSlot.value(S.self)
-        ownsNew = true
         self.newInSlot = nil
     }
 
@@ -305,12 +301,10 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         } else {
             old.swapValue(with: &self.old)
         }
-        // The new state stays in the substance's committed slot (see the type's notes).
+        // The new state stays in the substance's committed slot (see the type's notes); a copy
+        // this object owned is let go.
+        if newInSlot == nil { ownNew = S() }
         newInSlot = new
-        if ownsNew {
-            ownNew = S()
-            ownsNew = false
-        }
         self.entries.replace(with: entries)
         // Most commits find no flattened changes: an empty list stays as it is.
         if !flat.isEmpty || !self.flat.isEmpty { self.flat = flat }
@@ -355,20 +349,20 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     override var secrets: SecretKeys { layout.secrets }
 
     override func oldValue(at slot: Int) -> Any? {
-        value(at: slot, in: old, flat: flat[safe: slot - entries.count]?.old)
+        value(at: slot, flat: flat[safe: slot - entries.count]?.old) { StateMemory.withMemory(of: old, $0) }
     }
     override func newValue(at slot: Int) -> Any? {
-        if slot < entries.count {
-            let entry = layout.entries[Int(entries[slot])]
-            return withNewMemory { unwrap(entry.traits.read($0.advanced(by: entry.offset))) }
-        }
-        return flat[safe: slot - entries.count]?.new?.anyValue
+        value(at: slot, flat: flat[safe: slot - entries.count]?.new, in: withNewMemory)
     }
 
-    private func value(at slot: Int, in state: S, flat: FlatValue??) -> Any? {
+    /// The value at `slot`: a property's read in the state `withState` lends, where it lies; a
+    /// flattened key's as it was flattened.
+    private func value(
+        at slot: Int, flat: FlatValue??, in withState: ((StateMemory) -> Any?) -> Any?
+    ) -> Any? {
         if slot < entries.count {
             let entry = layout.entries[Int(entries[slot])]
-            return StateMemory.withMemory(of: state) { unwrap(entry.traits.read($0.advanced(by: entry.offset))) }
+            return withState { unwrap(entry.traits.read($0.advanced(by: entry.offset))) }
         }
         return flat??.anyValue
     }

@@ -147,9 +147,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// Call it only from ``defineMixers()``.
     // Inlined where `defineMixers()` is written, as the action spelling is: a dispatch passes every
     // other definition with a counter and a comparison (`skipsDefinition()`), without a call into
-    // generic code that looks at the mixer (about 40 instructions a definition: ten mixers cost a
-    // dispatch 360 more); the running one is compared with the mixer's own `==`, specialized,
-    // and its body called in place rather than through a closure context.
+    // generic code that looks at the mixer; the running one is compared with the mixer's own
+    // `==`, specialized, and its body called in place rather than through a closure context
+    // (scenarios S1, S2: docs/performance.md).
     @inlinable @inline(__always)
     public final func define(mix mixer: M, _ body: Mixer) {
         if skipsDefinition() { return }
@@ -164,8 +164,8 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// Where `defineMixers()` runs for a dispatch: counts this definition, and returns true when it
     /// is not the one at the running mixer's position (it is then passed without looking at it).
     /// False at the position, when every definition is compared, and outside a dispatch's run.
-    // Inlined into `define(mix:)`, so into the subclass's `defineMixers()`: a call per definition
-    // cost ten mixers about 120 instructions a dispatch (scenarios S2, S3, S3d).
+    // Inlined into `define(mix:)`, so into the subclass's `defineMixers()`: not a call per
+    // definition (scenarios S2, S3, S3d).
     @inlinable @inline(__always)
     final func skipsDefinition() -> Bool {
         !registering.load(ordering: .relaxed) && definition.value.skipsNext()
@@ -238,10 +238,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
                 "\(nameInReports): define(\(name).self) called outside defineMixers(); its body will never run")
             return nil
         }
-        let position = definition.value.nextPosition
-        definition.value.nextPosition &+= 1
-        let expected = definition.value.runningPosition
-        guard expected < 0 || position == expected, definition.value.runningAction == id else { return nil }
+        guard !definition.value.skipsNext(), definition.value.runningAction == id else { return nil }
         definition.value.ranBody = true
         return event
     }
@@ -428,13 +425,11 @@ struct DefineMixersRun {
     var runningAction: ObjectIdentifier?
     @usableFromInline var runningEvent: UnsafePointer<FluxEvent>?
     /// Where in `defineMixers()` the running mixer is defined (its position among the `define`
-    /// calls, learned at registration), or -1 to compare every definition with it.
+    /// calls, learned at registration), or -1 to compare every definition with it, and outside a
+    /// dispatch's run.
     @usableFromInline var runningPosition = -1
     /// The position of the next `define` call.
     @usableFromInline var nextPosition = 0
-    /// Nonzero while a run goes by position (``runningPosition`` is one, and a dispatch runs),
-    /// zero otherwise: ``skipsNext()`` then skips no definition, with one test rather than three.
-    @usableFromInline var skipMask = 0
     /// Whether a definition matched the running mixer.
     @usableFromInline var ranBody = false
     /// Whether `defineMixers()` defines a mixer twice (then every definition is compared).
@@ -447,7 +442,7 @@ struct DefineMixersRun {
     mutating func skipsNext() -> Bool {
         // Outside a run by position nothing is counted: positions matter only there, and a
         // `define` called outside a dispatch (a misuse) writes nothing.
-        guard skipMask != 0 else { return false }
+        guard runningPosition >= 0 else { return false }
         let position = nextPosition
         nextPosition = position &+ 1
         return position != runningPosition
@@ -466,7 +461,6 @@ struct DefineMixersRun {
     private mutating func start(_ event: UnsafePointer<FluxEvent>, at position: Int) {
         runningEvent = event
         runningPosition = definesTwice ? -1 : position
-        skipMask = runningPosition >= 0 ? ~0 : 0
         ranBody = false
         nextPosition = 0
     }
@@ -476,7 +470,7 @@ struct DefineMixersRun {
         runningMixer = nil
         runningAction = nil
         runningEvent = nil
-        skipMask = 0
+        runningPosition = -1
     }
 
     /// After a run by position that found nothing there: prepares a run that compares every
@@ -484,7 +478,6 @@ struct DefineMixersRun {
     mutating func mustCompareAll() -> Bool {
         guard !ranBody && runningPosition >= 0 else { return false }
         runningPosition = -1
-        skipMask = 0
         nextPosition = 0
         return true
     }

@@ -36,8 +36,10 @@ public enum StateReducer {
         }
         if entries.isEmpty && flat.isEmpty { return nil }
         // The candidate kept at the last delivery (see `Substance.recycle`), refilled if it has not
-        // left the bus and nobody else holds it.
-        if var recycled = spare.take(), !recycled.hasEscaped, isKnownUniquelyReferenced(&recycled) {
+        // left the bus. Nobody else holds it: the commit let go of a held one before reducing
+        // (`Substance.settleSpareChanges()`, checked in debug builds).
+        if var recycled = spare.take(), !recycled.hasEscaped {
+            assert(isKnownUniquelyReferenced(&recycled), "spare changes held by someone reached the reducer")
             // Recycled changes of this substance, so of class `StateChanges<S>`.
             let changes = uncheckedCast(recycled, to: StateChanges<S>.self)
             changes.refill(old: old, new: new, entries: consume entries, flat: consume flat)

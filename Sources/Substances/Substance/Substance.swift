@@ -362,7 +362,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// At a commit, before the previous state's slot can be reused: spare changes that someone
     /// still holds (beside this substance) copy their new state out of it, and are not refilled
-    /// (see `StateChanges`). On the bus.
+    /// (see `StateChanges`). The commit's one check of who holds the spare: the reducer refills
+    /// what is left without asking again. On the bus.
     @inline(__always)
     private func settleSpareChanges() {
         if spareChanges.value != nil, !isKnownUniquelyReferenced(&spareChanges.value) { settleHeldSpareChanges() }
