@@ -9,6 +9,11 @@ extension Substance {
     /// }
     /// ```
     ///
+    /// The stream yields the commits of the work items that have not started when it is made, and
+    /// no earlier ones: make it before you dispatch what it must see (not inside a `Task` started
+    /// after the dispatch, which may make it too late), and read the current state from
+    /// ``state`` for what came before.
+    ///
     /// - Parameters:
     ///   - keys: only commits that change one of these dotted keys are yielded; all commits when
     ///     empty.
@@ -34,6 +39,9 @@ extension Substance {
     /// ```swift
     /// for await change in substance.changes(of: \.counter) { print(change.newValue) }
     /// ```
+    ///
+    /// Like the stream of dotted keys, it yields the commits of the work items
+    /// that have not started when it is made, and no earlier ones.
     public func changes<Value: Equatable & Sendable>(
         of keyPath: any KeyPath<S, Value> & Sendable,
         bufferingPolicy: SubstanceChangeStream<TypedChange<Value>>.BufferingPolicy = .unbounded
