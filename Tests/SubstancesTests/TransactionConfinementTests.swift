@@ -63,6 +63,43 @@ struct TransactionConfinementTests {
         }
     }
 
+    @Test(
+        "a reaction that calls defineMixers() itself traps, rather than commit inside the delivery it runs in",
+        .enabled(if: isDebugBuild, "the check is compiled out of release builds"))
+    func defineMixersFromAReaction() async {
+        // With `.c` defined twice every definition is compared, so a `defineMixers()` called from
+        // an observer of `.c`'s commit would run `.c`'s bodies again, inside that delivery (once
+        // here: called at every commit, it recursed until the stack overflowed).
+        await #expect(processExitsWith: .failure) {
+            let bus = Flux()
+            let substance = TwiceSubstance(bus: bus)
+            let observer = CommitClosureObserver { _ in
+                if substance.state.counter == 1 { substance.defineMixers() }  // once
+            }
+            substance.bind(observer)
+            bus.dispatch(ShelfMixers.c.busName)
+            await bus.flush()
+            withExtendedLifetime(observer) {}
+        }
+    }
+
+    @Test("a reaction that dispatches the mixer instead runs it after the delivery, as its own work item")
+    func dispatchFromAReaction() async {
+        let bus = Flux()
+        let substance = TwiceSubstance(bus: bus)
+        // After `.c`'s first body only: the dispatched `.a` runs after both of `.c`'s bodies.
+        let observer = CommitClosureObserver { _ in
+            if substance.state.counter == 1 { bus.dispatch(ShelfMixers.a.busName) }
+        }
+        substance.bind(observer)
+        bus.dispatch(ShelfMixers.c.busName)
+        await bus.flush()
+        await bus.flush()  // and the dispatch made during the first flush's work
+        #expect(substance.ran.all == ["c", "c again", "a"])
+        #expect(substance.state.counter == 12)
+        withExtendedLifetime(observer) {}
+    }
+
     @Test("on the bus the same calls run a transaction")
     func onTheBus() async {
         let substance = Substance<CounterState>(bus: Flux())

@@ -140,6 +140,10 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// Override to ``define(mix:_:)`` the mixers, and ``define(_:_:)`` the actions, this substance
     /// reacts to. It runs at creation and again at every dispatch (see the type's notes): only
     /// call `define`, the same ones every time.
+    ///
+    /// Never call it yourself: the substance calls it, for a dispatch. Called from a reaction to
+    /// this substance's commit, it could run a body again inside the delivery of that commit
+    /// (debug builds trap there); dispatch the mixer instead, which runs after the delivery.
     open func defineMixers() {}
 
     /// Reacts to `mixer` with `body`, run on the bus as one transaction.

@@ -268,6 +268,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// if one is open. Bus only (a debug build traps elsewhere).
     package final func beginTransaction() {
         bus.assertIsCurrent("\(nameInReports): beginTransaction()")
+        // A transaction begun while this substance delivers its last commit would commit inside
+        // that delivery, and overwrite the state its changes read: only a reaction that calls
+        // `defineMixers()` itself gets here (the bus calls it, for a dispatch).
+        assert(
+            !observers.isDelivering,
+            "\(nameInReports): a mixer ran while this substance delivered its last commit: a reaction called "
+                + "defineMixers(), which only the bus calls; dispatch the mixer instead")
         guard !inTransaction.value else { return }
         slots.beginTransaction(S.self)
         inTransaction.value = true
