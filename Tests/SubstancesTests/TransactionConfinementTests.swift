@@ -63,21 +63,40 @@ struct TransactionConfinementTests {
         }
     }
 
-    @Test(
-        "a reaction that calls defineMixers() itself traps, rather than commit inside the delivery it runs in",
-        .enabled(if: isDebugBuild, "the check is compiled out of release builds"))
+    @Test("a reaction that calls defineMixers() itself runs no body inside the delivery, and is reported")
     func defineMixersFromAReaction() async {
         // With `.c` defined twice every definition is compared, so a `defineMixers()` called from
-        // an observer of `.c`'s commit would run `.c`'s bodies again, inside that delivery (once
-        // here: called at every commit, it recursed until the stack overflowed).
+        // an observer of `.c`'s commit reached `.c`'s bodies again, inside that delivery: they
+        // committed there, over the state the delivered changes read, and, called at every
+        // commit, recursed until the stack overflowed.
+        let bus = Flux()
+        let misuses = Recorder<String>()
+        bus.diagnostics = { if $0.code == .substanceMisuse { misuses.append($0.message) } }
+        let substance = TwiceSubstance(bus: bus)
+        let observer = CommitClosureObserver { _ in substance.defineMixers() }
+        substance.bind(observer)
+        bus.dispatch(ShelfMixers.c.busName)
+        await bus.flush()
+        #expect(substance.ran.all == ["c", "c again"])
+        #expect(substance.state.counter == 11)
+        // Each delivery reached both of `.c`'s definitions, and each refused its body.
+        #expect(misuses.all.count == 4, "one report per definition refused: \(misuses.all)")
+        #expect(misuses.all.allSatisfy { $0.contains("defineMixers()") })
+        withExtendedLifetime(observer) {}
+    }
+
+    @Test(
+        "a transaction begun while its substance delivers traps",
+        .enabled(if: isDebugBuild, "the check is compiled out of release builds"))
+    func transactionInDelivery() async {
+        // The package's own backstop: no path may begin a transaction inside the delivery of
+        // the substance's last commit (it would overwrite the state the changes read).
         await #expect(processExitsWith: .failure) {
             let bus = Flux()
             let substance = TwiceSubstance(bus: bus)
-            let observer = CommitClosureObserver { _ in
-                if substance.state.counter == 1 { substance.defineMixers() }  // once
-            }
+            let observer = CommitClosureObserver { _ in substance.beginTransaction() }
             substance.bind(observer)
-            bus.dispatch(ShelfMixers.c.busName)
+            bus.dispatch(ShelfMixers.a.busName)
             await bus.flush()
             withExtendedLifetime(observer) {}
         }

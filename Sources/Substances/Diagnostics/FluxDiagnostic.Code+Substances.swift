@@ -29,6 +29,7 @@ extension FluxDiagnostic.Code {
     /// state type, when its first substance is made.
     public static let unknownSecretKey = FluxDiagnostic.Code("unknown-secret-key")
     /// A substance used in a way that cannot work: a mixer or action defined outside
-    /// `defineMixers()`, an action that arrived without its value.
+    /// `defineMixers()`, `defineMixers()` called by a reaction to the substance's own commit (no
+    /// body runs then), an action that arrived without its value.
     public static let substanceMisuse = FluxDiagnostic.Code("substance-misuse")
 }

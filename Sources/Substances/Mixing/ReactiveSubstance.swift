@@ -142,8 +142,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// call `define`, the same ones every time.
     ///
     /// Never call it yourself: the substance calls it, for a dispatch. Called from a reaction to
-    /// this substance's commit, it could run a body again inside the delivery of that commit
-    /// (debug builds trap there); dispatch the mixer instead, which runs after the delivery.
+    /// this substance's commit, it runs no body (that would commit inside the delivery of the
+    /// commit) and is reported as `substance-misuse`; dispatch the mixer instead, which runs
+    /// after the delivery.
     open func defineMixers() {}
 
     /// Reacts to `mixer` with `body`, run on the bus as one transaction.
@@ -182,6 +183,10 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         if !registering.load(ordering: .relaxed), let event = definition.value.runningEvent,
             let running = definition.value.runningMixer, running.assumingMemoryBound(to: M.self).pointee == mixer
         {
+            guard !isDelivering else {
+                reportDefinedInDelivery(mixer.busName)
+                return nil
+            }
             definition.value.ranBody = true
             return event
         }
@@ -243,8 +248,22 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             return nil
         }
         guard !definition.value.skipsNext(), definition.value.runningAction == id else { return nil }
+        guard !isDelivering else {
+            reportDefinedInDelivery(name)
+            return nil
+        }
         definition.value.ranBody = true
         return event
+    }
+
+    /// Reports a definition of the running mixer reached while its commit is delivered: a
+    /// reaction called `defineMixers()`, and the body did not run.
+    @usableFromInline @inline(never)
+    final func reportDefinedInDelivery(_ name: FluxMixerName) {
+        bus.report(
+            .substanceMisuse,
+            "\(nameInReports): defineMixers() was called while a commit of \(name) was delivered (by a reaction?); "
+                + "only the substance calls it, for a dispatch, so no body ran: dispatch the mixer instead")
     }
 
     /// Reports an action that arrived without the value its type needs (a middleware replaced

@@ -47,6 +47,14 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// The working, committed and published states (see ``UnsafeStateSlots``).
     @usableFromInline final let slots: UnsafeStateSlots
     @usableFromInline final let inTransaction: BusConfined<Bool>
+    /// Whether the substance is delivering a commit (on the bus). No transaction of it may begin
+    /// meanwhile: it would commit inside the delivery, over the state the delivered changes read.
+    /// A reaction that calls `defineMixers()` itself reaches the definitions then, and they run no
+    /// body (reported); anything else that begins one traps in debug builds.
+    // A stored property, read and written on the bus only (a delivery runs there): in a
+    // `BusConfined` box, written after the delivery's call, the box was retained around the call
+    // (docs/performance.md). Unchecked exclusivity: one thread, and no access overlaps another.
+    @usableFromInline @exclusivity(unchecked) final var isDelivering = false
     /// The changes of an earlier commit that were delivered only on the bus and that nobody held
     /// any more: refilled by the next commit instead of allocating (and later freeing) a new
     /// object. Held as the base class: naming `StateChanges<S>` here would look its metadata up at
@@ -272,7 +280,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         // that delivery, and overwrite the state its changes read: only a reaction that calls
         // `defineMixers()` itself gets here (the bus calls it, for a dispatch).
         assert(
-            !observers.isDelivering,
+            !isDelivering,
             "\(nameInReports): a mixer ran while this substance delivered its last commit: a reaction called "
                 + "defineMixers(), which only the bus calls; dispatch the mixer instead")
         guard !inTransaction.value else { return }
@@ -344,8 +352,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         // commit hands over a lock that its handler must be able to release. A commit without plan
         // entries (a state reduced through its Codable encoding) is for every observer.
         let changed = changes.entries.mask
+        isDelivering = true
         observers.deliver(
             changes, lock: lock, from: self, changedMask: changed == 0 ? ~0 : changed, everyBinding: lock != nil)
+        isDelivering = false
         recycle(changes)
     }
 

@@ -265,15 +265,6 @@ final class UnsafeObserverList: @unchecked Sendable {
         #endif
     }
 
-    /// Whether a delivery reads the list now: always false in release builds, which do not track it.
-    var isDelivering: Bool {
-        #if DEBUG
-            storage.value.isReading
-        #else
-            false
-        #endif
-    }
-
     /// Traps, in debug builds, if the list changes while a delivery reads it.
     @inline(__always)
     private func assertNotReading() {
