@@ -86,6 +86,25 @@ struct TransactionConfinementTests {
     }
 
     @Test(
+        "defineMixers() called off the bus runs nothing, registers nothing, and is reported",
+        .enabled(if: !isDebugBuild, "debug builds trap at its first define (the exit test above)"))
+    func defineMixersOffTheBus() async {
+        // What a main-actor reaction that calls it does while the bus is idle, in release builds.
+        let bus = Flux()
+        let misuses = Recorder<String>()
+        bus.diagnostics = { if $0.code == .substanceMisuse { misuses.append($0.message) } }
+        let substance = ShelfSubstance(bus: bus)
+        await bus.flush()
+        substance.defineMixers()  // on the test's thread, not the bus
+        bus.dispatch(ShelfMixers.a.busName)
+        await bus.flush()
+        #expect(substance.ran.all == ["a"])
+        #expect(substance.state.counter == 1)
+        #expect(misuses.all.count == ShelfMixers.allCases.count, "\(misuses.all)")
+        #expect(misuses.all.allSatisfy { $0.contains("off the bus") })
+    }
+
+    @Test(
         "a transaction begun while its substance delivers traps",
         .enabled(if: isDebugBuild, "the check is compiled out of release builds"))
     func transactionInDelivery() async {

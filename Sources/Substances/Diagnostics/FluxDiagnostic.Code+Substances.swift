@@ -29,7 +29,8 @@ extension FluxDiagnostic.Code {
     /// state type, when its first substance is made.
     public static let unknownSecretKey = FluxDiagnostic.Code("unknown-secret-key")
     /// A substance used in a way that cannot work: a mixer or action defined outside
-    /// `defineMixers()`, `defineMixers()` called by a reaction to the substance's own commit (no
-    /// body runs then), an action that arrived without its value.
+    /// `defineMixers()`, `defineMixers()` called by code other than the substance (a reaction to
+    /// its own commit, a main-actor reaction: no body runs), an action that arrived without its
+    /// value.
     public static let substanceMisuse = FluxDiagnostic.Code("substance-misuse")
 }

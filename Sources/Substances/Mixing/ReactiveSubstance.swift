@@ -92,7 +92,9 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         bus: Flux = .current
     ) {
         resolver = MixerResolver(bus: bus)
-        definition = BusConfined(DefineMixersRun(), on: bus, "ReactiveSubstance.define outside init and dispatches")
+        definition = BusConfined(
+            DefineMixersRun(), on: bus,
+            "a ReactiveSubstance's define calls after init (only the substance calls defineMixers(), on its bus)")
         super.init(name: name, archive: archive, archiveSettings: archiveSettings, bus: bus)
         resolver.name(reference)
         // The mixers are learned first and observed after: no dispatch can reach the substance
@@ -141,10 +143,13 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     /// reacts to. It runs at creation and again at every dispatch (see the type's notes): only
     /// call `define`, the same ones every time.
     ///
-    /// Never call it yourself: the substance calls it, for a dispatch. Called from a reaction to
-    /// this substance's commit, it runs no body (that would commit inside the delivery of the
-    /// commit) and is reported as `substance-misuse`; dispatch the mixer instead, which runs
-    /// after the delivery.
+    /// Never call it yourself: the substance calls it, on its bus, for a dispatch. To run a mixer
+    /// from a reaction, dispatch it: it runs after the delivery. Called from a reaction on the
+    /// bus, it runs no body (that would commit inside the delivery of this substance's commit);
+    /// where it reaches the definition of the mixer being delivered, that is reported as
+    /// `substance-misuse`. Called from a main-actor reaction or any other thread, it races with
+    /// the bus: debug builds trap at its first `define`, release builds report it when the bus is
+    /// idle.
     open func defineMixers() {}
 
     /// Reacts to `mixer` with `body`, run on the bus as one transaction.
@@ -204,6 +209,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         if registering.load(ordering: .relaxed) {
             learn(mixer)
         } else if definition.value.runningEvent == nil {
+            guard bus.isCurrent else { return reportDefinedOffBus("define(mix: \(mixer.busName))") }
             register(mixer, position: nil)
             bus.report(
                 .substanceMisuse,
@@ -241,6 +247,10 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             return nil
         }
         guard let event = definition.value.runningEvent else {
+            guard bus.isCurrent else {
+                reportDefinedOffBus("define(\(name).self)")
+                return nil
+            }
             registerAction(name, position: nil)
             bus.report(
                 .substanceMisuse,
@@ -254,6 +264,16 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         }
         definition.value.ranBody = true
         return event
+    }
+
+    /// Reports a `define` called off the bus after `init`: `defineMixers()` called by code that
+    /// is not the substance's (a main-actor reaction, say). Nothing is registered or run.
+    @inline(never)
+    private final func reportDefinedOffBus(_ call: String) {
+        bus.report(
+            .substanceMisuse,
+            "\(nameInReports): \(call) was called off the bus (defineMixers() called from a main-actor reaction?); "
+                + "only the substance calls defineMixers(), on its bus, so nothing ran: dispatch the mixer instead")
     }
 
     /// Reports a definition of the running mixer reached while its commit is delivered: a
