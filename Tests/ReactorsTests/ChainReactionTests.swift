@@ -48,15 +48,22 @@ struct ChainReactionTests {
     func droppedChain() async {
         let bus = Flux()
         let reports = Recorder<FluxDiagnostic.Code>()
-        bus.diagnostics = { reports.append($0.code) }
-        let a = Substance<AppState>(bus: bus)
+        let messages = Recorder<String>()
+        bus.diagnostics = {
+            reports.append($0.code)
+            messages.append($0.message)
+        }
+        let a = Substance<AppState>(name: "cart", bus: bus)
         do {
-            _ = ChainReaction(bus: bus).mix(a) { $0.prop.counter = 5 }
+            _ = ChainReaction(bus: bus, label: "checkout").mix(a) { $0.prop.counter = 5 }
         }
         ChainReaction(bus: bus).mix(a) { $0.prop.counter = 1 }.react()
         await bus.flush()
         #expect(a.state.counter == 1)
         #expect(reports.all == [.chainUnresolved])
+        // The report names the chain and its substances, which lead to the code that made it.
+        #expect(messages.all.first?.contains("checkout") == true)
+        #expect(messages.all.first?.contains("cart") == true, "\(messages.all)")
     }
 
     @Test("resolving twice is reported and ignored")

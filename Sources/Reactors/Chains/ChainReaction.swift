@@ -98,9 +98,12 @@ public final class ChainReaction {
 
     deinit {
         if phase == .open && steps.count > 0 && !isRejected, let bus {
+            // Named by its label and substances, so that the report leads to the code that made it.
+            let substances = steps.substances.map(\.nameInReports).joined(separator: ", ")
             bus.report(
                 .chainUnresolved,
-                "a chain reaction of \(steps.count) step(s) was dropped without react() or abort(); it was aborted")
+                "a chain reaction (\(mixName)) of \(steps.count) step(s) mixing \(substances) was dropped without "
+                    + "react() or abort(); it was aborted")
         }
     }
 
