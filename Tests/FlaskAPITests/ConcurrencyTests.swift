@@ -3,6 +3,7 @@ import FlaskTestSupport
 import FlaskTesting
 import Foundation
 import Observation
+import Synchronization
 import Testing
 
 private struct TallyState: State {
@@ -316,6 +317,22 @@ struct QuickStartTests {
         let mismatch = await probe.mismatch(with: [.change("settings.theme", from: "dark", to: "light")])
         #expect(mismatch == nil)
         #expect(settings.state.settings["font.size"] as? Int == 12)
+    }
+
+    @Test("getting-started's reactor over two substances tells which one committed")
+    func twoSubstances() async {
+        // `session` is the sample's global, on the shared bus: the counter mixes there too, and
+        // other tests may log in meanwhile, so the lines are checked for what this test did.
+        let totals = Totals()
+        let counter = Substance<CounterState>(bus: .shared)
+        totals.start(counter: counter)
+        await ChainReaction().mix(counter) { $0.prop.counter = 7 }.reactAndWait()
+        await Flask.apply(Login(user: "totals-\(UInt64.random(in: 0...UInt64.max))"), on: .shared)
+        let lines = totals.lines.withLock { $0 }
+        #expect(lines.contains("count: 7"))
+        #expect(lines.contains("user changed"))
+        #expect(!lines.contains("count: 0"), "a commit of the session is not read as the counter's")
+        Flask.detachReactor(from: totals)
     }
 
     @Test("concurrency.md's key-list stream shows the newest count")

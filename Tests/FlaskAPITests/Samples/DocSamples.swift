@@ -43,6 +43,27 @@ final class UserLabel {
     }
 }
 
+// docs/getting-started.md: misuse reports sent to the app's log.
+func logDiagnostics(to log: @escaping @Sendable (String) -> Void) {
+    Flask.diagnostics = { diagnostic in log("[\(diagnostic.code)] \(diagnostic.message)") }
+}
+
+// docs/getting-started.md: a reactor over two substances.
+final class Totals: Sendable {
+    let lines = Mutex<[String]>([])
+
+    func start(counter: Substance<CounterState>) {
+        let reactor = Flask.reactor(attachedTo: self, mixing: [session, counter])
+        reactor.handler = { totals, reaction in
+            reaction.at(session)?.on("user") { _ in totals.lines.withLock { $0.append("user changed") } }
+            reaction.at(counter)?.on("counter") { change in
+                let count: Int = change.newValue() ?? 0
+                totals.lines.withLock { $0.append("count: \(count)") }
+            }
+        }
+    }
+}
+
 // docs/getting-started.md: a Sendable owner that reacts on the bus.
 final class AuditLog: Sendable {
     let lines = Mutex<[String]>([])
