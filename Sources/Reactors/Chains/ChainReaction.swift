@@ -97,14 +97,19 @@ public final class ChainReaction {
     }
 
     deinit {
-        if phase == .open && steps.count > 0 && !isRejected, let bus {
-            // Named by its label and substances, so that the report leads to the code that made it.
-            let substances = steps.substances.map(\.nameInReports).joined(separator: ", ")
-            bus.report(
-                .chainUnresolved,
-                "a chain reaction (\(mixName)) of \(steps.count) step(s) mixing \(substances) was dropped without "
-                    + "react() or abort(); it was aborted")
-        }
+        if phase == .open && steps.count > 0 && !isRejected, let bus { reportUnresolved(on: bus) }
+    }
+
+    /// Reports a chain dropped unresolved, named by its label and substances, so that the report
+    /// leads to the code that made it. Out of line: in `deinit` it kept a chain, which usually
+    /// lives on its caller's stack, from being inlined there (scenario S6).
+    @inline(never)
+    private func reportUnresolved(on bus: Flux) {
+        let substances = steps.substances.map(\.nameInReports).joined(separator: ", ")
+        bus.report(
+            .chainUnresolved,
+            "a chain reaction (\(mixName)) of \(steps.count) step(s) mixing \(substances) was dropped without "
+                + "react() or abort(); it was aborted")
     }
 
     /// Adds a step that mixes `substance`: `body` receives it inside the transaction, where
