@@ -37,6 +37,18 @@ struct FluxLockDiagnosticsTests {
         await bus.flush()
     }
 
+    @Test("the report writes how long a lock is held in seconds to a tenth, not to the nanosecond")
+    func heldForRounded() async {
+        let bus = Flux()
+        let lock = bus.lock()
+        let held = { (duration: Duration) in bus.lockReport(now: lock.takenAt + duration).description }
+        #expect(held(.nanoseconds(100_466_434)).contains("held 0.1 seconds"), "\(held(.nanoseconds(100_466_434)))")
+        #expect(held(.milliseconds(2_460)).contains("held 2.5 seconds"))
+        #expect(held(.seconds(12)).contains("held 12.0 seconds"))
+        lock.release()
+        await bus.flush()
+    }
+
     @Test("a lock held longer than the threshold is reported once, through diagnostics and the handler")
     func watch() async {
         let bus = Flux()

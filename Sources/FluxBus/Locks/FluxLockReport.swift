@@ -43,12 +43,19 @@ public struct FluxLockReport: Sendable, CustomStringConvertible {
         var lines = ["\(locks.count) \(plural) open, \(queuedCount) \(items) queued behind"]
         for lock in locks {
             let mixer = lock.mixer.map { " (mixer \($0))" } ?? ""
-            lines.append("  lock #\(lock.serial)\(mixer) taken at \(lock.origin), held \(lock.heldFor)")
+            lines.append("  lock #\(lock.serial)\(mixer) taken at \(lock.origin), held \(Self.seconds(lock.heldFor))")
         }
         if !queued.isEmpty {
             let more = queuedCount > queued.count ? ", and \(queuedCount - queued.count) more" : ""
             lines.append("  queued: " + queued.map(\.description).joined(separator: ", ") + more)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A duration as a reader wants it in a report: seconds to a tenth (`2.5 seconds`), where the
+    /// duration's own description wrote nine decimals (`0.100466434 seconds`).
+    static func seconds(_ duration: Duration) -> String {
+        let tenths = (duration.microseconds / 100_000).rounded()
+        return "\(tenths / 10) seconds"
     }
 }
