@@ -5,13 +5,13 @@
 #   .ci/check-unsafe-code.sh            # the files and their counts; exit 1 past the limit
 #
 # The constructs: @unchecked Sendable, @exclusivity(unchecked), nonisolated(unsafe),
-# _withUnsafeGuaranteedRef, unsafeDowncast, unsafeBitCast, unsafelyUnwrapped, Unmanaged, the
+# unowned(unsafe), _withUnsafeGuaranteedRef, unsafeDowncast, unsafeBitCast, unsafelyUnwrapped, Unmanaged, the
 # unsafe pointer types and the `withUnsafe...` calls that lend them. Each of these files names its
 # invariants once and checks them in debug builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAX=20
-pattern='@unchecked Sendable|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|_withUnsafeGuaranteedRef|unsafeDowncast|unsafeBitCast|unsafelyUnwrapped|Unmanaged|Unsafe(Mutable)?(Raw)?(Buffer)?Pointer|withUnsafe(Mutable)?(Bytes|Pointer|BufferPointer)|withUnsafeTemporaryAllocation'
+pattern='@unchecked Sendable|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|unowned\(unsafe\)|_withUnsafeGuaranteedRef|unsafeDowncast|unsafeBitCast|unsafelyUnwrapped|Unmanaged|Unsafe(Mutable)?(Raw)?(Buffer)?Pointer|withUnsafe(Mutable)?(Bytes|Pointer|BufferPointer)|withUnsafeTemporaryAllocation'
 files=$(grep -rlE "$pattern" Sources --include='*.swift' | sort || true)
 count=0
 for file in $files; do

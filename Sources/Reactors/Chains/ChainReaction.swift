@@ -35,10 +35,14 @@ public final class ChainReaction {
     /// chain captures one object, its first step, and queueing it allocates no closure context.
     private struct Steps {
         private(set) var first: ChainStep?
-        private var last: ChainStep?
+        /// The list's tail, unowned: `first` holds it, through the steps' `next`. (Held, it was
+        /// retained when appended and released when replaced, in every chain: scenario S6.)
+        private unowned(unsafe) var last: ChainStep?
         private(set) var count = 0
 
         mutating func append(_ step: ChainStep) {
+            // The tail is the one step with no next, there exactly when the list has a first.
+            assert((first == nil) == (last == nil) && last?.next == nil, "a chain's last step is not its list's tail")
             if let last { last.next = step } else { first = step }
             last = step
             count += 1
@@ -156,7 +160,7 @@ public final class ChainReaction {
         // Compared by identity, without binding the bus (a retain and a release per step).
         if bus == nil {
             bus = step.bus
-        } else if bus !== step.bus {
+        } else if bus.map(ObjectIdentifier.init) != step.busID {
             refuse(step)
             return self
         }

@@ -50,15 +50,17 @@ func withUnretainedSteps<Result>(
 class ChainStep: FluxWork, @unchecked Sendable {
     /// The identity of the substance it mixes.
     let substanceID: ObjectIdentifier
-    /// The bus of the substance it mixes.
-    let bus: Flux
+    /// The identity of the bus of the substance it mixes: the chain compares it with its own
+    /// bus's. (An identity, not the bus: a step that held its bus retained it when made and
+    /// released it when freed, in every chain.)
+    let busID: ObjectIdentifier
     /// The next step of its chain.
     var next: ChainStep?
 
     @usableFromInline
-    init(substanceID: ObjectIdentifier, bus: Flux) {
+    init(substanceID: ObjectIdentifier, busID: ObjectIdentifier) {
         self.substanceID = substanceID
-        self.bus = bus
+        self.busID = busID
     }
 
     /// Queued as the work item of its chain (when it is the first step): runs the chain.
@@ -66,6 +68,8 @@ class ChainStep: FluxWork, @unchecked Sendable {
         ChainReaction.run(from: self)
     }
 
+    /// The bus of the substance it mixes.
+    var bus: Flux { preconditionFailure("a chain step overrides bus") }
     var anySubstance: any AnySubstance { preconditionFailure("a chain step overrides anySubstance") }
     func substanceName() -> String { preconditionFailure("a chain step overrides substanceName()") }
     func begin() { preconditionFailure("a chain step overrides begin()") }
@@ -83,9 +87,10 @@ class SubstanceChainStep<S: State, T: Substance<S>>: ChainStep, @unchecked Senda
 
     init(_ substance: T) {
         self.substance = substance
-        super.init(substanceID: ObjectIdentifier(substance), bus: substance.bus)
+        super.init(substanceID: ObjectIdentifier(substance), busID: ObjectIdentifier(substance.bus))
     }
 
+    final override var bus: Flux { substance.bus }
     final override var anySubstance: any AnySubstance { substance }
     final override func substanceName() -> String { substance.name() }
     final override func begin() { substance.beginTransaction() }
