@@ -188,12 +188,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         if !registering.load(ordering: .relaxed), let event = definition.value.runningEvent,
             let running = definition.value.runningMixer, running.assumingMemoryBound(to: M.self).pointee == mixer
         {
-            guard !isDelivering else {
-                reportDefinedInDelivery(mixer.busName)
-                return nil
-            }
-            definition.value.ranBody = true
-            return event
+            return bodyRuns(event, named: mixer.busName)
         }
         passDefinition(mix: mixer)
         return nil
@@ -209,12 +204,7 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         if registering.load(ordering: .relaxed) {
             learn(mixer)
         } else if definition.value.runningEvent == nil {
-            guard bus.isCurrent else { return reportDefinedOffBus("define(mix: \(mixer.busName))") }
-            register(mixer, position: nil)
-            bus.report(
-                .substanceMisuse,
-                "\(nameInReports): define(mix: \(mixer.busName)) called outside defineMixers(); its body will never run"
-            )
+            definedOutsideRun("define(mix: \(mixer.busName))") { register(mixer, position: nil) }
         }
     }
 
@@ -247,43 +237,47 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             return nil
         }
         guard let event = definition.value.runningEvent else {
-            guard bus.isCurrent else {
-                reportDefinedOffBus("define(\(name).self)")
-                return nil
-            }
-            registerAction(name, position: nil)
-            bus.report(
-                .substanceMisuse,
-                "\(nameInReports): define(\(name).self) called outside defineMixers(); its body will never run")
+            definedOutsideRun("define(\(name).self)") { registerAction(name, position: nil) }
             return nil
         }
         guard !definition.value.skipsNext(), definition.value.runningAction == id else { return nil }
+        return bodyRuns(event, named: name)
+    }
+
+    /// A definition that matched the running dispatch: returns its event, whose body runs now,
+    /// unless this substance is delivering a commit (a reaction called `defineMixers()`, and a
+    /// body run now would commit inside that delivery): reported, nil.
+    @inlinable @inline(__always)
+    final func bodyRuns(
+        _ event: UnsafePointer<FluxEvent>, named name: @autoclosure () -> FluxMixerName
+    ) -> UnsafePointer<FluxEvent>? {
         guard !isDelivering else {
-            reportDefinedInDelivery(name)
+            reportDefineMixersCalled("while a commit of \(name()) was delivered (by a reaction?)")
             return nil
         }
         definition.value.ranBody = true
         return event
     }
 
-    /// Reports a `define` called off the bus after `init`: `defineMixers()` called by code that
-    /// is not the substance's (a main-actor reaction, say). Nothing is registered or run.
-    @inline(never)
-    private final func reportDefinedOffBus(_ call: String) {
-        bus.report(
-            .substanceMisuse,
-            "\(nameInReports): \(call) was called off the bus (defineMixers() called from a main-actor reaction?); "
-                + "only the substance calls defineMixers(), on its bus, so nothing ran: dispatch the mixer instead")
+    /// A `define` reached after `init` outside a dispatch's run: on the bus (called outside
+    /// `defineMixers()`), registered and reported; off the bus (`defineMixers()` called by code
+    /// other than the substance's, a main-actor reaction say), only reported.
+    private final func definedOutsideRun(_ call: String, register: () -> Void) {
+        guard bus.isCurrent else {
+            return reportDefineMixersCalled("off the bus (\(call) reached from a main-actor reaction?)")
+        }
+        register()
+        bus.report(.substanceMisuse, "\(nameInReports): \(call) called outside defineMixers(); its body will never run")
     }
 
-    /// Reports a definition of the running mixer reached while its commit is delivered: a
-    /// reaction called `defineMixers()`, and the body did not run.
+    /// Reports `defineMixers()` called by code other than the substance's, in `circumstance`: no
+    /// body ran.
     @usableFromInline @inline(never)
-    final func reportDefinedInDelivery(_ name: FluxMixerName) {
+    final func reportDefineMixersCalled(_ circumstance: String) {
         bus.report(
             .substanceMisuse,
-            "\(nameInReports): defineMixers() was called while a commit of \(name) was delivered (by a reaction?); "
-                + "only the substance calls it, for a dispatch, so no body ran: dispatch the mixer instead")
+            "\(nameInReports): defineMixers() was called \(circumstance); only the substance calls it, on its bus, "
+                + "for a dispatch, so no body ran: dispatch the mixer instead")
     }
 
     /// Reports an action that arrived without the value its type needs (a middleware replaced

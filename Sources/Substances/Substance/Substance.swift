@@ -49,11 +49,13 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     @usableFromInline final let inTransaction: BusConfined<Bool>
     /// Whether the substance is delivering a commit (on the bus). No transaction of it may begin
     /// meanwhile: it would commit inside the delivery, over the state the delivered changes read.
-    /// A reaction that calls `defineMixers()` itself reaches the definitions then, and they run no
-    /// body (reported); anything else that begins one traps in debug builds.
+    /// A reaction that calls `defineMixers()` itself reaches the definitions then, and the running
+    /// mixer's run no body (`ReactiveSubstance.bodyRuns`); anything else that begins a transaction
+    /// traps in debug builds.
     // A stored property, read and written on the bus only (a delivery runs there): in a
     // `BusConfined` box, written after the delivery's call, the box was retained around the call
-    // (docs/performance.md). Unchecked exclusivity: one thread, and no access overlaps another.
+    // (scenario S1: docs/performance.md). Unchecked exclusivity: one thread, and no access
+    // overlaps another.
     @usableFromInline @exclusivity(unchecked) final var isDelivering = false
     /// The changes of an earlier commit that were delivered only on the bus and that nobody held
     /// any more: refilled by the next commit instead of allocating (and later freeing) a new
@@ -277,12 +279,12 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     package final func beginTransaction() {
         bus.assertIsCurrent("\(nameInReports): beginTransaction()")
         // A transaction begun while this substance delivers its last commit would commit inside
-        // that delivery, and overwrite the state its changes read: only a reaction that calls
-        // `defineMixers()` itself gets here (the bus calls it, for a dispatch).
+        // that delivery, and overwrite the state its changes read. A reaction that calls
+        // `defineMixers()` is stopped before (`ReactiveSubstance.bodyRuns`); nothing else may.
         assert(
             !isDelivering,
-            "\(nameInReports): a mixer ran while this substance delivered its last commit: a reaction called "
-                + "defineMixers(), which only the bus calls; dispatch the mixer instead")
+            "\(nameInReports): a transaction began while this substance delivered its last commit; mix from a "
+                + "reaction by dispatching, which runs after the delivery")
         guard !inTransaction.value else { return }
         slots.beginTransaction(S.self)
         inTransaction.value = true
