@@ -8,11 +8,15 @@ import FluxBus
 /// a call after the mixer has returned is ignored and reported. For work that finishes later,
 /// dispatch the mixer with a lock (`Flask.lock(withMixer:)`) and release it when done.
 public struct MixerResolution: Sendable {
-    let resolver: MixerResolver
-    let serial: UInt64
-    let commits: Bool
+    // Inlinable, as is the call: a mixer's body is inlined into the `defineMixers()` that defines
+    // it, and the two resolutions made for it there then borrow the substance's resolver. Made by
+    // an initializer the caller could not see into, each retained it and released it after, at
+    // every dispatch (scenario S1).
+    @usableFromInline let resolver: MixerResolver
+    @usableFromInline let serial: UInt64
+    @usableFromInline let commits: Bool
 
-    @usableFromInline
+    @inlinable
     init(resolver: MixerResolver, serial: UInt64, commits: Bool) {
         self.resolver = resolver
         self.serial = serial
@@ -20,6 +24,7 @@ public struct MixerResolution: Sendable {
     }
 
     /// Resolves the transaction.
+    @inlinable
     public func callAsFunction() {
         resolver.resolve(serial: serial, commit: commits)
     }
@@ -72,6 +77,7 @@ final class MixerResolver: Sendable {
         return resolution.value.outcome
     }
 
+    @usableFromInline
     func resolve(serial: UInt64, commit: Bool) {
         guard bus.isCurrent, serial == resolution.value.serial, resolution.value.outcome == nil else {
             bus.report(
