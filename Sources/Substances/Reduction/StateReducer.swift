@@ -40,8 +40,10 @@ public enum StateReducer {
         // (`Substance.settleSpareChanges()`, checked in debug builds).
         if var recycled = spare.take(), !recycled.hasEscaped {
             assert(isKnownUniquelyReferenced(&recycled), "spare changes held by someone reached the reducer")
-            // Recycled changes of this substance, so of class `StateChanges<S>`.
-            let changes = uncheckedCast(recycled, to: StateChanges<S>.self)
+            // Recycled changes of this substance, so of class `StateChanges<S>`. Consumed: a copy
+            // left beside `changes` kept the object retained across the refill's calls into the
+            // state's value witnesses (scenario S1).
+            let changes = uncheckedCast(consume recycled, to: StateChanges<S>.self)
             changes.refill(old: old, new: new, entries: consume entries, flat: consume flat)
             return changes
         }
