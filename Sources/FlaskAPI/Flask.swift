@@ -85,6 +85,17 @@ public enum Flask {
         reactor(attachedTo: owner, mixing: [substance])
     }
 
+    /// Not a spelling: several substances are passed as an array, `mixing: [a, b]`. Declared so
+    /// that `mixing: a, b` is refused with that advice, rather than with an error about the
+    /// deprecated `delivery:` spelling.
+    @available(*, unavailable, message: "pass several substances as an array: mixing: [a, b]")
+    public static func reactor<Owner: AnyObject & Sendable>(
+        attachedTo owner: Owner, mixing first: any AnySubstance, _ second: any AnySubstance,
+        _ more: any AnySubstance...
+    ) -> Reactor<Owner> {
+        reactor(attachedTo: owner, mixing: [first, second] + more)
+    }
+
     /// Attaches a reactor to a `FlaskReactor` owner: its `flaskReactions(reaction:)` receives the
     /// reactions where this is called from, on the main actor from the main actor (a view
     /// controller's `@MainActor` conformance included), on the bus from nonisolated code (the owner
@@ -95,6 +106,18 @@ public enum Flask {
         isolation: isolated (any Actor)? = #isolation
     ) -> Reactor<Owner> {
         reactorManager.attachReactor(to: owner, mixing: substances, isolation: isolation)
+    }
+
+    /// Not a spelling: the substances are passed as an array, `mixing: [a]` or `mixing: [a, b]`.
+    /// Declared so that `mixing: a` and `mixing: a, b` are refused with that advice, rather than
+    /// with an error about the deprecated `delivery:` spelling.
+    @available(*, unavailable, message: "pass the substances as an array: mixing: [a, b]")
+    @discardableResult
+    public static func attachReactor<Owner: FlaskReactor>(
+        to owner: sending Owner, mixing first: any AnySubstance, _ more: any AnySubstance...,
+        isolation: isolated (any Actor)? = #isolation
+    ) -> Reactor<Owner> {
+        attachReactor(to: owner, mixing: [first] + more, isolation: isolation)
     }
 
     /// Detaches every reactor of `owner`. Detaching an owner that has none is reported, on `bus`,

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.2
 // Code that must NOT compile: each target is a racing pattern that Swift 6 mode must refuse when it
-// uses Flask. `check.sh` builds each target and checks that it fails with the expected message;
+// uses Flask (and one a misspelling the package refuses with advice). `check.sh` builds each target and checks that it fails with the expected message;
 // CI runs it. (Each pattern is a target of its own: the compiler stops reporting some errors, such
 // as region-isolation ones, once another error was found in the same module.)
 import PackageDescription
@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "ChainShared", dependencies: [flask]),
         .target(name: "BusConfinedShared", dependencies: [flask]),
         .target(name: "DefinedMixerKeepsState", dependencies: [flask]),
+        .target(name: "SubstancesNotInArray", dependencies: [flask]),
         // The package's lock is no product: its source is compiled here as it is (a link to it).
         .target(name: "FlaskLockingSource"),
         .target(name: "LockedValueLeak", dependencies: ["FlaskLockingSource"]),

@@ -31,4 +31,7 @@ expect DefinedMixerKeepsState "capture of 'cache' with non-Sendable type 'Cache'
 expect BusConfinedShared "sending 'tally' risks causing data races" || failed=1
 # A LockedValue of a non-Sendable value is not Sendable: the task that captures it is refused.
 expect LockedValueLeak "sending value of non-Sendable type '() async -> ()' risks causing data races" || failed=1
+# Not a race, a misspelling: substances listed where an array is taken are refused with advice.
+expect SubstancesNotInArray "pass several substances as an array: mixing: [a, b]" || failed=1
+expect SubstancesNotInArray "pass the substances as an array: mixing: [a, b]" || failed=1
 exit $failed
