@@ -335,6 +335,18 @@ struct QuickStartTests {
         Flask.detachReactor(from: totals)
     }
 
+    @Test("concurrency.md's awaited enum mixer carries its payload; without one, the mixer aborts")
+    func awaitedEnumMixer() async {
+        await Flask.withBus(Flux(label: "awaited enum mixer")) {
+            let profile = makeProfile()
+            #expect(await rename(to: "Ada"))
+            #expect(profile.state.name == "Ada")
+            let withoutName = await Flask.apply(ProfileMixers.rename)
+            #expect(!withoutName.wasApplied)
+            #expect(profile.state.name == "Ada")
+        }
+    }
+
     @Test("concurrency.md's key-list stream shows the newest count")
     func keyListStream() async {
         let bus = Flux()

@@ -7,6 +7,10 @@ func signIn(as user: String) async -> Bool {
     return outcome.wasApplied && !outcome.changes.isEmpty
 }
 
+func rename(to name: String) async -> Bool {
+    await Flask.apply(ProfileMixers.rename, payload: ["name": name]).wasApplied
+}
+
 func resetCounter(_ counter: Substance<CounterState>) async -> MixOutcome {
     await ChainReaction()
         .mix(counter) { $0.prop.counter = 0 }
