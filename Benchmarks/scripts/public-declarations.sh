@@ -8,7 +8,8 @@
 # type, typealias, actor or enum case), with the regular expression of .ci/check-doc-comments.py;
 # extensions do not count, their members do. Columns: every public declaration ("public", the
 # figure the issue counted), those behind `@_spi(FlaskInternals)` (out of reach without that
-# import), the deprecated ones, and what is left: the canonical API. The total counts products only.
+# import), the deprecated ones (and the unavailable ones: spellings refused with advice, such as
+# `mixing: a, b`), and what is left: the canonical API. The total counts products only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 python3 - <<'PY'
@@ -44,7 +45,7 @@ for module in sorted(os.listdir("Sources")):
                         context = " ".join(attributes) + " " + stripped
                         if "@_spi(" in context:
                             spi += 1
-                        elif "deprecated" in context and "@available" in context:
+                        elif ("deprecated" in context or "unavailable" in context) and "@available" in context:
                             deprecated += 1
                     if stripped.startswith("@") and not match:
                         attributes.append(stripped)
