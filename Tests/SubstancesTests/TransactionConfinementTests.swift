@@ -85,6 +85,27 @@ struct TransactionConfinementTests {
         withExtendedLifetime(observer) {}
     }
 
+    @Test("with each mixer defined once, a reaction that calls defineMixers() runs no body, and is reported")
+    func defineMixersFromAReactionDefinedOnce() async {
+        // Each mixer defined once: a dispatch runs its body by position, and the definitions the
+        // reaction's call reached were passed as ones after it, silently.
+        let bus = Flux()
+        let misuses = Recorder<String>()
+        bus.diagnostics = { if $0.code == .substanceMisuse { misuses.append($0.message) } }
+        let substance = ShelfSubstance(bus: bus)
+        let observer = CommitClosureObserver { _ in substance.defineMixers() }
+        substance.bind(observer)
+        bus.dispatch(ShelfMixers.c.busName)
+        bus.dispatch(ShelfMixers.a.busName)
+        await bus.flush()
+        #expect(substance.ran.all == ["c", "a"])
+        #expect(substance.state.counter == 2)
+        // Each delivery reached the definition of the mixer being delivered, which refused its body.
+        #expect(misuses.all.count == 2, "one report per delivery: \(misuses.all)")
+        #expect(misuses.all.allSatisfy { $0.contains("defineMixers() was called while a commit of") })
+        withExtendedLifetime(observer) {}
+    }
+
     @Test(
         "defineMixers() called off the bus runs nothing, registers nothing, and is reported",
         .enabled(if: !isDebugBuild, "debug builds trap at its first define (the exit test above)"))

@@ -145,11 +145,10 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
     ///
     /// Never call it yourself: the substance calls it, on its bus, for a dispatch. To run a mixer
     /// from a reaction, dispatch it: it runs after the delivery. Called from a reaction on the
-    /// bus, it runs no body (that would commit inside the delivery of this substance's commit);
-    /// where it reaches the definition of the mixer being delivered, that is reported as
-    /// `substance-misuse`. Called from a main-actor reaction or any other thread, it races with
-    /// the bus: debug builds trap at its first `define`, release builds report it when the bus is
-    /// idle.
+    /// bus, it runs no body (that would commit inside the delivery of this substance's commit),
+    /// and is reported as `substance-misuse`. Called from a main-actor reaction or any other
+    /// thread, it races with the bus: debug builds trap at its first `define`, release builds
+    /// report it when the bus is idle.
     open func defineMixers() {}
 
     /// Reacts to `mixer` with `body`, run on the bus as one transaction.
@@ -419,8 +418,15 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
         case true?:
             if let changes = commitTransaction() {
                 // A reactor whose handler receives the lock takes it over (`FlaskReaction`); if
-                // none does, the bus releases it once the mix has run.
-                deliver(changes, lock: lock)
+                // none does, the bus releases it once the mix has run. While the commit is
+                // delivered, every definition is compared: a `defineMixers()` that a reaction
+                // calls then reaches the running mixer's definition, which refuses its body and
+                // reports the call, where by position it would pass every definition silently.
+                // (The changes consumed, as the last statement would: kept alive past the call,
+                // they were retained and released around it.)
+                let position = definition.value.compareEveryDefinition()
+                deliver(consume changes, lock: lock)
+                definition.value.runningPosition = position
             }
         case false?:
             abortTransaction()
@@ -483,6 +489,14 @@ struct DefineMixersRun {
         let position = nextPosition
         nextPosition = position &+ 1
         return position != runningPosition
+    }
+
+    /// Makes the definitions reached from now on compared with the running mixer rather than
+    /// passed by position (for the length of a delivery); returns the position to restore.
+    mutating func compareEveryDefinition() -> Int {
+        let position = runningPosition
+        runningPosition = -1
+        return position
     }
 
     mutating func start(mixer: UnsafeRawPointer, _ event: UnsafePointer<FluxEvent>, at position: Int) {
