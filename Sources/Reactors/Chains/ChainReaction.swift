@@ -35,16 +35,23 @@ public final class ChainReaction {
     /// chain captures one object, its first step, and queueing it allocates no closure context.
     private struct Steps {
         private(set) var first: ChainStep?
-        /// The list's tail, unowned: `first` holds it, through the steps' `next`. (Held, it was
-        /// retained when appended and released when replaced, in every chain: scenario S6.)
-        private unowned(unsafe) var last: ChainStep?
+        /// The list's tail, unretained: `first` holds it, through the steps' `next`. (Held, it was
+        /// retained when appended and released when replaced, in every chain: scenario S6; read
+        /// from an unowned reference, it was retained and released to link the next step.)
+        private var last: Unmanaged<ChainStep>?
         private(set) var count = 0
 
-        mutating func append(_ step: ChainStep) {
+        mutating func append(_ step: consuming ChainStep) {
             // The tail is the one step with no next, there exactly when the list has a first.
-            assert((first == nil) == (last == nil) && last?.next == nil, "a chain's last step is not its list's tail")
-            if let last { last.next = step } else { first = step }
-            last = step
+            assert(
+                (first == nil) == (last == nil) && last?._withUnsafeGuaranteedRef({ $0.next == nil }) != false,
+                "a chain's last step is not its list's tail")
+            let added = Unmanaged.passUnretained(step)
+            // Moved in, not copied: the list takes over the caller's reference (a copy was
+            // retained here and the caller's released after, for every step).
+            var moving: ChainStep? = consume step
+            if let last { last._withUnsafeGuaranteedRef { swap(&$0.next, &moving) } } else { swap(&first, &moving) }
+            last = added
             count += 1
         }
 
@@ -63,7 +70,12 @@ public final class ChainReaction {
     }
 
     /// The bus the chain runs on: given, or its first substance's (nil until then).
-    @exclusivity(unchecked) private var bus: Flux?
+    @exclusivity(unchecked) private var bus: Flux? {
+        didSet { busID = bus.map(ObjectIdentifier.init) }
+    }
+    /// The identity of `bus`, which each step's bus is compared with (read from `bus`, the bus was
+    /// retained and released for every step).
+    @exclusivity(unchecked) private var busID: ObjectIdentifier?
     // Unchecked exclusivity: one builder at a time (a chain is not `Sendable`), and no access
     // overlaps another; the runtime's checks were a large share of a chain's cost.
     @exclusivity(unchecked) private var steps = Steps()
@@ -85,6 +97,7 @@ public final class ChainReaction {
     ///     `"addCard"`. `chain` when nil.
     public init(bus: Flux? = nil, label: String? = nil) {
         self.bus = bus
+        busID = bus.map(ObjectIdentifier.init)
         if let label { mixName = FluxMixerName(label) }
     }
 
@@ -124,6 +137,7 @@ public final class ChainReaction {
     @discardableResult
     public func mix<S, T: Substance<S>>(_ substance: T, _ body: @escaping @Sendable (T) -> Void) -> ChainReaction {
         append(TypedChainStep(substance, body))
+        return self
     }
 
     /// Adds a step that mixes `substance` and may abort the whole chain: call `abort()` and no
@@ -145,27 +159,25 @@ public final class ChainReaction {
         _ substance: T, _ body: @escaping @Sendable (T, borrowing ChainAbort) -> Void
     ) -> ChainReaction {
         append(AbortableChainStep(substance, body))
+        return self
     }
 
     /// Adds a step, unless the chain is resolved (reported) or its substance mixes on another bus
-    /// (reported; the chain will run nothing).
+    /// (reported; the chain will run nothing). Returns nothing: `mix`, inlined where the chain is
+    /// built, returns `self` itself (returned from here, it was retained for every step).
     @usableFromInline
-    @discardableResult
-    func append(_ step: ChainStep) -> ChainReaction {
+    func append(_ step: consuming ChainStep) {
         guard phase == .open else {
-            (bus ?? step.bus).report(
+            return (bus ?? step.bus).report(
                 .chainResolvedTwice, "mix(\(step.substanceName())) on a chain that is already resolved; ignored")
-            return self
         }
-        // Compared by identity, without binding the bus (a retain and a release per step).
-        if bus == nil {
+        // Compared by identity, without reading the bus.
+        if busID == nil {
             bus = step.bus
-        } else if bus.map(ObjectIdentifier.init) != step.busID {
-            refuse(step)
-            return self
+        } else if busID != step.busID {
+            return refuse(step)
         }
-        steps.append(step)
-        return self
+        steps.append(consume step)
     }
 
     /// Refuses a step whose substance mixes on another bus than the chain's: the chain will run
