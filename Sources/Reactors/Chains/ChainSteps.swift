@@ -43,9 +43,9 @@ func withUnretainedSteps<Result>(
 /// it on the runtime's slow path.)
 ///
 /// `@unchecked Sendable`: immutable but for `next`, which is set while the chain is built (by its
-/// one builder: a chain is not `Sendable`), and only read once the chain is resolved and its steps
-/// have crossed to the bus through the bus's queue; its subclass holds a `Sendable` substance and
-/// body.
+/// one builder: a chain is not `Sendable`), only read once the chain is resolved and its steps
+/// have crossed to the bus through the bus's queue, and cleared by the run, on the bus, after its
+/// last read; its subclass holds a `Sendable` substance and body.
 @usableFromInline
 class ChainStep: FluxWork, @unchecked Sendable {
     /// The identity of the substance it mixes.
@@ -148,7 +148,9 @@ extension ChainReaction {
     /// in the active receipt, if any.
     static func run(from first: ChainStep) {
         // `first` keeps the list alive meanwhile, so its steps are called unretained; the
-        // bookkeeping lives on the stack.
+        // bookkeeping lives on the stack. Once run, the list is unlinked here: left linked, the
+        // first step's release walked it, checking each step's uniqueness (scenario S6).
+        defer { first.next = nil }
         withUnretainedSteps(from: first) { steps in
             withUnsafeTemporaryAllocation(of: Unmanaged<ChainStep>.self, capacity: steps.count) { involved in
                 // The substances involved, each once, by their first step.
