@@ -165,6 +165,24 @@ struct ChainReactionTests {
         #expect(outcome.entries.count == 1)
     }
 
+    @Test("a reaction to a chain's commit that calls defineMixers() runs no body, and is reported as such")
+    func defineMixersFromAChainsReaction() async {
+        let bus = Flux()
+        let misuses = Recorder<String>()
+        bus.diagnostics = { if $0.code == .substanceMisuse { misuses.append($0.message) } }
+        let a = AppSubstance(bus: bus)
+        let owner = TestOwner()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [a])
+        reactor.handler = { _, _ in a.defineMixers() }
+        reactor.mix(a) { $0.prop.counter = 7 }.react()
+        await bus.flush()
+        #expect(a.state.counter == 7, "no body ran: .increment would have made it 8")
+        // One report per definition the call reached (AppSubstance defines three mixers).
+        #expect(misuses.all.count == 3, "\(misuses.all)")
+        #expect(misuses.all.allSatisfy { $0.contains("defineMixers() was called while its commit was delivered") })
+        withExtendedLifetime(reactor) {}
+    }
+
     @Test("a chain of 100,000 steps runs them all, in one transaction")
     func longChain() async {
         let bus = Flux()

@@ -106,6 +106,29 @@ struct TransactionConfinementTests {
         withExtendedLifetime(observer) {}
     }
 
+    @Test("a reaction to a commit no dispatch made (a chain's) that calls defineMixers() is reported as such")
+    func defineMixersFromAChainReaction() async {
+        // A chain step commits and delivers as below, outside any dispatch's run: each `define`
+        // the reaction's call reached was reported as one called outside `defineMixers()`.
+        let bus = Flux()
+        let misuses = Recorder<String>()
+        bus.diagnostics = { if $0.code == .substanceMisuse { misuses.append($0.message) } }
+        let substance = ShelfSubstance(bus: bus)
+        let observer = CommitClosureObserver { _ in substance.defineMixers() }
+        substance.bind(observer)
+        bus.perform {
+            substance.beginTransaction()
+            substance.prop.counter = 5
+            if let changes = substance.commitTransaction() { substance.deliver(changes, lock: nil) }
+        }
+        await bus.flush()
+        #expect(substance.ran.all.isEmpty)
+        #expect(substance.state.counter == 5)
+        #expect(misuses.all.count == ShelfMixers.allCases.count, "one report per definition reached: \(misuses.all)")
+        #expect(misuses.all.allSatisfy { $0.contains("defineMixers() was called while its commit was delivered") })
+        withExtendedLifetime(observer) {}
+    }
+
     @Test(
         "defineMixers() called off the bus runs nothing, registers nothing, and is reported",
         .enabled(if: !isDebugBuild, "debug builds trap at its first define (the exit test above)"))

@@ -260,11 +260,13 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
 
     /// A `define` reached after `init` outside a dispatch's run: on the bus (called outside
     /// `defineMixers()`), registered and reported; off the bus (`defineMixers()` called by code
-    /// other than the substance's, a main-actor reaction say), only reported.
+    /// other than the substance's, a main-actor reaction say), or while a commit no dispatch made
+    /// is delivered (a reaction to a chain's step), only reported.
     private final func definedOutsideRun(_ call: String, register: () -> Void) {
         guard bus.isCurrent else {
             return reportDefineMixersCalled("off the bus (\(call) reached from a main-actor reaction?)")
         }
+        guard !isDelivering else { return reportDefineMixersCalled("while its commit was delivered (by a reaction?)") }
         register()
         bus.report(.substanceMisuse, "\(nameInReports): \(call) called outside defineMixers(); its body will never run")
     }
