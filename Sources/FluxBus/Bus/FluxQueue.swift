@@ -194,6 +194,11 @@ struct FluxQueue {
             return (.main, purgeEpoch, start)
         }
         if locks.isEmpty && !main.isEmpty {
+            // The lane gets the batch's buffer, made as large as the backlog it hands over: a
+            // drain starts with an empty batch, and the lane grew again from nothing after every
+            // idle spell, copying its items at each doubling while the producer outran the bus
+            // (one allocation here instead: scenario S1, in long runs).
+            if batch.capacity < main.count { batch.reserveCapacity(main.count) }
             swap(&batch, &main)
             startBatch(of: batch.count, itemsRun: itemsRun)
             return (.main, purgeEpoch, 0)
