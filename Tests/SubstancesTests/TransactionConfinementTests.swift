@@ -69,64 +69,49 @@ struct TransactionConfinementTests {
         // an observer of `.c`'s commit reached `.c`'s bodies again, inside that delivery: they
         // committed there, over the state the delivered changes read, and, called at every
         // commit, recursed until the stack overflowed.
-        let bus = Flux()
-        let misuses = Recorder<String>()
-        bus.diagnostics = { if $0.code == .substanceMisuse { misuses.append($0.message) } }
-        let substance = TwiceSubstance(bus: bus)
-        let observer = CommitClosureObserver { _ in substance.defineMixers() }
-        substance.bind(observer)
-        bus.dispatch(ShelfMixers.c.busName)
-        await bus.flush()
+        let substance = TwiceSubstance(bus: Flux())
+        let misuses = await misusesOfAReactionCallingDefineMixers(of: substance) { bus in
+            bus.dispatch(ShelfMixers.c.busName)
+        }
         #expect(substance.ran.all == ["c", "c again"])
         #expect(substance.state.counter == 11)
         // Each delivery reached both of `.c`'s definitions, and each refused its body.
-        #expect(misuses.all.count == 4, "one report per definition refused: \(misuses.all)")
-        #expect(misuses.all.allSatisfy { $0.contains("defineMixers()") })
-        withExtendedLifetime(observer) {}
+        #expect(misuses.count == 4, "one report per definition refused: \(misuses)")
+        #expect(misuses.allSatisfy { $0.contains("defineMixers()") })
     }
 
     @Test("with each mixer defined once, a reaction that calls defineMixers() runs no body, and is reported")
     func defineMixersFromAReactionDefinedOnce() async {
         // Each mixer defined once: a dispatch runs its body by position, and the definitions the
         // reaction's call reached were passed as ones after it, silently.
-        let bus = Flux()
-        let misuses = Recorder<String>()
-        bus.diagnostics = { if $0.code == .substanceMisuse { misuses.append($0.message) } }
-        let substance = ShelfSubstance(bus: bus)
-        let observer = CommitClosureObserver { _ in substance.defineMixers() }
-        substance.bind(observer)
-        bus.dispatch(ShelfMixers.c.busName)
-        bus.dispatch(ShelfMixers.a.busName)
-        await bus.flush()
+        let substance = ShelfSubstance(bus: Flux())
+        let misuses = await misusesOfAReactionCallingDefineMixers(of: substance) { bus in
+            bus.dispatch(ShelfMixers.c.busName)
+            bus.dispatch(ShelfMixers.a.busName)
+        }
         #expect(substance.ran.all == ["c", "a"])
         #expect(substance.state.counter == 2)
         // Each delivery reached the definition of the mixer being delivered, which refused its body.
-        #expect(misuses.all.count == 2, "one report per delivery: \(misuses.all)")
-        #expect(misuses.all.allSatisfy { $0.contains("defineMixers() was called while a commit of") })
-        withExtendedLifetime(observer) {}
+        #expect(misuses.count == 2, "one report per delivery: \(misuses)")
+        #expect(misuses.allSatisfy { $0.contains("defineMixers() was called while a commit of") })
     }
 
     @Test("a reaction to a commit no dispatch made (a chain's) that calls defineMixers() is reported as such")
     func defineMixersFromAChainReaction() async {
         // A chain step commits and delivers as below, outside any dispatch's run: each `define`
         // the reaction's call reached was reported as one called outside `defineMixers()`.
-        let bus = Flux()
-        let misuses = Recorder<String>()
-        bus.diagnostics = { if $0.code == .substanceMisuse { misuses.append($0.message) } }
-        let substance = ShelfSubstance(bus: bus)
-        let observer = CommitClosureObserver { _ in substance.defineMixers() }
-        substance.bind(observer)
-        bus.perform {
-            substance.beginTransaction()
-            substance.prop.counter = 5
-            if let changes = substance.commitTransaction() { substance.deliver(changes, lock: nil) }
+        let substance = ShelfSubstance(bus: Flux())
+        let misuses = await misusesOfAReactionCallingDefineMixers(of: substance) { bus in
+            bus.perform {
+                substance.beginTransaction()
+                substance.prop.counter = 5
+                if let changes = substance.commitTransaction() { substance.deliver(changes, lock: nil) }
+            }
         }
-        await bus.flush()
         #expect(substance.ran.all.isEmpty)
         #expect(substance.state.counter == 5)
-        #expect(misuses.all.count == ShelfMixers.allCases.count, "one report per definition reached: \(misuses.all)")
-        #expect(misuses.all.allSatisfy { $0.contains("defineMixers() was called while its commit was delivered") })
-        withExtendedLifetime(observer) {}
+        #expect(misuses.count == ShelfMixers.allCases.count, "one report per definition reached: \(misuses)")
+        #expect(misuses.allSatisfy { $0.contains("defineMixers() was called while its commit was delivered") })
     }
 
     @Test(
@@ -188,4 +173,21 @@ struct TransactionConfinementTests {
         await substance.mixAndWait { $0.prop.counter = 3 }
         #expect(substance.state.counter == 3)
     }
+}
+
+/// Binds to `substance` an observer of its commits that calls its `defineMixers()` (the misuse),
+/// runs `work` on the substance's bus, waits for the bus, and returns the `substance-misuse`
+/// reports it made meanwhile.
+private func misusesOfAReactionCallingDefineMixers(
+    of substance: ReactiveSubstance<CounterState, ShelfMixers>, during work: (Flux) -> Void
+) async -> [String] {
+    let bus = substance.bus
+    let misuses = Recorder<String>()
+    bus.diagnostics = { if $0.code == .substanceMisuse { misuses.append($0.message) } }
+    let observer = CommitClosureObserver { _ in substance.defineMixers() }
+    substance.bind(observer)
+    work(bus)
+    await bus.flush()
+    withExtendedLifetime(observer) {}
+    return misuses.all
 }

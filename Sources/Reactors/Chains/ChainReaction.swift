@@ -70,11 +70,9 @@ public final class ChainReaction {
     }
 
     /// The bus the chain runs on: given, or its first substance's (nil until then).
-    @exclusivity(unchecked) private var bus: Flux? {
-        didSet { busID = bus.map(ObjectIdentifier.init) }
-    }
-    /// The identity of `bus`, which each step's bus is compared with (read from `bus`, the bus was
-    /// retained and released for every step).
+    @exclusivity(unchecked) private var bus: Flux?
+    /// The identity of `bus`, set with it, which each step's bus is compared with (read from
+    /// `bus`, the bus was retained and released for every step).
     @exclusivity(unchecked) private var busID: ObjectIdentifier?
     // Unchecked exclusivity: one builder at a time (a chain is not `Sendable`), and no access
     // overlaps another; the runtime's checks were a large share of a chain's cost.
@@ -174,6 +172,7 @@ public final class ChainReaction {
         // Compared by identity, without reading the bus.
         if busID == nil {
             bus = step.bus
+            busID = step.busID
         } else if busID != step.busID {
             return refuse(step)
         }

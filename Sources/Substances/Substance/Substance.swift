@@ -49,9 +49,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     @usableFromInline final let inTransaction: BusConfined<Bool>
     /// Whether the substance is delivering a commit (on the bus). No transaction of it may begin
     /// meanwhile: it would commit inside the delivery, over the state the delivered changes read.
-    /// A reaction that calls `defineMixers()` itself reaches the definitions then, and the running
-    /// mixer's run no body (`ReactiveSubstance.bodyRuns`); anything else that begins a transaction
-    /// traps in debug builds.
+    /// A reaction that calls `defineMixers()` itself reaches the definitions then: they run no body
+    /// and report the call (`ReactiveSubstance.bodyRuns` for the running mixer's, and
+    /// `definedOutsideRun` for any reached outside a dispatch's run); anything else that begins a
+    /// transaction traps in debug builds.
     // A stored property, read and written on the bus only (a delivery runs there): in a
     // `BusConfined` box, written after the delivery's call, the box was retained around the call
     // (scenario S1: docs/performance.md). Unchecked exclusivity: one thread, and no access
