@@ -35,7 +35,9 @@ extension Flux {
     /// Those dispatch past the limit, and the ``backlogHighWaterMark`` diagnostic tells when the
     /// backlog grows anyway. Nor does a producer wait while a lock pauses the main lane: the
     /// thread that floods the bus may be the one that would release the lock (it would wait
-    /// forever); the diagnostic reports the growth instead.
+    /// forever); the diagnostic reports the growth instead. A producer already waiting when a lock
+    /// is taken is let go at once, for the same reason (a handler that hands its lock to the
+    /// producer's queue).
     ///
     /// Memory then stays within twice the limit's worth of items (the queued ones, and the batch
     /// the bus took to run: about 50 bytes each, more with a payload or a value; see

@@ -312,8 +312,9 @@ public final class Flux: Sendable {
     ///   - line: where the lock was taken; leave the default.
     public func lock(fileID: StaticString = #fileID, line: UInt = #line) -> FluxLock {
         let origin = FluxLock.Origin(fileID: fileID, line: line)
-        let lock = queue.withLock { $0.takeLock(bus: self, mixer: nil, autorelease: false, origin: origin) }
+        let (lock, room) = queue.withLock { $0.takeLock(bus: self, mixer: nil, autorelease: false, origin: origin) }
         interrupts.add(1, ordering: .releasing)
+        if let room { wake(room) }
         return lock
     }
 
@@ -346,16 +347,17 @@ public final class Flux: Sendable {
         // The lock is taken and its mix queued under one hold of the mutex, which the bus thread
         // also takes for every lock released.
         let origin = FluxLock.Origin(fileID: fileID, line: line)
-        let (lock, start) = queue.withLock { q in
-            let lock = q.takeLock(bus: self, mixer: mixer, autorelease: autorelease, origin: origin)
+        let (lock, room, start) = queue.withLock { q in
+            let (lock, room) = q.takeLock(bus: self, mixer: mixer, autorelease: autorelease, origin: origin)
             if let value {
                 q.exclusive.append(.mixer(mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: lock)))
             } else {
                 q.exclusive.append(.mixer(mixer, payload, lock))
             }
-            return (lock, q.claimDrain())
+            return (lock, room, q.claimDrain())
         }
         interrupts.add(1, ordering: .releasing)
+        if let room { wake(room) }
         if start { scheduleDrain() }
         return lock
     }

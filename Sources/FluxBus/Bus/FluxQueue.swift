@@ -104,14 +104,25 @@ struct FluxQueue {
         return all
     }
 
-    /// Opens a lock with the next serial.
+    /// Opens a lock with the next serial. Producers waiting for room are let go (see `Flux.lock()`):
+    /// `room` names them, nil when none waits.
     mutating func takeLock(
         bus: Flux, mixer: FluxMixerName?, autorelease: Bool, origin: FluxLock.Origin
-    ) -> FluxLock {
+    ) -> (lock: FluxLock, room: Room?) {
         lastLockSerial += 1
         let lock = FluxLock(bus: bus, serial: lastLockSerial, mixer: mixer, autorelease: autorelease, origin: origin)
         locks.insert(lock)
-        return lock
+        return (lock, roomWanted ? releaseWaitersForLock() : nil)
+    }
+
+    /// Lets every waiting producer go, full lane or not: a lock pauses the lane, and a producer that
+    /// began waiting before it was taken may be the one whose work releases it (a handler that hands
+    /// its lock to the producer's queue). Producers do not wait again while a lock is held
+    /// (`makesProducersWait`).
+    private mutating func releaseWaitersForLock() -> Room {
+        roomGeneration &+= 1
+        defer { tasksWaitingForRoom = [] }
+        return Room(wakesThreads: threadsWaitingForRoom > 0, tasks: tasksWaitingForRoom)
     }
 
     /// How many items wait, when as many as the backlog mark or more do and the crossing is to be
