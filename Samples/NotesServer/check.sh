@@ -34,9 +34,17 @@ kill -TERM "$pid"; wait "$pid"; status=$?
 [ "$status" -eq 0 ] || fail "SIGTERM: the server exited with $status, expected 0 (a graceful shutdown)"
 start || exit 1
 [ "$(count)" = 3 ] || fail "after SIGTERM the server restored $(count) notes, expected 3"
+kill -TERM "$pid"; wait "$pid"
+
+# A second server on the same data while the first lives: it stops at once, saying why.
+start || exit 1
+"$bin" --port $((port + 1)) --data "$data" >"$data/second.log" 2>&1
+status=$?
+[ "$status" -eq 1 ] || fail "a second server on the same data exited with $status, expected 1"
+grep -q "cannot start" "$data/second.log" || fail "the second server did not say why it stopped: $(cat "$data/second.log")"
+kill -TERM "$pid"; wait "$pid"
 
 # Durable: two more notes acknowledged, then SIGKILL, which no flush survives.
-kill -TERM "$pid"; wait "$pid"
 start --durable || exit 1
 for n in 4 5; do post "note $n"; done
 kill -KILL "$pid"; wait "$pid" 2>/dev/null

@@ -101,7 +101,7 @@ struct ArchiveFuzzTests {
                 #expect(restored.value == Profile(), context)
                 #expect(try store.data(forKey: keptAt) == bytes, context)
                 try store.removeData(forKey: keptAt)
-            case .storeFailed?, .encodingFailed?, .keyInUse?, .notApplied?:
+            case .storeFailed?, .encodingFailed?, .keyInUse?, .ownershipLost?, .notApplied?:
                 Issue.record(
                     "a restore of bytes from a memory store, without an owner: \(restored.problems); \(context)")
             }

@@ -223,3 +223,48 @@ struct SubstanceArchiveSafetyTests {
         #expect(restored.state.tree.children.first?.children.count == 1, "the previous archive is intact")
     }
 }
+
+@Suite("Substances that archive: failing fast on a second owner, and a lost archive")
+struct SubstanceArchiveOwnershipTests {
+    @Test("claimArchive() throws for a substance whose archive another live process owns; the owner's passes")
+    func claimArchiveFailsFast() throws {
+        let directory = temporaryDirectory().appendingPathComponent("archives")
+        let bus = Flux()
+        // Two archivers with stores of their own over one directory stand for two processes.
+        let first = Substance<SecretState>(
+            name: "ledger", archive: true,
+            archiveSettings: ArchiveSettings(archiver: Archiver(store: try FileArchiveStore(directory: directory))),
+            bus: bus)
+        try first.claimArchive()
+        let second = Substance<SecretState>(
+            name: "ledger", archive: true,
+            archiveSettings: ArchiveSettings(archiver: Archiver(store: try FileArchiveStore(directory: directory))),
+            bus: bus)
+        #expect(throws: ArchiveProblem.self) { try second.claimArchive() }
+        // A substance that does not archive has nothing to claim.
+        try Substance<SecretState>(bus: bus).claimArchive()
+        withExtendedLifetime(first) {}
+    }
+
+    @Test("an archive whose directory is removed: reported once as archive-ownership-lost, stored() throws")
+    func lostArchiveReported() async throws {
+        let directory = temporaryDirectory().appendingPathComponent("archives")
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic.Code>()
+        bus.diagnostics = { reports.append($0.code) }
+        let ledger = Substance<SecretState>(
+            name: "ledger", archive: true,
+            archiveSettings: ArchiveSettings(archiver: Archiver(store: try FileArchiveStore(directory: directory))),
+            bus: bus)
+        await ledger.mixAndWait { $0.prop.counter = 1 }
+        try await ledger.stored()
+        try FileManager.default.removeItem(at: directory)
+        for counter in 2...3 {
+            await ledger.mixAndWait { $0.prop.counter = counter }
+            await #expect(throws: ArchiveProblem.self) { try await ledger.stored() }
+        }
+        #expect(reports.all == [.archiveOwnershipLost])
+        #expect(throws: ArchiveProblem.self) { try ledger.claimArchive() }
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
+}

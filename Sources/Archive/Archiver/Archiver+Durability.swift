@@ -57,8 +57,11 @@ extension Archiver {
         }
         let (waiting, next) = durability.withLock { durability in
             let (waiting, next) = durability.finish(key)
-            if write != nil { durability.statistics.writes += 1 }
-            if problem == nil { durability.statistics.acknowledged += waiting.count }
+            // Only what was written counts: a refused or failed write acknowledged nobody.
+            if problem == nil {
+                if write != nil { durability.statistics.writes += 1 }
+                durability.statistics.acknowledged += waiting.count
+            }
             return (waiting, next)
         }
         for continuation in waiting { continuation.resume(returning: problem) }

@@ -267,6 +267,50 @@ public final class Archiver: Sendable {
         }
     }
 
+    /// Throws unless this archiver may write `key`: what an app or a server calls at launch, after
+    /// its substances restored, to stop at once when another live process owns its archive rather
+    /// than run without storing anything.
+    ///
+    /// ```swift
+    /// do {
+    ///     try Archiver.shared.confirmOwnership(of: "Fx.1.notes")
+    /// } catch {
+    ///     print("another process owns the notes: \(error)")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: the archive key.
+    ///   - store: the store to ask, the default one when nil.
+    /// - Throws: ``ArchiveProblem/Kind/keyInUse`` when another live owner holds the key, or held it
+    ///   when it was restored (the restored value predates that owner's last writes, so this
+    ///   archiver will not write it even once the owner is gone: restart to restore what it
+    ///   wrote); ``ArchiveProblem/Kind/ownershipLost`` once the store no longer finds the key where
+    ///   it owned it; ``ArchiveProblem/Kind/storeFailed(operation:)`` when the store cannot claim it.
+    public func confirmOwnership(of key: String, store: (any ArchiveStore)? = nil) throws(ArchiveProblem) {
+        let store = store ?? self.store
+        if let failure = state.withLock({ $0.failing[key] }), failure.kind == .keyInUse || failure.kind == .ownershipLost
+        {
+            throw ArchiveProblem(
+                key: key, kind: failure.kind,
+                reason: failure.kind == .keyInUse
+                    ? "another live owner held the key when it was restored; restart to restore what it wrote"
+                    : "the archive was removed or moved from under this owner; restore it again")
+        }
+        do {
+            try store.claim(key: key)
+        } catch let owned as ArchiveKeyOwnedError {
+            state.withLock { $0.failing[key] = (0, .keyInUse) }
+            throw ArchiveProblem(key: key, kind: .keyInUse, reason: owned.description)
+        } catch let lost as ArchiveOwnershipLostError {
+            state.withLock { $0.failing[key] = (0, .ownershipLost) }
+            throw ArchiveProblem(key: key, kind: .ownershipLost, reason: lost.description)
+        } catch {
+            throw ArchiveProblem(
+                key: key, kind: .storeFailed(operation: "claim"), reason: ArchiveErrorReason.describe(error))
+        }
+    }
+
     // MARK: Writing
 
     /// Writes under `key` once `delay` seconds have passed without another call for the same key,
@@ -486,6 +530,9 @@ public final class Archiver: Sendable {
                 } catch let owned as ArchiveKeyOwnedError {
                     // Not retried: another live owner holds the key (see `ArchiveStore`).
                     problem = ArchiveProblem(key: key, kind: .keyInUse, reason: owned.description)
+                } catch let lost as ArchiveOwnershipLostError {
+                    // Not retried either: the key stays lost until it is restored again.
+                    problem = ArchiveProblem(key: key, kind: .ownershipLost, reason: lost.description)
                 } catch {
                     problem = ArchiveProblem(
                         key: key, kind: .storeFailed(operation: "write"), reason: ArchiveErrorReason.describe(error))

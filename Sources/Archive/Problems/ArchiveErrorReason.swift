@@ -24,6 +24,10 @@ enum ArchiveErrorReason {
             return "missing \(type) at \(path(context.codingPath))"
         case let error as ArchiveForeignValueError:
             return error.description
+        case let error as ArchiveSpecialFileError:
+            return error.description
+        case let error as ArchiveOwnershipLostError:
+            return error.description
         case let error as POSIXError:
             return "\(String(cString: strerror(error.code.rawValue))) (errno \(error.code.rawValue))"
         default:

@@ -22,6 +22,10 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
         /// The change was never applied (a middleware stopped it, say), so there is nothing of it
         /// to store: acknowledging it would acknowledge something that did not happen.
         case notApplied
+        /// The store no longer finds the key where it owned it (its directory was removed or
+        /// renamed, its lock file deleted or replaced: see ``ArchiveOwnershipLostError``): nothing
+        /// was written, and nothing more will be until the key is restored again.
+        case ownershipLost
     }
 
     /// The archive key.
@@ -52,6 +56,8 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
             "archive \(key): the value could not be encoded (\(reason)); the previous archive is kept"
         case .keyInUse:
             "archive \(key) has another live owner (\(reason))"
+        case .ownershipLost:
+            "archive \(key) is no longer this owner's (\(reason))"
         case .notApplied:
             "nothing stored\(key.isEmpty ? "" : " under \(key)"): the change was not applied (\(reason))"
         }

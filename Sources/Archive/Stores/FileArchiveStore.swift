@@ -35,6 +35,17 @@ import Foundation
 /// let in when the owner goes: its state predates the owner's last writes. A store made after
 /// that (a restarted process) restores what the owner wrote, and owns the key. Copies of one store
 /// value are one owner.
+///
+/// A lock on a path is ownership only while the path leads to it: an owner checks, at each write,
+/// that the directory is the one it claimed the key in and the lock file the one it locked. Once
+/// the directory is removed or renamed, or the lock file deleted or replaced, the key is lost: the
+/// write throws ``ArchiveOwnershipLostError``, and so does every later one, until the key is
+/// restored again (which claims it anew, reading what the path holds then). The store never makes
+/// the directory again for a key it owned. A write acknowledged is in the directory the path leads
+/// to, checked after its rename.
+///
+/// A FIFO, socket or device where a file is expected is refused (``ArchiveSpecialFileError``),
+/// never opened for reading, so it never blocks the archive thread.
 public struct FileArchiveStore: ArchiveStore {
     /// The directory holding the archives.
     public var directory: URL { ownership.directory }
@@ -180,72 +191,110 @@ public struct FileArchiveStore: ArchiveStore {
     }
 
     /// The bytes of the file at `url`, nil when there is none.
+    ///
+    /// - Throws: ``ArchiveSpecialFileError`` for a FIFO, a socket or a device (opened without
+    ///   blocking, and not read: a FIFO's read would wait for a writer); the `POSIXError` of a read
+    ///   that fails.
     private func contents(of url: URL) throws -> Data? {
-        let fd = open(url.path, O_RDONLY)
+        let fd = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             // A name the file system cannot hold names no file (an earlier version's long name).
             if errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG { return nil }
             throw POSIXError(errno: errno)
         }
-        close(fd)
-        return try Data(contentsOf: url)
+        defer { close(fd) }
+        guard ArchiveKeyOwnership.isRegularFile(fd) else { throw ArchiveSpecialFileError(path: url.path) }
+        return try FileArchiveStore.readAll(fd)
+    }
+
+    /// Everything the regular file `fd` holds, from its start.
+    private static func readAll(_ fd: Int32) throws -> Data {
+        var bytes = [UInt8]()
+        var status = stat()
+        if fstat(fd, &status) == 0, status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size)) }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(errno: errno)
+            }
+            if count == 0 { return Data(bytes) }
+            bytes.append(contentsOf: chunk[..<count])
+        }
     }
 
     /// Replaces the key's file atomically: the old contents or the new, never a torn file.
     ///
-    /// - Throws: the `POSIXError` of the call that failed (`ENOSPC` on a full disk, `EACCES` or
-    ///   `EROFS` where the directory cannot be written, ...); the file then holds what it held.
+    /// The bytes are written into the directory the store owns the key in, and only while the path
+    /// still leads there: the directory and the key's lock file are checked before the write,
+    /// before its rename and after it (see the type's documentation, "One owner per key").
+    ///
+    /// - Throws: ``ArchiveKeyOwnedError`` while another live store owns the key;
+    ///   ``ArchiveOwnershipLostError`` once the store no longer finds the key where it owned it
+    ///   (the bytes may then be in a directory that was renamed, never where another owner reads);
+    ///   the `POSIXError` of the call that failed (`ENOSPC` on a full disk, `EACCES` or `EROFS`
+    ///   where the directory cannot be written, ...); the file then holds what it held.
     public func set(_ data: Data, forKey key: String) throws {
         let name = ArchiveFileName(key)
         try claim(name, retrying: false)
-        let url = try destination(of: name)
-        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp")
-        var fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        if fd < 0 && errno == ENOENT {
-            // The directory is made at the first write (see `init(applicationName:)`), or was removed.
-            try createDirectory()
-            fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        }
+        let lockFile = lockFileURL(of: name)
+        let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
+        defer { close(directoryFD) }
+        let destination = try destination(of: name).lastPathComponent
+        let temporary = ".\(UUID().uuidString).tmp"
+        let fd = openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw POSIXError(errno: errno) }
         // Held until the file is closed, or the process dies: a store that opens meanwhile leaves
         // the file alone, and removes it once nobody holds it (see `removeStaleTemporaryFiles()`).
         _ = flock(fd, LOCK_EX)
         var ok = false
         defer {
-            if !ok { unlink(temporary.path) }
+            if !ok { unlinkat(directoryFD, temporary, 0) }
         }
         // Closed (and so unlocked) only once renamed: a store that opens meanwhile leaves it alone.
         defer { close(fd) }
         if name.isDigest { try FileArchiveStore.writeAll(name.keyLine, to: fd) }
         try FileArchiveStore.writeAll(data, to: fd)
         guard fsync(fd) == 0 else { throw POSIXError(errno: errno) }
-        guard rename(temporary.path, url.path) == 0 else { throw POSIXError(errno: errno) }
+        // The write may have taken a while: the path must still lead here before the rename.
+        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+        guard renameat(directoryFD, temporary, directoryFD, destination) == 0 else { throw POSIXError(errno: errno) }
         ok = true
         // The key has its own file now: the one an earlier version named for it goes, so that it
         // never comes back (after a removal) or reaches a key that shared its name.
-        if let legacy = legacyURL(of: key) { unlink(legacy.path) }
+        if let legacy = legacyURL(of: key) { unlinkat(directoryFD, legacy.lastPathComponent, 0) }
         // Make the rename itself durable.
-        let directoryFD = open(directory.path, O_RDONLY)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
-        }
+        fsync(directoryFD)
+        // Acknowledged only if the path leads here still: where the next owner will read it.
+        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
     }
 
     /// Deletes the key's file, if any, and the file an earlier version named for it.
+    ///
+    /// - Throws: as ``set(_:forKey:)``.
     public func removeData(forKey key: String) throws {
         let name = ArchiveFileName(key)
         try claim(name, retrying: false)
+        let lockFile = lockFileURL(of: name)
+        let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
+        defer { close(directoryFD) }
         if let (url, _) = try locate(name) {
-            if unlink(url.path) != 0 && errno != ENOENT { throw POSIXError(errno: errno) }
+            if unlinkat(directoryFD, url.lastPathComponent, 0) != 0 && errno != ENOENT {
+                throw POSIXError(errno: errno)
+            }
         }
-        if let legacy = legacyURL(of: key), unlink(legacy.path) != 0, errno != ENOENT && errno != ENAMETOOLONG {
+        if let legacy = legacyURL(of: key), unlinkat(directoryFD, legacy.lastPathComponent, 0) != 0,
+            errno != ENOENT && errno != ENAMETOOLONG
+        {
             throw POSIXError(errno: errno)
         }
+        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
     }
 
-    /// Claims `key` for this store (see the type's documentation); a key refused before is tried
-    /// again, since a restore reads what the other owner wrote.
+    /// Claims `key` for this store (see the type's documentation); a key refused or lost before is
+    /// tried again, since a restore reads what the path holds now. A key the store owns is checked
+    /// to be owned still (the path leads to its directory and its lock file).
     ///
     /// - Throws: ``ArchiveKeyOwnedError`` while another live store owns the key; the `POSIXError` of
     ///   a lock file that cannot be made.
@@ -253,8 +302,13 @@ public struct FileArchiveStore: ArchiveStore {
         try claim(ArchiveFileName(key), retrying: true)
     }
 
+    /// The lock file of `name`'s key, beside its archive.
+    private func lockFileURL(of name: ArchiveFileName) -> URL {
+        directory.appendingPathComponent(".\(name.name()).lock")
+    }
+
     private func claim(_ name: ArchiveFileName, retrying: Bool) throws {
-        let lockFile = directory.appendingPathComponent(".\(name.name()).lock")
+        let lockFile = lockFileURL(of: name)
         do {
             try ownership.claim(name.key, lockFile: lockFile, retrying: retrying)
         } catch let error as POSIXError where error.code == .ENOENT {
@@ -270,9 +324,10 @@ public struct FileArchiveStore: ArchiveStore {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
             let path = directory.appendingPathComponent(name).path
-            let fd = open(path, O_RDONLY)
+            // Without blocking: a FIFO under such a name would hold the open until someone wrote.
+            let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { continue }
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
+            if ArchiveKeyOwnership.isRegularFile(fd), flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
             close(fd)
         }
     }

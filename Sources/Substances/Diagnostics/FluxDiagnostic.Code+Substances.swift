@@ -25,6 +25,10 @@ extension FluxDiagnostic.Code {
     public static let archiveWriteRecovered = FluxDiagnostic.Code("archive-write-recovered")
     /// A second live substance archives under a key (a name) that another live one already uses.
     public static let archiveKeyInUse = FluxDiagnostic.Code("archive-key-in-use")
+    /// A substance's archive is no longer where it owned it (the directory removed or renamed, the
+    /// lock file deleted or replaced): reported once; it writes nothing more, and `stored()` throws,
+    /// until the archive is restored again.
+    public static let archiveOwnershipLost = FluxDiagnostic.Code("archive-ownership-lost")
     /// A secret key (`State.secretKeys`) names no key the state type can have: reported once per
     /// state type, when its first substance is made.
     public static let unknownSecretKey = FluxDiagnostic.Code("unknown-secret-key")

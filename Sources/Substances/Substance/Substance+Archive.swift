@@ -71,6 +71,28 @@ extension Substance {
         try await archiver().stored(key: archiveKey())
     }
 
+    /// Throws unless this substance owns its archive: call it at launch, once the substance is
+    /// made (its restore claimed the archive), to stop at once when another live process owns it,
+    /// rather than serve requests whose changes are never stored. Does nothing for a substance
+    /// that does not archive.
+    ///
+    /// ```swift
+    /// let notes = Substance<NotesState>(name: "notes", archive: true)
+    /// do {
+    ///     try notes.claimArchive()
+    /// } catch {
+    ///     print("cannot start: \(error)")  // another process archives the notes
+    /// }
+    /// ```
+    ///
+    /// - Throws: the `ArchiveProblem` (see `Archiver.confirmOwnership(of:store:)`): `keyInUse`
+    ///   when another live owner held the archive when this substance restored it, or holds it now;
+    ///   `ownershipLost` once the archive's directory or lock file was removed or replaced.
+    public func claimArchive() throws(ArchiveProblem) {
+        guard !archiveDisabled() else { return }
+        try archiver().confirmOwnership(of: archiveKey())
+    }
+
     /// Deletes the archived state and any write pending for it.
     public func purgeArchive() {
         let key = archiveKey()
@@ -111,6 +133,7 @@ extension Substance {
             case .unreadable: .archiveUnreadable
             case .partiallyRestored: .archivePartiallyRestored
             case .keyInUse: .archiveKeyInUse
+            case .ownershipLost: .archiveOwnershipLost
             case .notApplied: .archiveWriteFailed
             }
         reference.bus.report(code, "\(reference.nameInReports): \(problem)")

@@ -35,6 +35,15 @@ private enum ArchiveDocSamples {
         try await archiver.stored(key: "orders")   // on disk now: acknowledge the order
     }
 
+    // Archiver.confirmOwnership(of:store:)
+    static func confirmOwnership() {
+        do {
+            try Archiver.shared.confirmOwnership(of: "Fx.1.notes")
+        } catch {
+            print("another process owns the notes: \(error)")
+        }
+    }
+
     // ArchiveClock
     static func debounce(into store: any ArchiveStore) {
         let clock = ManualArchiveClock()

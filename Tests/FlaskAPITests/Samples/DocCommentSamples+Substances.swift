@@ -20,6 +20,21 @@ private enum SubstancesDocSamples {
         var items: [String] = []
     }
 
+    struct NotesState: State {
+        var notes: [String] = []
+    }
+
+    // Substance.claimArchive()
+    // swift-format-ignore
+    static func claimArchive() {
+        let notes = Substance<NotesState>(name: "notes", archive: true)
+        do {
+            try notes.claimArchive()
+        } catch {
+            print("cannot start: \(error)")  // another process archives the notes
+        }
+    }
+
     // SubstanceChange
     static func readValues(of reaction: FlaskReaction) {
         reaction.on(AppState.prop.counter) { change in

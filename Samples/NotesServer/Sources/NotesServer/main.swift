@@ -29,6 +29,14 @@ while let argument = arguments.next() {
 // The store, chosen before the substance restores its state.
 Archiver.shared.store = try FileArchiveStore(directory: dataDirectory)
 let notes = makeNotes()
+// Another live server on the same data would own the archive: this one could store nothing it
+// acknowledged, so it stops at once rather than answer 503 to every request.
+do {
+    try notes.claimArchive()
+} catch {
+    FileHandle.standardError.write(Data("NotesServer: cannot start: \(error)\n".utf8))
+    exit(1)
+}
 
 /// What GET /notes answers.
 struct NotesPage: ResponseEncodable {
