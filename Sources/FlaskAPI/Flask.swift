@@ -281,6 +281,8 @@ public enum Flask {
     /// Drops every queued work item of `bus` that has not started.
     public static func purgeFluxQueue(on bus: Flux = .current) { bus.purge() }
 
-    /// Detaches every reactor.
-    public static func purgeFlasks() { reactorManager.removeAll() }
+    /// Detaches every reactor of `bus` (whose substances mix on it): of the shared bus, or of the
+    /// one ``withBus(_:operation:)-(_,()->Result)`` set, so that a test on a bus of its own detaches
+    /// its reactors only. `ReactorManager.shared.removeAll()` detaches every reactor of the process.
+    public static func purgeFlasks(on bus: Flux = .current) { reactorManager.removeAll(on: bus) }
 }

@@ -1,6 +1,7 @@
 import FlaskAPI
 import FlaskTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 private struct TallyState: State {
@@ -97,5 +98,93 @@ struct CurrentBusTests {
             await Flask.apply(TallyMixers.increment, on: explicit)
             #expect(tally.state.count == 1)
         }
+    }
+}
+
+/// Where each piece of the bus's code found `Flask.bus`.
+private final class BusSightings: Sendable {
+    private let seen = Mutex<[String: Flux]>([:])
+
+    func note(_ place: String) {
+        let bus = Flask.bus
+        seen.withLock { $0[place] = bus }
+    }
+
+    subscript(place: String) -> Flux? { seen.withLock { $0[place] } }
+}
+
+@Suite("Flask.bus is the bus that runs the code")
+struct RunningBusTests {
+    /// A tally on `bus` whose mixer body notes where it ran.
+    private func tally(on bus: Flux, _ sightings: BusSightings) -> ReactiveSubstance<TallyState, TallyMixers> {
+        ReactiveSubstance<TallyState, TallyMixers>(name: "tally", bus: bus) { define in
+            define(mix: .increment) { tally, _, react, _ in
+                sightings.note("mixer")
+                tally.prop.count += 1
+                react()
+            }
+        }
+    }
+
+    @Test("a mixer body, a handler, a middleware and a lock's onRelease see their bus, after a plain dispatch")
+    func plainDispatch() async {
+        let bus = Flux(label: "running.plain")
+        let sightings = BusSightings()
+        let tally = tally(on: bus, sightings)
+        let owner = WatchedOwner {}
+        let reactor = Flask.reactor(attachedTo: owner, mixing: tally)
+        reactor.handler = { _, _ in
+            sightings.note("handler")
+            // docs/locks.md: a handler takes a lock with no `on:`; it must pause its own bus.
+            let lock = Flask.lock()
+            lock.onRelease = { _ in sightings.note("onRelease") }
+            DispatchQueue.global().async { lock.release() }
+        }
+        bus.use(Noting(sightings))
+        Flask.substances(reactTo: TallyMixers.increment, on: bus)
+        await bus.flush()
+        for place in ["mixer", "handler", "middleware", "onRelease"] {
+            #expect(sightings[place] === bus, "\(place) saw \(sightings[place]?.label ?? "nothing")")
+        }
+        #expect(Flux.shared.openLocks.isEmpty, "the handler's lock paused the shared bus")
+        withExtendedLifetime(reactor) {}
+    }
+
+    @Test("an awaited dispatch run on the caller's thread inside another withBus: its code sees the bus that runs it", arguments: 0..<10)
+    func awaitedInsideAnotherBus(_ attempt: Int) async {
+        let bus = Flux(label: "running.awaited.\(attempt)")
+        let sightings = BusSightings()
+        let tally = tally(on: bus, sightings)
+        await Flask.withBus(Flux(label: "the caller's")) {
+            _ = await Flask.apply(TallyMixers.increment, on: bus)
+        }
+        #expect(sightings["mixer"] === bus)
+        #expect(tally.state.count == 1)
+    }
+
+    @MainActor
+    @Test("a main-actor reaction sees its bus")
+    func mainActorReaction() async {
+        let bus = Flux(label: "running.main")
+        let sightings = BusSightings()
+        let tally = tally(on: bus, sightings)
+        let screen = Screen()
+        let reactor = Flask.reactor(attachedTo: screen, mixing: tally)
+        reactor.mainActorHandler = { _, _ in sightings.note("main actor") }
+        Flask.substances(reactTo: TallyMixers.increment, on: bus)
+        await bus.flushToMainActor()
+        #expect(sightings["main actor"] === bus)
+        withExtendedLifetime(reactor) {}
+    }
+}
+
+@MainActor private final class Screen {}
+
+private final class Noting: FluxMiddleware {
+    let sightings: BusSightings
+    init(_ sightings: BusSightings) { self.sightings = sightings }
+    func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision {
+        sightings.note("middleware")
+        return .pass
     }
 }

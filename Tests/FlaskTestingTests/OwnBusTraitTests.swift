@@ -1,6 +1,7 @@
 import FlaskLocking
 import FlaskTesting
 import FluxBus
+import Reactors
 import Substances
 import Testing
 
@@ -72,3 +73,64 @@ struct OwnBusTraitTests {
         }
     }
 }
+
+/// What the tests below saw inside the code their bus ran.
+private final class Seen: Sendable {
+    let tests = LockedValue<[String?]>([])
+    let buses = LockedValue<[Flux]>([])
+
+    func note() {
+        let name = Test.current?.name
+        let bus = Flux.current
+        tests.withLock { $0.append(name) }
+        buses.withLock { $0.append(bus) }
+    }
+}
+
+@Suite("A bus per test: what its bus runs belongs to the test", .ownBus)
+struct OwnBusWorkTests {
+    @Test("a handler and a mixer body run on the test's bus see the test (Issue.record is attributed) and its bus")
+    func handlerSeesTheTest() async {
+        let seen = Seen()
+        let counter = ReactiveSubstance<CounterState, CounterMixers>(name: "counter") { define in
+            define(mix: .increment) { counter, _, react, _ in
+                seen.note()
+                counter.prop.counter += 1
+                react()
+            }
+        }
+        let owner = Owner()
+        counter.bind(ClosureObserver { seen.note() })
+        // A plain dispatch runs on the bus's thread, not the test's: the case that was lost.
+        for _ in 0..<3 { Flux.current.dispatch(CounterMixers.increment) }
+        await Flux.current.flush()
+        let name = Test.current?.name
+        #expect(seen.tests.withLock { $0 }.count == 6)
+        #expect(seen.tests.withLock { $0 }.allSatisfy { $0 == name }, "the bus's work saw the test")
+        #expect(seen.buses.withLock { $0 }.allSatisfy { $0 === Flux.current }, "the bus's work saw its bus")
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test("reactors attached in one test are not detached by purgeFlasks in another: purgeFlasks acts on the current bus")
+    func purgeIsPerBus() async {
+        let other = Flux(label: "another test's bus")
+        let mine = Substance<CounterState>()
+        let theirs = Substance<CounterState>(bus: other)
+        let owner = Owner()
+        let myReactor = ReactorManager.shared.reactor(attachedTo: owner, mixing: [mine])
+        let theirReactor = ReactorManager.shared.reactor(attachedTo: owner, mixing: [theirs])
+        ReactorManager.shared.removeAll(on: Flux.current)
+        #expect(myReactor.isDetached)
+        #expect(!theirReactor.isDetached, "another bus's reactor was detached")
+        theirReactor.detach()
+    }
+}
+
+/// An observer that calls `body` at each commit (on the bus).
+private final class ClosureObserver: SubstanceObserver {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) { body() }
+}
+
+private final class Owner: Sendable {}

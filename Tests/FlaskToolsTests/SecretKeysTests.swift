@@ -105,3 +105,188 @@ struct SecretKeysTests {
         #expect(replay.skipped.first?.reason.contains("secret") == true)
     }
 }
+
+/// A state whose coding keys differ from its property names, at the top and below.
+private struct RenamedState: State {
+    struct Coded: Codable, Equatable, Sendable {
+        var pin = 0
+        var label = ""
+        enum CodingKeys: String, CodingKey {
+            case pin = "p"
+            case label
+        }
+    }
+    var password = ""
+    var coded = Coded()
+    var note = ""
+    enum CodingKeys: String, CodingKey {
+        case password = "pw"
+        case coded, note
+    }
+}
+
+/// The same secrets named by property.
+private struct NamedByProperty: State {
+    var state = RenamedState()
+    static var secretKeys: Set<String> { ["state.password", "state.coded.pin"] }
+}
+
+/// The same secrets named by coding key.
+private struct NamedByCodingKey: State {
+    var state = RenamedState()
+    static var secretKeys: Set<String> { ["state.pw", "state.coded.p"] }
+}
+
+/// The renamed state at the top: the reduction goes through its coding keys.
+private struct TopRenamed: State {
+    var password = ""
+    var coded = RenamedState.Coded()
+    var note = ""
+    enum CodingKeys: String, CodingKey {
+        case password = "pw"
+        case coded, note
+    }
+    static var secretKeys: Set<String> { ["password", "coded.pin"] }
+}
+
+/// A secret inside an enumeration's associated values.
+private struct SessionState: State {
+    enum Auth: Codable, Equatable, Sendable {
+        case anonymous
+        case signedIn(token: String)
+    }
+    struct Holder: Codable, Equatable, Sendable {
+        var auth = Auth.anonymous
+    }
+    var holder = Holder()
+    var note = ""
+    static var secretKeys: Set<String> { ["holder.token"] }
+}
+
+private enum LoginMixers: SubstanceMixer {
+    case login(password: String)
+    case nested
+    static var secretPayloadKeys: Set<String> { ["deep.password", "password"] }
+}
+
+@Suite("Secret keys by either name: property or coding key")
+struct SecretKeysByEitherNameTests {
+    /// Every text the tools write of `substance`'s commits after `mix`, and the change probe's
+    /// mismatch.
+    private func texts<S: State>(
+        of substance: Substance<S>, on bus: Flux, journal: MixJournal, printed: Recorder<String>,
+        _ mix: @escaping @Sendable (Substance<S>) -> Void
+    ) async -> [(String, String)] {
+        let probe = ChangeProbe(substance)
+        bus.perform(mix: "test") {
+            substance.beginTransaction()
+            mix(substance)
+            if let changes = substance.commitTransaction() { substance.deliver(changes, lock: nil) }
+        }
+        await bus.flush()
+        var mismatch = ""
+        do {
+            try await probe.expectNoChanges()
+        } catch {
+            mismatch = "\(error)"
+        }
+        return [
+            ("JSON lines", journal.jsonLines()), ("page", journal.timelineHTML()),
+            ("diff", printed.all.joined(separator: "\n")), ("probe", mismatch),
+        ]
+    }
+
+    private func rig() -> (Flux, MixJournal, Recorder<String>, Recorder<FluxDiagnostic>) {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        let journal = MixJournal()
+        bus.use(journal)
+        let printed = Recorder<String>()
+        bus.use(MixDiffPrinter(showsPayloadValues: true) { printed.append($0) })
+        return (bus, journal, printed, reports)
+    }
+
+    @Test("named by property or by coding key, nested or not, the secret is redacted everywhere, and not reported unknown")
+    func eitherName() async {
+        for named in ["property", "coding key", "top level"] {
+            let (bus, journal, printed, reports) = rig()
+            let written: [(String, String)]
+            switch named {
+            case "property":
+                written = await texts(of: Substance<NamedByProperty>(bus: bus), on: bus, journal: journal, printed: printed) {
+                    $0.prop.state.password = "hunter2"
+                    $0.prop.state.coded.pin = 4242
+                    $0.prop.state.note = "visible"
+                }
+            case "coding key":
+                written = await texts(of: Substance<NamedByCodingKey>(bus: bus), on: bus, journal: journal, printed: printed) {
+                    $0.prop.state.password = "hunter2"
+                    $0.prop.state.coded.pin = 4242
+                    $0.prop.state.note = "visible"
+                }
+            default:
+                written = await texts(of: Substance<TopRenamed>(bus: bus), on: bus, journal: journal, printed: printed) {
+                    $0.prop.password = "hunter2"
+                    $0.prop.coded.pin = 4242
+                    $0.prop.note = "visible"
+                }
+            }
+            for (name, text) in written {
+                #expect(text.contains("visible"), "\(named): \(name) shows nothing")
+                #expect(!text.contains("hunter2") && !text.contains("4242"), "\(named): \(name) shows a secret:\n\(text)")
+            }
+            #expect(reports.all.filter { $0.code == .unknownSecretKey }.isEmpty, "\(named): \(reports.all)")
+        }
+    }
+
+    @Test("a secret inside an enumeration's associated values is redacted, and not reported unknown")
+    func throughAnEnumeration() async {
+        let (bus, journal, printed, reports) = rig()
+        let written = await texts(of: Substance<SessionState>(bus: bus), on: bus, journal: journal, printed: printed) {
+            $0.prop.holder.auth = .signedIn(token: "tok-hunter2")
+            $0.prop.note = "visible"
+        }
+        for (name, text) in written {
+            #expect(!text.contains("hunter2"), "\(name) shows the token:\n\(text)")
+        }
+        #expect(reports.all.filter { $0.code == .unknownSecretKey }.isEmpty, "\(reports.all)")
+    }
+
+    @Test("a key that names nothing under either spelling is still reported")
+    func unknownStillReported() {
+        struct Misnamed: State {
+            var state = RenamedState()
+            static var secretKeys: Set<String> { ["state.passwd", "state.coded.pn"] }
+        }
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        _ = Substance<Misnamed>(bus: bus)
+        #expect(reports.all.filter { $0.code == .unknownSecretKey }.count == 2)
+    }
+
+    @Test("secret payload keys at any depth: the logger, the diff printer and the journal's mixer field redact them")
+    func payloadsAtAnyDepth() async {
+        let bus = Flux()
+        let lines = Recorder<String>()
+        bus.use(FluxLogger(showsPayloadValues: true) { lines.append($0) })
+        let printed = Recorder<String>()
+        bus.use(MixDiffPrinter(showsPayloadValues: true) { printed.append($0) })
+        let journal = MixJournal()
+        bus.use(journal)
+        // Nobody observes the mixers: middleware see every mix all the same.
+        bus.dispatch(
+            LoginMixers.nested.busName,
+            payload: ["deep": ["password": "hunter2", "user": "ada"] as [String: any Sendable], "password": "hunter2"])
+        bus.dispatch(LoginMixers.login(password: "hunter2").busName)
+        await bus.flush()
+        for (name, text) in [
+            ("logger", lines.all.joined(separator: "\n")), ("diff", printed.all.joined(separator: "\n")),
+            ("journal", journal.jsonLines()),
+        ] {
+            #expect(!text.contains("hunter2"), "\(name) shows a secret:\n\(text)")
+        }
+        #expect(lines.all.joined().contains("ada"), "what is not secret still shows")
+    }
+}

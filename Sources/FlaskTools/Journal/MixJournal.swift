@@ -177,8 +177,15 @@ public final class MixJournal: FluxMiddleware {
             domain = recorded.mixer.domain.map { "\($0)" }
             // Without values, the name loses them too (a case's associated values, a structure's
             // fields): only the case or type is kept.
-            if recorded.redacted == nil {
+            // A case's associated values are a payload too: a domain that names secret payload keys
+            // has them all redacted (they cannot be told apart by label in the case's description).
+            let valuesAreSecret =
+                recorded.mixer.name.contains("(")
+                && ((recorded.mixer.domain as? any FluxPayloadSecrets.Type)?.secretPayloadKeys.isEmpty == false)
+            if recorded.redacted == nil && !valuesAreSecret {
                 mixer = recorded.mixer.name
+            } else if valuesAreSecret, let domain {
+                mixer = FluxMixerName.caseName(of: recorded.mixer.name, domain: domain) + "(<redacted>)"
             } else if let domain, !recorded.mixer.name.isEmpty {
                 // A structure's description is its type's name and fields: its type's name is kept,
                 // so that it is not taken for a typed action (whose mixer is empty).

@@ -3,7 +3,9 @@ import Synchronization
 extension Flux {
     /// The bus that facade calls and new substances use when they are given none: the one
     /// ``withCurrent(_:operation:)-(_,()->Result)`` set around the running code (a test, an
-    /// independent part of an app), else ``shared``.
+    /// independent part of an app); inside the code a bus runs (a mixer body, a handler, a
+    /// middleware, a task, a lock's `onRelease`, and the main-actor and actor reactions of
+    /// `Reactors`), that bus, on whatever thread it runs; else ``shared``.
     ///
     /// ```swift
     /// Flux.withCurrent(Flux(label: "a test's bus")) {
@@ -15,12 +17,28 @@ extension Flux {
     /// It follows the code: the synchronous code called inside, child tasks (`async let`, task
     /// groups) and unstructured `Task { }`s made inside see it too, as a `@TaskLocal` value; a
     /// detached task and a queue's block do not. Until a bus is first set anywhere, reading it costs
-    /// one load.
+    /// one load (until then every bus is the shared one).
     public static var current: Flux {
         @inline(__always) get {
-            guard currentWasEverSet.load(ordering: .relaxed) else { return .shared }
+            guard currentMayDiffer.load(ordering: .relaxed) else { return .shared }
             return taskCurrent ?? .shared
         }
+    }
+
+    /// Runs `body` as code of `bus`: with `bus` as ``current`` inside it, unless every bus is the
+    /// shared one (then that is what `current` returns anyway, and nothing is set). What the bus
+    /// runs goes through here: its drains, a claimed run, a lock's callback; and what the modules
+    /// above run for it elsewhere (a reaction on the main actor or on an actor).
+    @inline(__always)
+    package static func runningAsCurrent<Result>(_ bus: Flux, _ body: () throws -> Result) rethrows -> Result {
+        guard currentMayDiffer.load(ordering: .relaxed) else { return try body() }
+        return try $taskCurrent.withValue(bus, operation: body)
+    }
+
+    /// Notes that a bus other than the shared one exists: from then on ``current`` reads the
+    /// task-local value.
+    static func noteAnotherBus() {
+        if !currentMayDiffer.load(ordering: .relaxed) { currentMayDiffer.store(true, ordering: .relaxed) }
     }
 
     /// Runs `operation` with `bus` as the ``current`` bus.
@@ -30,7 +48,7 @@ extension Flux {
     ///   - operation: the code that uses it.
     /// - Returns: what `operation` returns.
     public static func withCurrent<Result>(_ bus: Flux, operation: () throws -> Result) rethrows -> Result {
-        currentWasEverSet.store(true, ordering: .relaxed)
+        noteAnotherBus()
         return try $taskCurrent.withValue(bus, operation: operation)
     }
 
@@ -44,13 +62,14 @@ extension Flux {
     public static func withCurrent<Result>(
         _ bus: Flux, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> Result
     ) async rethrows -> Result {
-        currentWasEverSet.store(true, ordering: .relaxed)
+        noteAnotherBus()
         return try await $taskCurrent.withValue(bus, operation: operation, isolation: isolation)
     }
 
     /// The bus set by ``withCurrent(_:operation:)-(_,()->Result)``, where one is.
     @TaskLocal private static var taskCurrent: Flux?
 
-    /// Whether any code ever set a current bus: until then, ``current`` reads no task-local value.
-    private static let currentWasEverSet = Atomic<Bool>(false)
+    /// Whether a bus other than the shared one was ever made (or set current): until then,
+    /// ``current`` reads no task-local value.
+    private static let currentMayDiffer = Atomic<Bool>(false)
 }

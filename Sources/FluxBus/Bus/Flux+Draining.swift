@@ -39,10 +39,20 @@ extension Flux {
     }
 
     func scheduleDrain() {
-        executor.async { self.drain() }
+        if let drainSchedule {
+            drainSchedule { self.drain() }
+        } else {
+            executor.async { self.drain() }
+        }
     }
 
+    /// Runs the bus's work, as its code: ``Flux/current`` is this bus inside (see
+    /// ``Flux/runningAsCurrent(_:_:)``), set once per drain, not per item.
     func drain() {
+        Flux.runningAsCurrent(self) { drainBatches() }
+    }
+
+    private func drainBatches() {
         drainer.enter()
         FluxProducerThread.setDraining(true)
         // The drainer is left in `takeBatch`, under the queue's lock, when it finds nothing to
@@ -105,7 +115,7 @@ extension Flux {
         drainer.enter()
         FluxProducerThread.setDraining(true)
         confined.state.value.itemSerial &+= 1
-        work()
+        Flux.runningAsCurrent(self, work)
         itemsRun.store(itemsRun.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
         ownerHolds.releaseAll()
         FluxProducerThread.setDraining(false)

@@ -27,12 +27,15 @@ import Synchronization
 /// ```
 public final class Flux: Sendable {
     /// The shared bus that substances and reactors use unless given another.
-    public static let shared = Flux(label: "flask.flux.shared")
+    public static let shared = Flux(label: "flask.flux.shared", drainSchedule: nil, isShared: true)
 
     /// The label of the bus's executor queue.
     public let label: String
 
     let executor: DispatchQueue
+    /// Where drains run, when the bus was made to drain elsewhere than on `executor` (see
+    /// ``init(label:drainingOn:)``).
+    let drainSchedule: (@Sendable (_ drain: @escaping @Sendable () -> Void) -> Void)?
     let queue = LockedValue(FluxQueue())
     /// Bumped whenever something must interrupt a running batch, read once per item while
     /// draining: by one for a lock taken or exclusive work enqueued, which stop a main-lane batch
@@ -69,9 +72,34 @@ public final class Flux: Sendable {
     /// Creates an independent bus, for isolation and tests. Without a `label`, it is named
     /// `flask.flux.1`, `flask.flux.2`, … in the order buses are made, so that diagnostics and
     /// lock reports say which bus they are about.
-    public init(label: String? = nil) {
+    public convenience init(label: String? = nil) {
+        self.init(label: label, drainSchedule: nil, isShared: false)
+    }
+
+    /// Creates an independent bus whose drains run where `schedule` runs them, rather than on a
+    /// serial `DispatchQueue` of its own: inside a task, say, so that its work sees the task's
+    /// task-local values (FlaskTesting's `.ownBus` runs a test's bus in a task of the test, so that
+    /// an `Issue.record` in a handler is the test's).
+    ///
+    /// - Parameters:
+    ///   - label: as for ``init(label:)``.
+    ///   - schedule: called with a drain each time the bus has work and is idle: it must run the
+    ///     drain once, soon, and not on the calling thread (which may hold the bus's producer, or be
+    ///     the bus's own thread). Drains never overlap: the next is scheduled after the last returns.
+    public convenience init(
+        label: String? = nil, drainingOn schedule: @escaping @Sendable (_ drain: @escaping @Sendable () -> Void) -> Void
+    ) {
+        self.init(label: label, drainSchedule: schedule, isShared: false)
+    }
+
+    private init(
+        label: String?, drainSchedule: (@Sendable (_ drain: @escaping @Sendable () -> Void) -> Void)?, isShared: Bool
+    ) {
+        // Once a bus other than the shared one exists, the code a bus runs sees it as current.
+        if !isShared { Flux.noteAnotherBus() }
         let label = label ?? "flask.flux.\(Flux.unlabeledCount.add(1, ordering: .relaxed).newValue)"
         self.label = label
+        self.drainSchedule = drainSchedule
         self.executor = DispatchQueue(label: label, qos: .userInitiated)
         self.diagnosticsHandler = LockedValue(DiagnosticsHandler(call: Flux.defaultDiagnostics))
         let drainer = FluxDrainer(label: label)

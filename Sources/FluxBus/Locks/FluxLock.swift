@@ -158,8 +158,9 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
         state.mixPending = mixer != nil
     }
 
-    /// Called once when the lock is released, on the releasing thread, with the reason.
-    /// Set after the lock was already released, it is called at once.
+    /// Called once when the lock is released, on the releasing thread, with the reason; inside it,
+    /// `Flux.current` is the lock's bus. Set after the lock was already released, it is called at
+    /// once.
     public var onRelease: (@Sendable (Release) -> Void)? {
         get { stateLock.withLock { state.onRelease } }
         set {
@@ -168,7 +169,7 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
                 state.onRelease = newValue
                 return nil
             }
-            if let alreadyReleased { newValue?(alreadyReleased) }
+            if let alreadyReleased, let newValue { Flux.runningAsCurrent(bus) { newValue(alreadyReleased) } }
         }
     }
 
@@ -217,7 +218,8 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
     /// Tells the bus and the `onRelease` callback that the lock was released (outside the lock).
     private func announce(_ reason: Release, _ callback: ReleaseCallback?) {
         bus.lockReleased(self)
-        callback?(reason)
+        // Run as the lock's bus's code: `Flux.current` there is the lock's bus, on any thread.
+        if let callback { Flux.runningAsCurrent(bus) { callback(reason) } }
     }
 
     /// Records that `claimant`, a receiver of the lock's exclusive mix, is now responsible for

@@ -100,6 +100,7 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
 
     deinit {
         settings.withLock { $0.actorDelivery?.finish() }
+        UnknownKeyReports.forget(ObjectIdentifier(self))
     }
 
     /// The substances it reacts to that are still alive. The reactor does not keep them alive:
@@ -294,7 +295,8 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
     func receive(_ sent: SentReaction, _ handle: (Owner, FlaskReaction) -> Void) {
         defer { sent.reaction.withdrawTentativeLockClaim() }
         guard !isDetached, let owner else { return detach() }
-        handle(owner, sent.reaction)
+        // Off the bus, the handler is still the bus's code: `Flux.current` is the reactor's bus.
+        Flux.runningAsCurrent(bus) { handle(owner, sent.reaction) }
     }
 }
 

@@ -21,16 +21,20 @@ public final class ReactorManager: Sendable {
         var reactors: [ObjectIdentifier: any AnyReactor] = [:]
         var byOwner: [ObjectIdentifier: [ObjectIdentifier]] = [:]
         var ownerOfReactor: [ObjectIdentifier: ObjectIdentifier] = [:]
+        /// The bus of each reactor (its substances'), for what is done to one bus's reactors.
+        var busOfReactor: [ObjectIdentifier: ObjectIdentifier] = [:]
 
-        mutating func insert(_ reactor: any AnyReactor, owner: AnyObject) {
+        mutating func insert(_ reactor: any AnyReactor, owner: AnyObject, bus: Flux) {
             let id = ObjectIdentifier(reactor)
             let ownerID = ObjectIdentifier(owner)
             reactors[id] = reactor
             byOwner[ownerID, default: []].append(id)
             ownerOfReactor[id] = ownerID
+            busOfReactor[id] = ObjectIdentifier(bus)
         }
 
         mutating func remove(_ id: ObjectIdentifier) {
+            busOfReactor[id] = nil
             guard reactors.removeValue(forKey: id) != nil, let ownerID = ownerOfReactor.removeValue(forKey: id) else {
                 return
             }
@@ -67,7 +71,7 @@ public final class ReactorManager: Sendable {
         attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery
     ) -> Reactor<Owner> {
         let reactor = Reactor(owner: owner, substances: substances, delivery: delivery, manager: self)
-        registry.withLock { $0.insert(reactor, owner: owner) }
+        registry.withLock { $0.insert(reactor, owner: owner, bus: reactor.bus) }
         return reactor
     }
 
@@ -103,6 +107,16 @@ public final class ReactorManager: Sendable {
     /// Detaches every reactor (tests, resets).
     public func removeAll() {
         for reactor in registry.withLock({ Array($0.reactors.values) }) { reactor.detach() }
+    }
+
+    /// Detaches every reactor whose substances mix on `bus`, and no other: what a test on a bus of
+    /// its own resets without touching the tests that run beside it.
+    public func removeAll(on bus: Flux) {
+        let id = ObjectIdentifier(bus)
+        let reactors = registry.withLock { registry in
+            registry.busOfReactor.compactMap { $0.value == id ? registry.reactors[$0.key] : nil }
+        }
+        for reactor in reactors { reactor.detach() }
     }
 
     /// The number of attached reactors, alive or awaiting disposal.

@@ -97,7 +97,7 @@ final class ReductionPlan: Sendable {
     init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
         stateType = type
         changesClass = StateChanges<S>.self
-        secrets = SecretKeys(S.secretKeys)
+        secrets = SecretKeys(S.secretKeys, of: S.self)
         let tree = FlatEncoder.flatten(S())
         var builder = Builder()
         if !forceCodablePath, let fields = FieldLayout.storedFields(of: S.self),

@@ -13,9 +13,29 @@ import FluxBus
 package struct SecretKeys: Sendable {
     /// Each secret key's components.
     let keys: [[String]]
+    /// The other spelling of a name, in the types the keys apply to: a property's coding key, a
+    /// coding key's property (`password` and `pw` for `case password = "pw"`). A secret key's
+    /// component matches a place's under either (see ``CodingKeyAliases``).
+    let aliases: [String: Set<String>]
 
-    init(_ keys: Set<String>) {
+    init(_ keys: Set<String>, aliases: Set<CodingKeyAliases.Alias> = []) {
         self.keys = keys.sorted().map { DottedKey.components(of: $0) }.filter { !$0.isEmpty }
+        var spellings: [String: Set<String>] = [:]
+        for alias in aliases {
+            spellings[alias.property, default: []].insert(alias.key)
+            spellings[alias.key, default: []].insert(alias.property)
+        }
+        self.aliases = spellings
+    }
+
+    /// The secret keys of `type` (a state, an action), matched under property names and coding keys.
+    init(_ keys: Set<String>, of type: any Any.Type) {
+        self.init(keys, aliases: keys.isEmpty ? [] : CodingKeyAliases.of(type).aliases)
+    }
+
+    /// Whether a secret key's component `secret` names the place component `component`.
+    func names(_ component: String, by secret: String) -> Bool {
+        secret == component || aliases[secret]?.contains(component) == true
     }
 
     package static let none = SecretKeys([])
@@ -46,7 +66,7 @@ package struct SecretKeys: Sendable {
             guard let matched = progress.matched[index] else { continue }
             let key = keys[index]
             if matched == key.count { continue }  // secret already: stays so
-            if key[matched] == component {
+            if names(component, by: key[matched]) {
                 next[index] = matched + 1
             } else if matched == 0 {
                 next[index] = nil  // anchored: the first component is the state's own property
@@ -76,21 +96,29 @@ package enum SecretKeysCache {
     package static func secrets(of type: any Any.Type, _ keys: @autoclosure () -> Set<String>) -> SecretKeys {
         let id = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[id] }) { return known }
-        let made = SecretKeys(keys())
+        let made = SecretKeys(keys(), of: type)
         cache.withLock { $0[id] = made }
         return made
     }
 }
 
-extension SecretKeys {
-    /// The state types whose secret keys were checked (see ``check(_:on:)``).
-    private static let checked = LockedValue(Set<ObjectIdentifier>())
+/// The state types whose secret keys a bus has checked (see `SecretKeys.check(_:on:)`): one per
+/// bus, so that each bus (each test's, with `.ownBus`) is told.
+final class SecretKeyChecks: Sendable {
+    let checked = LockedValue(Set<ObjectIdentifier>())
+}
 
-    /// Reports, once per state type, each secret key of `S` that names no key the type can have.
+extension SecretKeys {
+    /// Reports, once per state type and bus, each secret key of `S` that names no key the type can
+    /// have.
     static func check<S: State>(_ type: S.Type, on bus: Flux) {
-        guard !S.secretKeys.isEmpty, checked.withLock({ $0.insert(ObjectIdentifier(type)).inserted }) else { return }
+        guard !S.secretKeys.isEmpty else { return }
+        let checks = bus.clientObject(SecretKeyChecks.self) { SecretKeyChecks() }
+        guard checks.checked.withLock({ $0.insert(ObjectIdentifier(type)).inserted }) else { return }
+        // The same secrets the tools redact with: the check agrees with them, spelling for spelling.
+        let secrets = ReductionPlan.cached(for: S.self).secrets
         for key in S.secretKeys.sorted()
-        where !canHave(S.self, DottedKey.components(of: key)[...], anchored: true, depth: 0) {
+        where !secrets.canHave(S.self, DottedKey.components(of: key)[...], anchored: true, depth: 0) {
             bus.report(
                 .unknownSecretKey,
                 "\(S.self).secretKeys: \"\(key)\" names no key \(S.self) can have; nothing is redacted for it")
@@ -99,7 +127,7 @@ extension SecretKeys {
 
     /// Whether a value of `type` can hold the path `components` (see the matching rules above):
     /// through optionals, array elements and dictionary values; the first component anchored.
-    private static func canHave(_ type: any Any.Type, _ components: ArraySlice<String>, anchored: Bool, depth: Int)
+    private func canHave(_ type: any Any.Type, _ components: ArraySlice<String>, anchored: Bool, depth: Int)
         -> Bool
     {
         guard let first = components.first else { return true }
@@ -110,8 +138,11 @@ extension SecretKeys {
             return canHave(array.elementType, components, anchored: anchored, depth: depth + 1)
         }
         guard let fields = FieldLayout.storedFields(of: type) else { return true }  // cannot tell
+        // A type whose coding keys could not all be learned: a name may be one of its keys
+        // without being one of its properties.
+        if CodingKeyAliases.of(type).incomplete { return true }
         let named = fields.filter(\.isProperty)
-        if let field = named.first(where: { $0.name == first }),
+        if let field = named.first(where: { names($0.name, by: first) }),
             canHave(field.type, components.dropFirst(), anchored: false, depth: depth + 1)
         {
             return true

@@ -20,9 +20,11 @@ public protocol State: Codable, Sendable {
     /// `MixJournal`'s entries and pages, the diff printer, a `ChangeProbe`'s report, a replay's.
     /// Their changes are recorded as redacted. A key covers the keys below it, and names a field
     /// wherever it lies below its first component, through optionals, array elements and dictionary
-    /// values: `"history.password"` covers the `password` of every element of `history`. A key no
-    /// value of the state can have is reported once (`unknown-key`). None by default; `_`-prefixed
-    /// properties are never recorded either way.
+    /// values: `"history.password"` covers the `password` of every element of `history`. A
+    /// component may be spelled as the property's name or as its coding key (`password` or `pw`
+    /// for `case password = "pw"`): both match both. A key no value of the state can have under
+    /// either spelling is reported once per bus (`unknown-secret-key`). None by default;
+    /// `_`-prefixed properties are never recorded either way.
     ///
     /// ```swift
     /// struct Account: State {
