@@ -319,6 +319,42 @@ struct QuickStartTests {
         #expect(settings.state.settings["font.size"] as? Int == 12)
     }
 
+    @Test("getting-started's chain moves a card between two columns in one commit; a card not there moves nothing")
+    func moveCard() async {
+        let bus = Flux(label: "move a card")
+        let todo = Substance<ColumnState>(bus: bus)
+        let done = Substance<ColumnState>(bus: bus)
+        await ChainReaction().mix(todo) { $0.prop.cards = [Card(id: 1, title: "write"), Card(id: 2, title: "test")] }
+            .reactAndWait()
+        let todoProbe = ChangeProbe(todo)
+        let doneProbe = ChangeProbe(done)
+        move(cardID: 1, from: todo, to: done)
+        move(cardID: 1, from: todo, to: done)  // gone from todo: aborted
+        await bus.flush()
+        #expect(todo.state.cards == [Card(id: 2, title: "test")])
+        #expect(done.state.cards == [Card(id: 1, title: "write")])
+        let write = Card(id: 1, title: "write")
+        let test = Card(id: 2, title: "test")
+        let todoMismatch = await todoProbe.mismatch(with: [.change("cards", from: [write, test], to: [test])])
+        #expect(todoMismatch == nil, "one commit of todo")
+        let doneMismatch = await doneProbe.mismatch(with: [.change("cards", from: [], to: [write])])
+        #expect(doneMismatch == nil, "one commit of done")
+    }
+
+    @Test("a reactive substance of typed actions only takes NoMixers")
+    func noMixers() async {
+        await Flask.withBus(Flux(label: "no mixers")) {
+            let session = ReactiveSubstance<SessionState, NoMixers>(name: "typed only") { define in
+                define(Login.self) { session, login, react, _ in
+                    session.prop.user = login.user
+                    react()
+                }
+            }
+            await Flask.apply(Login(user: "ada"))
+            #expect(session.state.user == "ada")
+        }
+    }
+
     @Test("getting-started's reactor over two substances tells which one committed")
     func twoSubstances() async {
         // `session` is the sample's global, on the shared bus: the counter mixes there too, and

@@ -34,3 +34,20 @@ extension SubstanceMixer where Self: RawRepresentable, RawValue == String {
     /// The case's raw value.
     public var mixerName: String { rawValue }
 }
+
+/// The mixers of a ``ReactiveSubstance`` that reacts to typed actions only: an enumeration without
+/// cases, so that no dummy case need be invented.
+///
+/// ```swift
+/// struct Rename: FlaskAction {
+///     let title: String
+/// }
+///
+/// let document = ReactiveSubstance<DocumentState, NoMixers>(name: "document") { define in
+///     define(Rename.self) { document, rename, react, _ in
+///         document.prop.title = rename.title
+///         react()
+///     }
+/// }
+/// ```
+public enum NoMixers: SubstanceMixer {}

@@ -35,6 +35,25 @@ private enum SubstancesDocSamples {
         }
     }
 
+    struct DocumentState: State {
+        var title = ""
+    }
+
+    // NoMixers
+    static func noMixers() {
+        struct Rename: FlaskAction {
+            let title: String
+        }
+
+        let document = ReactiveSubstance<DocumentState, NoMixers>(name: "document") { define in
+            define(Rename.self) { document, rename, react, _ in
+                document.prop.title = rename.title
+                react()
+            }
+        }
+        _ = document
+    }
+
     // SubstanceChange
     static func readValues(of reaction: FlaskReaction) {
         reaction.on(AppState.prop.counter) { change in

@@ -85,3 +85,27 @@ func useLightTheme(_ substance: Substance<SettingsState>) {
     print("font size", fontSize ?? 0)
     ChainReaction().mix(substance) { $0.prop.settings = $0.prop.settings.updating("theme", to: "light") }.react()
 }
+
+struct Card: Codable, Sendable, Equatable {
+    var id: Int
+    var title: String
+}
+
+struct ColumnState: State {
+    var cards: [Card] = []
+}
+
+func move(cardID: Int, from source: Substance<ColumnState>, to target: Substance<ColumnState>) {
+    ChainReaction()
+        .mix(source) { source, abort in
+            // Not in this column (any more): nothing of the chain commits.
+            guard source.prop.cards.contains(where: { $0.id == cardID }) else { return abort() }
+        }
+        .mix(target) { target in
+            // The source's working copy, read in the same transaction.
+            guard let card = source.prop.cards.first(where: { $0.id == cardID }) else { return }
+            target.prop.cards.append(card)
+        }
+        .mix(source) { $0.prop.cards.removeAll { $0.id == cardID } }
+        .react()
+}
