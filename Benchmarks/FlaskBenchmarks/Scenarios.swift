@@ -300,8 +300,9 @@ func collectionFloor(size: Int, count: Int) -> Double {
     return Double(count) / (Double(elapsed) / 1e9)
 }
 
-/// The sizes of S8 in the full table.
+/// The sizes of S8 in the full table (`--full`), and in the quick one.
 let collectionSizes = [10, 1_000, 100_000]
+let quickCollectionSizes = [10, 1_000, 10_000]
 
 /// S8d (not in SCENARIOS.md): a `[String: Int]` of `size` entries, one changed per dispatch,
 /// round-robin; the reactor observes another key, so the dictionary is reduced for nobody's sake
@@ -357,8 +358,9 @@ func dictionaryFloor(size: Int, count: Int) -> Double {
     return Double(count) / (Double(elapsed) / 1e9)
 }
 
-/// The sizes of S8d in the full table.
+/// The sizes of S8d in the full table (`--full`), and in the quick one.
 let dictionarySizes = [10_000, 100_000, 1_000_000]
+let quickDictionarySizes = [1_000, 10_000, 100_000]
 
 /// Every scenario the executable knows, in the order of its table.
 /// Scale: many reactors on one state, many substances.
@@ -392,10 +394,13 @@ let scaleScenarios: [Scenario] = [
     },
 ]
 
-let allScenarios =
+let allScenarios = tableScenarios(collections: collectionSizes, dictionaries: dictionarySizes)
+
+/// The scenarios of a table, with S8 and S8d at the sizes given.
+func tableScenarios(collections: [Int], dictionaries: [Int]) -> [Scenario] {
     scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios + scaleScenarios
-    + collectionSizes.map(collectionScenario(size:))
-    + dictionarySizes.map(dictionaryScenario(size:))
+        + collections.map(collectionScenario(size:)) + dictionaries.map(dictionaryScenario(size:))
+}
 
 /// Watches the counter of an observable view as SwiftUI would: `withObservationTracking`, re-armed
 /// after each change; the reaction counter shows the last value seen.

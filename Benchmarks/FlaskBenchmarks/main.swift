@@ -1,6 +1,7 @@
 // FlaskBenchmarks: dispatch throughput of Flask Reactor, end to end, as SCENARIOS.md specifies.
 //
-//   swift run -c release FlaskBenchmarks                        every scenario, default counts, a table
+//   swift run -c release FlaskBenchmarks                        every scenario, a quick table (a few minutes)
+//   swift run -c release FlaskBenchmarks --full                 the long table: 4x the counts, sizes to 10^6
 //   swift run -c release FlaskBenchmarks --scenario S2 --count 1000000
 //   swift run -c release FlaskBenchmarks --json                 one JSON object per line
 //   swift run -c release FlaskBenchmarks --smoke                small counts, checks only (CI)
@@ -18,6 +19,8 @@ struct Options {
     var memoryScaling = false
     var probe: String?
     var reps = 3
+    /// The long table: the default counts and the big sizes (S8 at 10^5 items, S8d at 10^6 entries).
+    var full = false
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -30,13 +33,14 @@ struct Options {
             case "--reps": options.reps = iterator.next().flatMap(Int.init) ?? options.reps
             case "--json": options.json = true
             case "--smoke": options.smoke = true
+            case "--full": options.full = true
             case "--memory": options.memoryOnly = true
             case "--memory-scaling": options.memoryScaling = true
             case "--probe": options.probe = iterator.next()
             case "--help", "-h":
                 print(
                     "usage: FlaskBenchmarks [--scenario S1..S9|name] [--count N] [--size N] [--reps R] [--json] [--smoke] "
-                        + "[--memory] [--memory-scaling]"
+                        + "[--full] [--memory] [--memory-scaling]"
                 )
                 exit(0)
             default:
@@ -338,19 +342,33 @@ if options.memoryOnly {
     exit(failures.isEmpty ? 0 : 1)
 }
 
-// The full run.
+// The table. By default a quick one, which finishes in a few minutes on a 2-core machine with a
+// build running beside it: a quarter of each scenario's count, collections up to 10^4 items and
+// dictionaries up to 10^5 entries. `--full` runs the default counts and the big sizes.
+let scale = options.full ? 1 : 4
+let (tableCollectionSizes, tableDictionarySizes) =
+    options.full ? (collectionSizes, dictionarySizes) : (quickCollectionSizes, quickDictionarySizes)
+let table = tableScenarios(collections: tableCollectionSizes, dictionaries: tableDictionarySizes)
+progress(
+    options.full
+        ? "the full table: \(table.count) scenarios"
+        : "a quick table: \(table.count) scenarios at a quarter of their counts (--full for the long one)")
 progress("reference points")
-let naive = (0..<3).map { _ in ReferencePoints.naiveQueue(count: 1_000_000) }.sorted()[1]
-let mutexQueue = (0..<3).map { _ in ReferencePoints.mutexQueue(count: 1_000_000) }.sorted()[1]
-let busOne = (0..<3).map { _ in ReferencePoints.busAlone(count: 1_000_000, producers: 1) }
-let busFour = (0..<3).map { _ in ReferencePoints.busAlone(count: 1_000_000, producers: 4) }
+let referenceCount = 1_000_000 / scale
+let naive = (0..<3).map { _ in ReferencePoints.naiveQueue(count: referenceCount) }.sorted()[1]
+let mutexQueue = (0..<3).map { _ in ReferencePoints.mutexQueue(count: referenceCount) }.sorted()[1]
+let busOne = (0..<3).map { _ in ReferencePoints.busAlone(count: referenceCount, producers: 1) }
+let busFour = (0..<3).map { _ in ReferencePoints.busAlone(count: referenceCount, producers: 4) }
 for run in busOne + busFour { if let check = run.check { failures.append("bus alone: \(check)") } }
 let busOneRate = busOne.map(\.rate).sorted()[1]
 let busFourRate = busFour.map(\.rate).sorted()[1]
 
-for scenario in allScenarios {
+for (index, scenario) in table.enumerated() {
+    progress("[\(index + 1)/\(table.count)]")
     results.append(
-        run(scenario, count: options.count ?? scenario.defaultCount, reps: options.reps, latencySamples: 1_000))
+        run(
+            scenario, count: options.count ?? max(1, scenario.defaultCount / scale), reps: options.reps,
+            latencySamples: 1_000))
 }
 failures += results.filter { $0.check != "ok" }.map { "\($0.id): \($0.check)" }
 
@@ -372,8 +390,10 @@ if options.json {
     print("FluxBus alone \(millions(busOneRate)) (1 producer), \(millions(busFourRate)) (4 producers)")
     print("")
     printTable(results, naive: naive)
-    for (result, size) in zip(results.filter { $0.id == "S8" }, collectionSizes) { printFloor(result, size: size) }
-    for (result, size) in zip(results.filter { $0.id == "S8d" }, dictionarySizes) {
+    for (result, size) in zip(results.filter { $0.id == "S8" }, tableCollectionSizes) {
+        printFloor(result, size: size)
+    }
+    for (result, size) in zip(results.filter { $0.id == "S8d" }, tableDictionarySizes) {
         printDictionaryFloor(result, size: size)
     }
     print("")
