@@ -92,8 +92,8 @@ extension ChainReaction {
 }
 
 extension Flask {
-    /// The seed's low-level name of ``substances(reactTo:payload:on:)``. It does not wait, though
-    /// its name is close to the awaited ``apply(_:payload:on:isolation:)``.
+    /// The seed's low-level name of ``substances(reactTo:payload:on:fileID:line:function:)``. It does not wait, though
+    /// its name is close to the awaited ``apply(_:payload:on:fileID:line:function:isolation:)``.
     @available(
         *, deprecated, renamed: "substances(reactTo:payload:on:)", message: "it does not wait; await apply(_:) does"
     )

@@ -182,16 +182,23 @@ public enum Flask {
     ///   - mixer: the mixer.
     ///   - payload: handed to every mixer body.
     ///   - bus: the bus to dispatch on: the shared one unless you isolate (a bus per test, say).
+    ///   - fileID: where it is dispatched from (`FluxEvent.origin`, `Commit.origin`); leave the default.
+    ///   - line: where it is dispatched from; leave the default.
+    ///   - function: where it is dispatched from; leave the default.
     public static func substances<M: SubstanceMixer>(
-        reactTo mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current
+        reactTo mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current, fileID: StaticString = #fileID,
+        line: UInt = #line, function: StaticString = #function
     ) {
-        bus.dispatch(mixerName(mixer), payload: payload)
+        bus.dispatch(mixerName(mixer), payload: payload, fileID: fileID, line: line, function: function)
     }
 
     /// Dispatches a typed action to every reactive substance of `bus` that defines its type.
     @inlinable
-    public static func substances<A: FlaskAction>(reactTo action: A, on bus: Flux = .current) {
-        bus.dispatch(action)
+    public static func substances<A: FlaskAction>(
+        reactTo action: A, on bus: Flux = .current, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function
+    ) {
+        bus.dispatch(action, fileID: fileID, line: line, function: function)
     }
 
     /// Dispatches a global mixer and suspends until it has been applied and its bus reactions
@@ -201,18 +208,20 @@ public enum Flask {
     /// need to wait.
     @discardableResult
     public static func apply<M: SubstanceMixer>(
-        _ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current, isolation: isolated (any Actor)? = #isolation
+        _ mixer: M, payload: FluxPayload? = nil, on bus: Flux = .current, fileID: StaticString = #fileID,
+        line: UInt = #line, function: StaticString = #function, isolation: isolated (any Actor)? = #isolation
     ) async -> MixOutcome {
-        await bus.apply(mixer, payload: payload, isolation: isolation)
+        await bus.apply(mixer, payload: payload, fileID: fileID, line: line, function: function, isolation: isolation)
     }
 
     /// Dispatches a typed action and suspends until it has been applied and its bus reactions
     /// delivered; returns what each substance did.
     @discardableResult
     public static func apply<A: FlaskAction>(
-        _ action: A, on bus: Flux = .current, isolation: isolated (any Actor)? = #isolation
+        _ action: A, on bus: Flux = .current, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function, isolation: isolated (any Actor)? = #isolation
     ) async -> MixOutcome {
-        await bus.apply(action, isolation: isolation)
+        await bus.apply(action, fileID: fileID, line: line, function: function, isolation: isolation)
     }
 
     /// The bus name of a mixer.
@@ -257,22 +266,27 @@ public enum Flask {
     ///   - bus: the bus: the shared one unless you isolate.
     ///   - fileID: where the lock was taken, for lock reports; leave the default.
     ///   - line: where the lock was taken; leave the default.
+    ///   - function: where the lock was taken; leave the default.
     @discardableResult
     public static func lock<M: SubstanceMixer>(
         withMixer mixer: M, payload: FluxPayload? = nil, autorelease: Bool = true, on bus: Flux = .current,
-        fileID: StaticString = #fileID, line: UInt = #line
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) -> FluxLock {
-        bus.lock(withMixer: mixerName(mixer), payload: payload, autorelease: autorelease, fileID: fileID, line: line)
+        bus.lock(
+            withMixer: mixerName(mixer), payload: payload, autorelease: autorelease, fileID: fileID, line: line,
+            function: function)
     }
 
     /// Pauses the main lane and dispatches `action` exclusively (see
-    /// ``lock(withMixer:payload:autorelease:on:fileID:line:)``).
+    /// ``lock(withMixer:payload:autorelease:on:fileID:line:function:)``).
     @discardableResult
     public static func lock<A: FlaskAction>(
         withMixer action: A, autorelease: Bool = true, on bus: Flux = .current,
-        fileID: StaticString = #fileID, line: UInt = #line
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) -> FluxLock {
-        bus.lock(withMixer: A.busName, value: action, autorelease: autorelease, fileID: fileID, line: line)
+        bus.lock(
+            withMixer: A.busName, value: action, autorelease: autorelease, fileID: fileID, line: line,
+            function: function)
     }
 
     /// Releases every lock of `bus`.

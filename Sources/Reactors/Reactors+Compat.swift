@@ -53,9 +53,9 @@ extension ChainReaction {
         mix(substance, body)
     }
 
-    /// The seed's alias of ``react()``.
-    public func andReact() {
-        react()
+    /// The seed's alias of ``react(fileID:line:function:)``.
+    public func andReact(fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function) {
+        react(fileID: fileID, line: line, function: function)
     }
 
     /// The seed's alias of ``abort()``.
@@ -63,24 +63,36 @@ extension ChainReaction {
         abort()
     }
 
-    /// Commits the chain, as ``react()``, then calls `completion` on the bus after the reactions.
+    /// Commits the chain, as ``react(fileID:line:function:)``, then calls `completion` on the bus
+    /// after the reactions.
     @available(*, deprecated, message: "await reactAndWait(), which returns once the chain has been applied")
-    public func react(completion: (@Sendable () -> Void)?) {
-        if let completion { react(then: completion) } else { react() }
+    public func react(
+        completion: (@Sendable () -> Void)?, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function
+    ) {
+        let origin = FluxOrigin(fileID: fileID, line: line, function: function)
+        if let completion { react(origin: origin, then: completion) } else { react(origin: origin, then: {}) }
     }
 
-    /// Commits the chain, as ``react()``, then calls `completion` on the bus after the reactions.
+    /// Commits the chain, as ``react(fileID:line:function:)``, then calls `completion` on the bus
+    /// after the reactions.
     @available(*, deprecated, message: "await reactAndWait(), which returns once the chain has been applied")
-    public func andReact(completion: (@Sendable () -> Void)?) {
-        if let completion { react(then: completion) } else { react() }
+    public func andReact(
+        completion: (@Sendable () -> Void)?, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function
+    ) {
+        let origin = FluxOrigin(fileID: fileID, line: line, function: function)
+        if let completion { react(origin: origin, then: completion) } else { react(origin: origin, then: {}) }
     }
 
-    /// Commits the chain and returns its outcome once applied: ``reactAndWait()``, whose name says
+    /// Commits the chain and returns its outcome once applied: ``reactAndWait(fileID:line:function:)``, whose name says
     /// it waits ("commit" also names a substance's transaction and `commitState()`).
     @available(*, deprecated, renamed: "reactAndWait()")
     @discardableResult
-    public func commit() async -> MixOutcome {
-        await reactAndWait()
+    public func commit(
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+    ) async -> MixOutcome {
+        await reactAndWait(fileID: fileID, line: line, function: function)
     }
 }
 

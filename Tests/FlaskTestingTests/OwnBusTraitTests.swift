@@ -130,7 +130,7 @@ struct OwnBusWorkTests {
 private final class ClosureObserver: SubstanceObserver {
     let body: @Sendable () -> Void
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) { body() }
+    func didCommit(_ commit: Commit) { body() }
 }
 
 private final class Owner: Sendable {}

@@ -79,8 +79,9 @@ final class ChangeLog: SubstanceObserver {
 
     let entries = Recorder<Entry>()
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        entries.append(Entry(substance: substance.name(), keys: changes.keys.sorted(), changes: changes))
+    func didCommit(_ commit: Commit) {
+        let changes = commit.changes
+        entries.append(Entry(substance: commit.substance.name(), keys: changes.keys.sorted(), changes: changes))
     }
 
     var keys: [[String]] { entries.all.map(\.keys) }

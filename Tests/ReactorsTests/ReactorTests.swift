@@ -464,7 +464,7 @@ struct ReactorTests {
             reactor.handler = { _, _ in withExtendedLifetime(handlerCanary) {} }
             reactor.mix(substance) { _ in withExtendedLifetime(chainCanary) {} }.react()
             _ = reactor.mix(substance) { _ in withExtendedLifetime(droppedCanary) {} }
-            reactor.mix(substance) { _ in }.react(then: { withExtendedLifetime(completionCanary) {} })
+            reactor.mix(substance) { _ in }.react(origin: nil, then: { withExtendedLifetime(completionCanary) {} })
             // An aborted chain lets go of its steps at once, even while the chain is kept.
             let aborted: ChainReaction = {
                 let abortedCanary = Canary()

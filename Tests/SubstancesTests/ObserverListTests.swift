@@ -24,7 +24,7 @@ private final class Tagged: SubstanceObserver {
         self.order = order
     }
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+    func didCommit(_ commit: Commit) {
         order.append(id)
     }
 }

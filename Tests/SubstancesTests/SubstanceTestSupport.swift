@@ -16,8 +16,9 @@ final class ChangeLog: SubstanceObserver {
 
     let entries = Recorder<Entry>()
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        entries.append(Entry(substance: substance.name(), keys: changes.keys.sorted(), changes: changes))
+    func didCommit(_ commit: Commit) {
+        let changes = commit.changes
+        entries.append(Entry(substance: commit.substance.name(), keys: changes.keys.sorted(), changes: changes))
     }
 
     var keys: [[String]] { entries.all.map(\.keys) }
@@ -29,7 +30,8 @@ final class ValueReader: ChangesStayOnBus {
     let seen = Recorder<String>()
     let kept = Recorder<SubstanceChanges>()
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+    func didCommit(_ commit: Commit) {
+        let changes = commit.changes
         let counter = changes.change("counter")
         let text = changes.change("text")
         let old = counter?.oldValue() as Int? ?? -1
@@ -47,7 +49,8 @@ final class ChangesKeeper: ChangesStayOnBus {
     let kept = Recorder<SubstanceChanges>()
     private let commits = Recorder<Int>()
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+    func didCommit(_ commit: Commit) {
+        let changes = commit.changes
         commits.append(commits.count + 1)
         if commits.count.isMultiple(of: 2) { kept.append(changes) }
     }
@@ -63,7 +66,7 @@ final class OrderedObserver: SubstanceObserver {
         self.order = order
     }
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+    func didCommit(_ commit: Commit) {
         order.append(id)
     }
 }

@@ -209,19 +209,7 @@ public struct FileArchiveStore: ArchiveStore {
 
     /// Everything the regular file `fd` holds, from its start.
     private static func readAll(_ fd: Int32) throws -> Data {
-        var bytes = [UInt8]()
-        var status = stat()
-        if fstat(fd, &status) == 0, status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size)) }
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw POSIXError(errno: errno)
-            }
-            if count == 0 { return Data(bytes) }
-            bytes.append(contentsOf: chunk[..<count])
-        }
+        try FileHandle(fileDescriptor: fd, closeOnDealloc: false).readToEnd() ?? Data()
     }
 
     /// Replaces the key's file atomically: the old contents or the new, never a torn file.

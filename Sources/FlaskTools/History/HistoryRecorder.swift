@@ -52,8 +52,8 @@ final class HistoryRecorder<S: State>: SubstanceObserver, HistoryRecording, Send
         substance?.unbind(self)
     }
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        guard let old = changes.oldState(as: S.self), let subject = self.substance else { return }
+    func didCommit(_ commit: Commit) {
+        guard let old = commit.changes.oldState(as: S.self), let subject = self.substance else { return }
         log.record(subject.historyEntry(restoring: old), item: subject.bus.workItemSerial)
     }
 }

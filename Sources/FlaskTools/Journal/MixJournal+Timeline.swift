@@ -210,6 +210,11 @@ struct TimelinePage {
             for change in entry.changes { self.change(change) }
             html += "</ul>\n"
         }
+        if let origin = entry.origin {
+            html += "<div class=\"origin\">from <code>"
+            escape(origin.description)
+            html += "</code></div>\n"
+        }
         html += "<div class=\"meta\">\(entry.observersCalled) observer"
         if entry.observersCalled != 1 { html += "s" }
         html += " · \(entry.reactorsNotified) reactor"

@@ -66,6 +66,7 @@ extension TimelinePage {
         .badge.cut { background: var(--warn-bg); color: var(--warn-fg); }
         @media (prefers-color-scheme: dark) { .badge.action { background: #3b2d66; color: #d4c6ff; } }
         .payload { font-size: 12px; color: var(--muted); margin-top: 2px; overflow-wrap: anywhere; }
+        .origin { font-size: 12px; color: var(--muted); margin-top: 2px; overflow-wrap: anywhere; }
         .payload::before { content: "payload"; margin-right: 6px; }
         .payload.typed::before { content: "action"; }
         code, .key, .old, .new, pre { font-family: var(--mono); font-size: 12px; }

@@ -40,6 +40,9 @@ public final class MixJournal: FluxMiddleware {
         public let action: JournalValue?
         /// The mixer as dispatched, when a middleware replaced it.
         public let dispatchedMixer: String?
+        /// Where the mix was dispatched from (a chain: where it was committed), when its dispatch
+        /// said.
+        public let origin: Origin?
         /// Set when a middleware stopped the mix.
         public let stop: Stop?
         /// What each substance did, in the order they ran.
@@ -86,7 +89,7 @@ public final class MixJournal: FluxMiddleware {
         private(set) var liveAction: (any Sendable)? = nil
 
         enum CodingKeys: String, CodingKey {
-            case serial, kind, mixer, domain, payload, action, dispatchedMixer, stop, changes, observersCalled
+            case serial, kind, mixer, domain, payload, action, dispatchedMixer, origin, stop, changes, observersCalled
             case reactorsNotified, locksHeld, microseconds, date, states
         }
 
@@ -101,6 +104,7 @@ public final class MixJournal: FluxMiddleware {
             try container.encodeIfPresent(payload, forKey: .payload)
             try container.encodeIfPresent(action, forKey: .action)
             try container.encodeIfPresent(dispatchedMixer, forKey: .dispatchedMixer)
+            try container.encodeIfPresent(origin, forKey: .origin)
             try container.encodeIfPresent(stop, forKey: .stop)
             try container.encode(changes, forKey: .changes)
             try container.encode(observersCalled, forKey: .observersCalled)
@@ -128,6 +132,7 @@ public final class MixJournal: FluxMiddleware {
             payload = try container.decodeIfPresent([String: JournalValue].self, forKey: .payload)
             action = try container.decodeIfPresent(JournalValue.self, forKey: .action)
             dispatchedMixer = try container.decodeIfPresent(String.self, forKey: .dispatchedMixer)
+            origin = try container.decodeIfPresent(Origin.self, forKey: .origin)
             stop = try container.decodeIfPresent(Stop.self, forKey: .stop)
             changes = try container.decode([Change].self, forKey: .changes)
             observersCalled = try container.decode(Int.self, forKey: .observersCalled)
@@ -220,6 +225,7 @@ public final class MixJournal: FluxMiddleware {
                 liveAction = recorded.value
             }
             dispatchedMixer = recorded.dispatchedMixer?.description
+            origin = recorded.origin.map(Origin.init)
             stop = recorded.stop
             changes = recorded.changes.all
             reactorsNotified = recorded.reactorsNotified
@@ -249,6 +255,7 @@ public final class MixJournal: FluxMiddleware {
         /// When it does not: their keys and types, made now, so that no value is kept even in memory.
         let redacted: (payload: [String: JournalValue]?, action: JournalValue?)?
         let dispatchedMixer: FluxMixerName?
+        let origin: FluxOrigin?
         let stop: FluxMixReport.Stop?
         /// What each substance did: names and changed plan entries, copied now (keeping the changes
         /// themselves would keep every recorded state alive); the keys are spelled when read.
@@ -285,6 +292,7 @@ public final class MixJournal: FluxMiddleware {
                 )
             }
             dispatchedMixer = report.dispatchedMixer
+            origin = report.origin
             stop = report.stop
             observersCalled = report.observersCalled
             locksHeld = report.locksHeld
@@ -393,6 +401,31 @@ public final class MixJournal: FluxMiddleware {
 
     /// Why a middleware stopped a mix: the bus's own record of it, which the journal keeps as it is.
     public typealias Stop = FluxMixReport.Stop
+
+    /// Where a mix was dispatched from, as a journal records it (`FluxOrigin`, as text).
+    public struct Origin: Sendable, Codable, Equatable, CustomStringConvertible {
+        /// The file, as `#fileID` spells it.
+        public let fileID: String
+        /// The line.
+        public let line: UInt
+        /// The function, as `#function` spells it.
+        public let function: String
+
+        /// The origin `origin` records.
+        public init(_ origin: FluxOrigin) {
+            self.init(fileID: origin.fileID, line: origin.line, function: origin.function)
+        }
+
+        /// An origin of each part given.
+        public init(fileID: String, line: UInt, function: String) {
+            self.fileID = fileID
+            self.line = line
+            self.function = function
+        }
+
+        /// `Module/File.swift:42 in addItem(_:)`.
+        public var description: String { "\(fileID):\(line) in \(function)" }
+    }
 
     /// The most entries kept; older ones are dropped first.
     public let capacity: Int

@@ -12,19 +12,43 @@ extension Flux {
     ///   - mixer: the name observers registered with ``observe(_:owner:_:)``.
     ///   - payload: handed to every observer.
     ///   - isolation: the caller's actor; leave the default.
+    ///   - fileID: where the dispatch is, for ``FluxEvent/origin``; leave the default.
+    ///   - line: where the dispatch is; leave the default.
+    ///   - function: where the dispatch is; leave the default.
     public func dispatchAndWait(
-        _ mixer: FluxMixerName, payload: FluxPayload? = nil, isolation: isolated (any Actor)? = #isolation
-    ) async -> FluxReceipt {
-        await dispatchAndWait(FluxItem.mixer(mixer, payload, nil), isolation: isolation)
-    }
-
-    /// ``dispatchAndWait(_:payload:isolation:)`` for a mixer carrying `value` (a typed action, say).
-    public func dispatchAndWait(
-        _ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable,
-        isolation: isolated (any Actor)? = #isolation
+        _ mixer: FluxMixerName, payload: FluxPayload? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function, isolation: isolated (any Actor)? = #isolation
     ) async -> FluxReceipt {
         await dispatchAndWait(
-            FluxItem.mixer(mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: nil)), isolation: isolation)
+            FluxItem.mixer(mixer, payload, nil, origin: FluxOrigin(fileID: fileID, line: line, function: function)),
+            isolation: isolation)
+    }
+
+    /// ``dispatchAndWait(_:payload:fileID:line:function:isolation:)`` for a mixer carrying `value`
+    /// (a typed action, say).
+    public func dispatchAndWait(
+        _ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable, fileID: StaticString = #fileID,
+        line: UInt = #line, function: StaticString = #function, isolation: isolated (any Actor)? = #isolation
+    ) async -> FluxReceipt {
+        await dispatchAndWait(
+            FluxItem.mixer(
+                mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: nil),
+                origin: FluxOrigin(fileID: fileID, line: line, function: function)),
+            isolation: isolation)
+    }
+
+    /// Dispatches an item of the modules above the bus (a typed action's, say) and suspends until it
+    /// has run, as ``dispatchAndWait(_:payload:fileID:line:function:isolation:)``.
+    package func dispatchAndWait(
+        _ mixer: FluxMixerName, payload: FluxPayload?, value: (any Sendable)?, origin: FluxOrigin?,
+        isolation: isolated (any Actor)?
+    ) async -> FluxReceipt {
+        if let value {
+            return await dispatchAndWait(
+                FluxItem.mixer(mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: nil), origin: origin),
+                isolation: isolation)
+        }
+        return await dispatchAndWait(FluxItem.mixer(mixer, payload, nil, origin: origin), isolation: isolation)
     }
 
     private func dispatchAndWait(_ item: FluxItem, isolation: isolated (any Actor)?) async -> FluxReceipt {

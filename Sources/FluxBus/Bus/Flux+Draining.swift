@@ -169,6 +169,25 @@ extension Flux {
 
     func run(_ item: borrowing FluxItem) {
         confined.state.value.itemSerial &+= 1
+        // A task that mixes says what it is to the commits it makes (`runningMix`); a dispatch's
+        // commits are told by its event, so a mixer pays nothing for it.
+        if item.isMixTask { return runMixTask(item) }
+        runItem(item)
+    }
+
+    /// Runs a task that mixes, with its label and origin told to its commits meanwhile.
+    @inline(never)
+    private func runMixTask(_ item: borrowing FluxItem) {
+        confined.state.value.runningMix = FluxRunningMix(label: item.mixer, origin: item.event.origin)
+        runItem(item)
+        confined.state.value.runningMix = nil
+    }
+
+    /// The label and origin of the task that mixes running now, nil outside one (on the bus): what
+    /// the commits it makes say of their mix.
+    package var runningMix: FluxRunningMix? { confined.state.value.runningMix }
+
+    private func runItem(_ item: borrowing FluxItem) {
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
         guard let chain = confined.state.value.chain.map(Unretained.init) else {
             if item.isTask {
@@ -302,7 +321,7 @@ extension Flux {
             // the receipt keeps its storage for the next mix.
             let report = FluxMixReport(
                 serial: confined.state.value.mixSerial, kind: item.mixKind ?? .task, mixer: event.mixer,
-                payload: event.payload, value: event.value,
+                payload: event.payload, value: event.value, origin: event.origin,
                 dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
                 lent: receipt.lent,
                 locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start, confined: confined)

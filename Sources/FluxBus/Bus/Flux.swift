@@ -9,7 +9,7 @@ import Synchronization
 /// - the **main lane** runs items in the order they were enqueued; it pauses while any
 ///   ``FluxLock`` is held;
 /// - the **exclusive lane** runs even while the main lane is paused, ahead of the main lane. It
-///   carries exclusive mixes (``lock(withMixer:payload:autorelease:fileID:line:)``) and bookkeeping tasks
+///   carries exclusive mixes (``lock(withMixer:payload:autorelease:fileID:line:function:)``) and bookkeeping tasks
 ///   (``performExclusive(_:)``), such as registering observers.
 ///
 /// Enqueueing is safe from any thread and never blocks on the work: the caller appends to a buffer
@@ -116,9 +116,15 @@ public final class Flux: Sendable {
     /// - Parameters:
     ///   - mixer: the name observers registered with ``observe(_:owner:_:)``.
     ///   - payload: handed to every observer.
+    ///   - fileID: where the dispatch is, for ``FluxEvent/origin``; leave the default.
+    ///   - line: where the dispatch is; leave the default.
+    ///   - function: where the dispatch is; leave the default.
     /// - Complexity: O(1) amortized; never waits for the bus.
-    public func dispatch(_ mixer: FluxMixerName, payload: FluxPayload? = nil) {
-        enqueue(.mixer(mixer, payload, nil))
+    public func dispatch(
+        _ mixer: FluxMixerName, payload: FluxPayload? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function
+    ) {
+        enqueue(.mixer(mixer, payload, nil, origin: FluxOrigin(fileID: fileID, line: line, function: function)))
     }
 
     /// Enqueues a named mixer carrying `value` (a typed action, say) on the main lane; its
@@ -126,32 +132,38 @@ public final class Flux: Sendable {
     ///
     /// - Complexity: O(1) amortized; allocates one small object for the value; never waits for the
     ///   bus.
-    public func dispatch(_ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable) {
-        enqueue(.mixer(mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: nil)))
+    public func dispatch(
+        _ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable, fileID: StaticString = #fileID,
+        line: UInt = #line, function: StaticString = #function
+    ) {
+        enqueue(
+            .mixer(
+                mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: nil),
+                origin: FluxOrigin(fileID: fileID, line: line, function: function)))
     }
 
     /// Enqueues a named mixer carrying `value` of a known type, in a carrier of its type. A value
     /// without stored bytes, of the type that scopes the name (a typed action's), is carried
     /// without an object (see ``FluxEmptyValues``), so that its dispatch allocates nothing.
     @inlinable
-    package func dispatch<Value: Sendable>(_ mixer: FluxMixerName, typedValue value: Value) {
+    package func dispatch<Value: Sendable>(_ mixer: FluxMixerName, typedValue value: Value, origin: FluxOrigin?) {
         if MemoryLayout<Value>.size == 0, let domain = mixer.domain,
             ObjectIdentifier(domain) == ObjectIdentifier(Value.self), FluxEmptyValues.keep(value)
         {
-            dispatch(emptyValueOf: mixer)
+            dispatch(emptyValueOf: mixer, origin: origin)
         } else {
-            dispatch(mixer, carrying: FluxCarried(value, lock: nil))
+            dispatch(mixer, carrying: FluxCarried(value, lock: nil), origin: origin)
         }
     }
 
     @usableFromInline
-    func dispatch(_ mixer: FluxMixerName, carrying carrier: FluxValueCarrier) {
-        enqueue(.mixer(mixer, nil, carrying: carrier))
+    func dispatch(_ mixer: FluxMixerName, carrying carrier: FluxValueCarrier, origin: FluxOrigin?) {
+        enqueue(.mixer(mixer, nil, carrying: carrier, origin: origin))
     }
 
     @usableFromInline
-    func dispatch(emptyValueOf mixer: FluxMixerName) {
-        enqueue(.mixer(emptyValueOf: mixer))
+    func dispatch(emptyValueOf mixer: FluxMixerName, origin: FluxOrigin?) {
+        enqueue(.mixer(emptyValueOf: mixer, origin: origin))
     }
 
     /// Enqueues a task on the main lane (the seed's `performInFluxQueue`).
@@ -161,19 +173,22 @@ public final class Flux: Sendable {
 
     /// Enqueues a task that mixes substances on the main lane: like ``perform(_:)-(()->Void)``, but
     /// ``FluxMiddleware`` see it as a mix named `label` (chain reactions, rollbacks and undo use it).
-    public func perform(mix label: FluxMixerName, _ task: @escaping @Sendable () -> Void) {
-        perform(mix: label, FluxTask(task))
+    public func perform(
+        mix label: FluxMixerName, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function, _ task: @escaping @Sendable () -> Void
+    ) {
+        perform(mix: label, FluxTask(task), origin: FluxOrigin(fileID: fileID, line: line, function: function))
     }
 
     /// Enqueues a task, as ``perform(_:)-(()->Void)`` does (or, with a `label`, as
-    /// ``perform(mix:_:)-(_,()->Void)`` does), and `whenDropped` instead of it if a purge drops it
+    /// ``perform(mix:fileID:line:function:_:)`` does), and `whenDropped` instead of it if a purge drops it
     /// before it started: for work someone awaits.
     package func perform(
-        mix label: FluxMixerName? = nil, _ task: @escaping @Sendable () -> Void,
+        mix label: FluxMixerName? = nil, origin: FluxOrigin? = nil, _ task: @escaping @Sendable () -> Void,
         whenDropped: @escaping @Sendable () -> Void
     ) {
         let task = FluxTask(task, whenDropped: whenDropped)
-        if let label { perform(mix: label, task) } else { perform(task) }
+        if let label { perform(mix: label, task, origin: origin) } else { perform(task) }
     }
 
     /// Enqueues work on the main lane, as `perform(_:)` does a closure, given as an object:
@@ -183,9 +198,10 @@ public final class Flux: Sendable {
     }
 
     /// Enqueues work that mixes substances on the main lane, as `perform(mix:_:)` does a closure,
-    /// given as an object: queueing it allocates nothing more.
-    public func perform(mix label: FluxMixerName, _ work: FluxWork) {
-        enqueue(.mixTask(label, work))
+    /// given as an object: queueing it allocates nothing more. `origin` is where it was asked for
+    /// (a chain's `react()`), for ``FluxEvent/origin``.
+    public func perform(mix label: FluxMixerName, _ work: FluxWork, origin: FluxOrigin? = nil) {
+        enqueue(.mixTask(label, work, origin: origin))
     }
 
     /// Enqueues a task on the exclusive lane: it runs before any main-lane item that has not
@@ -359,28 +375,34 @@ public final class Flux: Sendable {
     ///     therefore never wedges the bus.
     ///   - fileID: where the lock was taken, for ``lockReport(queuedLimit:now:)``; leave the default.
     ///   - line: where the lock was taken; leave the default.
+    ///   - function: where the lock was taken; leave the default.
     public func lock(
         withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, autorelease: Bool = true,
-        fileID: StaticString = #fileID, line: UInt = #line
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) -> FluxLock {
-        lock(withMixer: mixer, payload: payload, value: nil, autorelease: autorelease, fileID: fileID, line: line)
+        lock(
+            withMixer: mixer, payload: payload, value: nil, autorelease: autorelease, fileID: fileID, line: line,
+            function: function)
     }
 
-    /// ``lock(withMixer:payload:autorelease:fileID:line:)`` for a mixer carrying `value` (a typed
+    /// ``lock(withMixer:payload:autorelease:fileID:line:function:)`` for a mixer carrying `value` (a typed
     /// action, say), which its observers find in ``FluxEvent/value``.
     public func lock(
         withMixer mixer: FluxMixerName, payload: FluxPayload? = nil, value: (any Sendable)?, autorelease: Bool = true,
-        fileID: StaticString = #fileID, line: UInt = #line
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) -> FluxLock {
         // The lock is taken and its mix queued under one hold of the mutex, which the bus thread
         // also takes for every lock released.
         let origin = FluxLock.Origin(fileID: fileID, line: line)
+        let dispatched = FluxOrigin(fileID: fileID, line: line, function: function)
         let (lock, room, start) = queue.withLock { q in
             let (lock, room) = q.takeLock(bus: self, mixer: mixer, autorelease: autorelease, origin: origin)
             if let value {
-                q.exclusive.append(.mixer(mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: lock)))
+                q.exclusive.append(
+                    .mixer(
+                        mixer, payload, carrying: FluxValueCarrier.carrying(value, lock: lock), origin: dispatched))
             } else {
-                q.exclusive.append(.mixer(mixer, payload, lock))
+                q.exclusive.append(.mixer(mixer, payload, lock, origin: dispatched))
             }
             return (lock, room, q.claimDrain())
         }
@@ -428,7 +450,8 @@ public final class Flux: Sendable {
         }
         return FluxLockReport(
             locks: locks.map { FluxLockReport.Lock($0, now: now) },
-            queued: queued, queuedCount: queuedCount, exclusiveQueuedCount: exclusiveCount)
+            queued: queued.map(\.label), queuedOrigins: queued.map(\.origin), queuedCount: queuedCount,
+            exclusiveQueuedCount: exclusiveCount)
     }
 
     // MARK: Purge

@@ -23,6 +23,9 @@ final class FluxConfinedState: Sendable {
         var mixSerial: UInt64 = 0
         /// The number of work items run: tells which commits one item made (a chain's, say).
         var itemSerial: UInt64 = 0
+        /// The label and origin of the task that mixes running now (a chain, a rollback, an undo),
+        /// for the commits it makes; nil outside one.
+        var runningMix: FluxRunningMix?
 
         private mutating func updateChain() {
             chain =
@@ -40,4 +43,11 @@ final class FluxConfinedState: Sendable {
     init(on drainer: FluxDrainer) {
         state = BusConfined(State(), on: drainer, "Flux's middleware and receipts")
     }
+}
+
+/// A task that mixes, as the commits it makes tell it: its label (`chain`, `rollback`, `undo`) and
+/// where it was queued from.
+package struct FluxRunningMix: Sendable {
+    package let label: FluxMixerName
+    package let origin: FluxOrigin?
 }

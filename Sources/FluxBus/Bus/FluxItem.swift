@@ -22,8 +22,8 @@ struct FluxItem: Sendable {
         self.event = event
     }
 
-    private init(task: FluxWork, kind: Kind, label: FluxMixerName = FluxItem.taskName) {
-        event = FluxEvent(mixer: label, payload: nil, work: task, kind: kind)
+    private init(task: FluxWork, kind: Kind, label: FluxMixerName = FluxItem.taskName, origin: FluxOrigin? = nil) {
+        event = FluxEvent(mixer: label, payload: nil, work: task, kind: kind, origin: origin)
     }
 
     private var kind: Kind { event.kind }
@@ -37,6 +37,9 @@ struct FluxItem: Sendable {
 
     /// Whether the item is a task rather than a mixer to deliver.
     var isTask: Bool { kind.rawValue > Kind.emptyValueMixer.rawValue }
+
+    /// Whether the item is a task that mixes substances (a chain, a rollback, an undo).
+    var isMixTask: Bool { kind == .mixTask }
 
     /// Runs the item's task (it must be one).
     func runTask() {
@@ -70,18 +73,22 @@ struct FluxItem: Sendable {
         }
     }
 
-    static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, _ lock: FluxLock?) -> FluxItem {
-        FluxItem(FluxEvent(mixer: mixer, payload: payload, lock: lock))
+    static func mixer(
+        _ mixer: FluxMixerName, _ payload: FluxPayload?, _ lock: FluxLock?, origin: FluxOrigin?
+    ) -> FluxItem {
+        FluxItem(FluxEvent(mixer: mixer, payload: payload, lock: lock, origin: origin))
     }
 
-    static func mixer(_ mixer: FluxMixerName, _ payload: FluxPayload?, carrying carrier: FluxValueCarrier) -> FluxItem {
-        FluxItem(FluxEvent(mixer: mixer, payload: payload, carrying: carrier))
+    static func mixer(
+        _ mixer: FluxMixerName, _ payload: FluxPayload?, carrying carrier: FluxValueCarrier, origin: FluxOrigin?
+    ) -> FluxItem {
+        FluxItem(FluxEvent(mixer: mixer, payload: payload, carrying: carrier, origin: origin))
     }
 
     /// A mixer named by a type without stored bytes, carrying that type's kept value (see
     /// ``FluxEmptyValues``).
-    static func mixer(emptyValueOf mixer: FluxMixerName) -> FluxItem {
-        FluxItem(FluxEvent(mixer: mixer, payload: nil, work: nil, kind: .emptyValueMixer))
+    static func mixer(emptyValueOf mixer: FluxMixerName, origin: FluxOrigin?) -> FluxItem {
+        FluxItem(FluxEvent(mixer: mixer, payload: nil, work: nil, kind: .emptyValueMixer, origin: origin))
     }
 
     static func task(_ work: FluxWork) -> FluxItem {
@@ -92,8 +99,8 @@ struct FluxItem: Sendable {
         FluxItem(task: work, kind: .upkeep)
     }
 
-    static func mixTask(_ label: FluxMixerName, _ work: FluxWork) -> FluxItem {
-        FluxItem(task: work, kind: .mixTask, label: label)
+    static func mixTask(_ label: FluxMixerName, _ work: FluxWork, origin: FluxOrigin?) -> FluxItem {
+        FluxItem(task: work, kind: .mixTask, label: label, origin: origin)
     }
 
     static func resume(_ continuation: CheckedContinuation<Void, Never>) -> FluxItem {

@@ -52,10 +52,11 @@ struct FluxQueue {
     /// How many main-lane items are waiting.
     var pendingMainCount: Int { suspended.count - suspendedIndex + main.count }
 
-    /// The labels of the first `limit` main-lane items waiting, in the order they will run.
-    func pendingMainLabels(limit: Int) -> [FluxMixerName] {
-        var labels = suspended[suspendedIndex...].prefix(limit).map(\.label)
-        labels += main.prefix(limit - labels.count).map(\.label)
+    /// The labels of the first `limit` main-lane items waiting, in the order they will run, and
+    /// where each was dispatched from.
+    func pendingMainLabels(limit: Int) -> [(label: FluxMixerName, origin: FluxOrigin?)] {
+        var labels = suspended[suspendedIndex...].prefix(limit).map { ($0.label, $0.event.origin) }
+        labels += main.prefix(limit - labels.count).map { ($0.label, $0.event.origin) }
         return labels
     }
 

@@ -6,7 +6,7 @@
 /// ```text
 /// 1 lock open, 3 items queued behind
 ///   lock #4 (mixer SessionMixers.login) taken at App/Login.swift:42, held 2.5 seconds
-///   queued: SessionMixers.refresh, task, CartMixers.add
+///   queued: SessionMixers.refresh (App/Feed.swift:18 in reload()), task, CartMixers.add (App/Cart.swift:7 in add(_:))
 /// ```
 public struct FluxLockReport: Sendable, CustomStringConvertible {
     /// One open lock.
@@ -32,6 +32,8 @@ public struct FluxLockReport: Sendable, CustomStringConvertible {
     public let locks: [Lock]
     /// The first main-lane items waiting (mixer names; `task` for bus tasks).
     public let queued: [FluxMixerName]
+    /// Where each of ``queued`` was dispatched from, when its dispatch said.
+    public let queuedOrigins: [FluxOrigin?]
     /// How many main-lane items are waiting.
     public let queuedCount: Int
     /// How many exclusive-lane items are waiting (they run even while locks are held).
@@ -47,7 +49,11 @@ public struct FluxLockReport: Sendable, CustomStringConvertible {
         }
         if !queued.isEmpty {
             let more = queuedCount > queued.count ? ", and \(queuedCount - queued.count) more" : ""
-            lines.append("  queued: " + queued.map(\.description).joined(separator: ", ") + more)
+            let named = queued.indices.map { index in
+                let origin = index < queuedOrigins.count ? queuedOrigins[index] : nil
+                return queued[index].description + (origin.map { " (\($0))" } ?? "")
+            }
+            lines.append("  queued: " + named.joined(separator: ", ") + more)
         }
         return lines.joined(separator: "\n")
     }

@@ -8,7 +8,8 @@
 ///
 /// ```swift
 /// bus.use(FluxLogger())
-/// // mix #1 SessionMixers.login [user: String] → 1 observer; session: user (1 reactor); 0.04 ms
+/// // mix #1 SessionMixers.login [user: String] → 1 observer; session: user (1 reactor); 0.04 ms;
+/// //   from App/LoginView.swift:42 in signIn()
 /// ```
 public final class FluxLogger: FluxMiddleware {
     /// Whether payload values are written (off by default: keys and types only).
@@ -59,6 +60,7 @@ public final class FluxLogger: FluxMiddleware {
             line += "; locks " + report.locksHeld.map { "#\($0)" }.joined(separator: ", ")
         }
         line += "; \((report.duration.microseconds / 10).rounded() / 100) ms"
+        if let origin = report.origin { line += "; from \(origin)" }
         return line
     }
 }

@@ -40,6 +40,9 @@ public struct FluxMixReport {
     public let payload: FluxPayload?
     /// The value dispatched with the mixer (a typed action, say), if any.
     public let value: (any Sendable)?
+    /// Where the mix was dispatched from (a task that mixes: where it was queued, a chain's
+    /// `react()`), when the dispatch said.
+    public let origin: FluxOrigin?
     /// The mixer as dispatched, when a middleware replaced it.
     public let dispatchedMixer: FluxMixerName?
     /// Set when a middleware stopped the mix: then no observer saw it.
@@ -62,7 +65,7 @@ public struct FluxMixReport {
 
     init(
         serial: UInt64, kind: Kind, mixer: FluxMixerName, payload: FluxPayload?, value: (any Sendable)?,
-        dispatchedMixer: FluxMixerName?, stop: Stop?, observersCalled: Int, records: [any Sendable],
+        origin: FluxOrigin?, dispatchedMixer: FluxMixerName?, stop: Stop?, observersCalled: Int, records: [any Sendable],
         lent: [any FluxLending] = [], locksHeld: [UInt64], startedAt: ContinuousClock.Instant, duration: Duration,
         confined: FluxConfinedState?
     ) {
@@ -73,6 +76,7 @@ public struct FluxMixReport {
         self.mixer = mixer
         self.payload = payload
         self.value = value
+        self.origin = origin
         self.dispatchedMixer = dispatchedMixer
         self.stop = stop
         self.observersCalled = observersCalled
@@ -100,7 +104,7 @@ public struct FluxMixReport {
     /// A `Sendable` copy of the report, with each record's description in place of the record.
     public var summary: Summary {
         Summary(
-            serial: serial, kind: kind, mixer: mixer, payload: payload, value: value,
+            serial: serial, kind: kind, mixer: mixer, payload: payload, value: value, origin: origin,
             dispatchedMixer: dispatchedMixer, stop: stop, observersCalled: observersCalled,
             recordDescriptions: receiverRecords.map { String(describing: $0) }, locksHeld: locksHeld,
             startedAt: startedAt, duration: duration)
@@ -124,6 +128,8 @@ public struct FluxMixReport {
         public let payload: FluxPayload?
         /// See ``FluxMixReport/value``.
         public let value: (any Sendable)?
+        /// See ``FluxMixReport/origin``.
+        public let origin: FluxOrigin?
         /// See ``FluxMixReport/dispatchedMixer``.
         public let dispatchedMixer: FluxMixerName?
         /// See ``FluxMixReport/stop``.

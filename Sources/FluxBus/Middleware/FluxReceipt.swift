@@ -1,6 +1,6 @@
 import FlaskLocking
 
-/// What the receivers of one awaited dispatch did: see ``Flux/dispatchAndWait(_:payload:isolation:)``.
+/// What the receivers of one awaited dispatch did: see ``Flux/dispatchAndWait(_:payload:fileID:line:function:isolation:)``.
 ///
 /// Receivers add records while the dispatch runs on the bus; the dispatcher reads them once it
 /// resumes, after the dispatch has finished.
@@ -44,11 +44,11 @@ public final class FluxReceipt: Sendable {
     /// Runs `work` on `bus`'s main lane as a mix named `label`, with this receipt active, and
     /// returns once it has run. A hook for awaited chains (Reactors) and replays (FlaskTools).
     @_spi(FlaskInternals) public func await(
-        on bus: Flux, mix label: FluxMixerName, _ work: @escaping @Sendable () -> Void
+        on bus: Flux, mix label: FluxMixerName, origin: FluxOrigin? = nil, _ work: @escaping @Sendable () -> Void
     ) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             bus.perform(
-                mix: label,
+                mix: label, origin: origin,
                 { [self] in
                     bus.withReceipt(self, work)
                     continuation.resume()

@@ -12,31 +12,42 @@ public struct FluxEvent: Sendable {
     /// observers and middleware the event it holds, built once when the mixer was dispatched.
     @usableFromInline let work: (any AnyObject & Sendable)?
     @usableFromInline let kind: FluxEventKind
+    /// Where the mix was dispatched from (for a task that mixes, where it was queued: a chain's
+    /// `react()`), when the dispatch said.
+    public let origin: FluxOrigin?
 
     /// An event of `mixer`, with its payload and, for an exclusive mix, its lock.
-    public init(mixer: FluxMixerName, payload: FluxPayload?, lock: FluxLock?) {
-        self.init(mixer: mixer, payload: payload, work: lock, kind: lock == nil ? .mixer : .exclusiveMixer)
+    public init(mixer: FluxMixerName, payload: FluxPayload?, lock: FluxLock?, origin: FluxOrigin? = nil) {
+        self.init(
+            mixer: mixer, payload: payload, work: lock, kind: lock == nil ? .mixer : .exclusiveMixer, origin: origin)
     }
 
     /// An event of `mixer` carrying `value` (a typed action, say), with its payload and, for an
     /// exclusive mix, its lock.
-    public init(mixer: FluxMixerName, payload: FluxPayload?, value: any Sendable, lock: FluxLock?) {
-        self.init(mixer: mixer, payload: payload, carrying: FluxValueCarrier.carrying(value, lock: lock))
+    public init(
+        mixer: FluxMixerName, payload: FluxPayload?, value: any Sendable, lock: FluxLock?, origin: FluxOrigin? = nil
+    ) {
+        self.init(
+            mixer: mixer, payload: payload, carrying: FluxValueCarrier.carrying(value, lock: lock), origin: origin)
     }
 
-    init(mixer: FluxMixerName, payload: FluxPayload?, carrying carrier: FluxValueCarrier) {
-        self.init(mixer: mixer, payload: payload, work: carrier, kind: .valueMixer)
+    init(mixer: FluxMixerName, payload: FluxPayload?, carrying carrier: FluxValueCarrier, origin: FluxOrigin?) {
+        self.init(mixer: mixer, payload: payload, work: carrier, kind: .valueMixer, origin: origin)
     }
 
-    init(mixer: FluxMixerName, payload: FluxPayload?, work: (any AnyObject & Sendable)?, kind: FluxEventKind) {
+    init(
+        mixer: FluxMixerName, payload: FluxPayload?, work: (any AnyObject & Sendable)?, kind: FluxEventKind,
+        origin: FluxOrigin?
+    ) {
         self.mixer = mixer
         self.payload = payload
         self.work = work
         self.kind = kind
+        self.origin = origin
     }
 
     /// The lock dispatched together with the mixer (an *exclusive* mix, see
-    /// ``Flux/lock(withMixer:payload:autorelease:fileID:line:)``). The receiver hands it on so that
+    /// ``Flux/lock(withMixer:payload:autorelease:fileID:line:function:)``). The receiver hands it on so that
     /// whoever finishes the work can release it later.
     // Inlinable: a substance reads it through a pointer to the event it borrows, and a call would
     // copy the event (retaining its name, payload and reference) to pass it.
@@ -49,7 +60,7 @@ public struct FluxEvent: Sendable {
         }
     }
 
-    /// The value dispatched with the mixer (``Flux/dispatch(_:payload:value:)``), if any.
+    /// The value dispatched with the mixer (``Flux/dispatch(_:payload:value:fileID:line:function:)``), if any.
     public var value: (any Sendable)? { carrier?.value }
 
     /// The value dispatched with the mixer, if there is one of type `Value`.
@@ -100,9 +111,9 @@ public struct FluxEvent: Sendable {
         // A value without bytes is found by the mixer's domain: under another name, it goes in its
         // carrier.
         if kind == .emptyValueMixer, let carrier {
-            return FluxEvent(mixer: mixer, payload: payload, work: carrier, kind: .valueMixer)
+            return FluxEvent(mixer: mixer, payload: payload, work: carrier, kind: .valueMixer, origin: origin)
         }
-        return FluxEvent(mixer: mixer, payload: payload, work: work, kind: kind)
+        return FluxEvent(mixer: mixer, payload: payload, work: work, kind: kind, origin: origin)
     }
 }
 

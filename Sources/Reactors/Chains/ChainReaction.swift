@@ -12,7 +12,7 @@ import Substances
 ///
 /// The steps are collected on the caller's side and run as **one work item** when the chain is
 /// resolved, so nothing interleaves with them and nobody sees their uncommitted state. On
-/// ``react()`` every substance commits, then each delivers its net change to its
+/// ``react(fileID:line:function:)`` every substance commits, then each delivers its net change to its
 /// reactors. On ``abort()`` nothing runs: every substance stays as it was and nothing reacts. A
 /// chain dropped without either is aborted and reported, and the bus goes on. Once resolved, the
 /// chain holds nothing: a reacted chain's steps travel with its work item, each holding its
@@ -139,7 +139,7 @@ public final class ChainReaction {
     }
 
     /// Adds a step that mixes `substance` and may abort the whole chain: call `abort()` and no
-    /// substance of the chain changes (the later steps do not run; the awaited ``reactAndWait()``
+    /// substance of the chain changes (the later steps do not run; the awaited ``reactAndWait(fileID:line:function:)``
     /// reports every substance aborted).
     ///
     /// ```swift
@@ -194,25 +194,33 @@ public final class ChainReaction {
     }
 
     /// Commits the chain as one work item: its steps run on the bus, as one transaction.
-    public func react() {
+    ///
+    /// - Parameters:
+    ///   - fileID: where the chain is committed from (`FluxEvent.origin`, `Commit.origin`); leave
+    ///     the default.
+    ///   - line: where it is committed from; leave the default.
+    ///   - function: where it is committed from; leave the default.
+    public func react(fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function) {
         // The work item is the first step, which runs the list: queueing the chain allocates
         // nothing more. It holds the steps, not the chain: the chain is freed where it was made
         // (usually right after this call), and the steps cross to the bus through its queue.
         guard let steps = resolve(.reacted), let first = steps.first, let bus else { return }
-        bus.perform(mix: mixName, first)
+        bus.perform(mix: mixName, first, origin: FluxOrigin(fileID: fileID, line: line, function: function))
     }
 
-    /// Commits the chain as one work item, as ``react()``, and calls `completion` on the bus after
-    /// the reactions (for ``reactAndWait()`` and the deprecated completion spellings).
-    func react(then completion: @escaping @Sendable () -> Void) {
+    /// Commits the chain as one work item, as ``react(fileID:line:function:)``, and calls
+    /// `completion` on the bus after the reactions (for the deprecated completion spellings).
+    func react(origin: FluxOrigin?, then completion: @escaping @Sendable () -> Void) {
         guard let steps = resolve(.reacted), let first = steps.first, let bus else { return }
-        bus.perform(mix: mixName) {
-            ChainReaction.run(from: first)
-            completion()
-        }
+        bus.perform(
+            mix: mixName, origin: origin,
+            {
+                ChainReaction.run(from: first)
+                completion()
+            }, whenDropped: {})
     }
 
-    /// Commits the chain, as ``react()``, and suspends until it has been applied and its bus
+    /// Commits the chain, as ``react(fileID:line:function:)``, and suspends until it has been applied and its bus
     /// reactions delivered; returns what each substance did (`MixOutcome.wasAborted` when a step
     /// aborted it). A chain already resolved returns an empty outcome (and is reported); a chain
     /// that refused a step of another bus ran nothing, and every substance it names is reported
@@ -223,7 +231,9 @@ public final class ChainReaction {
     /// if outcome.wasApplied { print("cleared") }
     /// ```
     @discardableResult
-    public func reactAndWait() async -> MixOutcome {
+    public func reactAndWait(
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+    ) async -> MixOutcome {
         if isRejected, phase == .open {
             phase = .aborted
             let named =
@@ -240,7 +250,7 @@ public final class ChainReaction {
         // An active receipt makes substances compute their changes even with nothing bound; the
         // outcome crosses back to this task through the receipt's lock.
         let receipt = FluxReceipt()
-        await receipt.await(on: bus, mix: mixName) {
+        await receipt.await(on: bus, mix: mixName, origin: FluxOrigin(fileID: fileID, line: line, function: function)) {
             ChainReaction.run(from: first)
         }
         return MixOutcome(receipt: receipt, label: mixName.name)

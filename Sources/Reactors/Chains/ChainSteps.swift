@@ -95,7 +95,7 @@ class SubstanceChainStep<S: State, T: Substance<S>>: ChainStep, @unchecked Senda
     final override func substanceName() -> String { substance.name() }
     final override func begin() { substance.beginTransaction() }
     final override func abort() { substance.abortTransaction() }
-    final override func commit() -> SubstanceChanges? { substance.commitTransaction() }
+    final override func commit() -> SubstanceChanges? { substance.commitTransaction(chain: true) }
     // Consumed, so that delivered changes nobody else holds can be recycled.
     final override func deliver(_ changes: consuming SubstanceChanges) { substance.deliver(changes, lock: nil) }
 }

@@ -30,7 +30,7 @@ import Substances
 public struct FlaskReaction {
     /// The changes, as the reaction reads them (on the bus they may be refilled for a later commit
     /// once nobody holds them; see `SubstanceChanges`).
-    @usableFromInline let commit: SubstanceChanges
+    @usableFromInline let changeSet: SubstanceChanges
     /// The lock dispatched with an exclusive mix, handed to the handler to release when its work is
     /// done (async flux).
     ///
@@ -64,7 +64,7 @@ public struct FlaskReaction {
         changes: SubstanceChanges, onLock: FluxLock?, keyDomain: Unretained<StateKeyDomain>? = nil,
         claimant: ObjectIdentifier
     ) {
-        self.commit = changes
+        self.changeSet = changes
         self.carriedLock = onLock
         self.keyDomain = keyDomain
         self.claimant = claimant
@@ -79,12 +79,23 @@ public struct FlaskReaction {
     /// The changes of the commit, to keep or to hand to another thread.
     public var changes: SubstanceChanges {
         // Whoever asks may keep them beyond the handler: they are never refilled from now on.
-        commit.markEscaped()
-        return commit
+        changeSet.markEscaped()
+        return changeSet
     }
 
     /// The substance that changed.
-    public var substance: any AnySubstance { commit.substance }
+    public var substance: any AnySubstance { changeSet.substance }
+
+    /// The commit's record: what changed, which mix did it and where it was dispatched from, its
+    /// serial. Reading it takes nothing over (the lock is ``onLock``'s), and its changes stay
+    /// where the reaction is: take ``changes`` to keep them.
+    ///
+    /// ```swift
+    /// reactor.handler = { _, reaction in
+    ///     print("\(reaction.commit.mix) from \(reaction.commit.origin.map { "\($0)" } ?? "?")")
+    /// }
+    /// ```
+    public var commit: Commit { Commit(changes: changeSet, lock: carriedLock) }
 
     /// Calls `body` if `key` (a dotted key) changed. A key the state's type can never have is
     /// reported (`unknown-key`), with the caller's file and line, once per reactor and key; for a
@@ -101,9 +112,9 @@ public struct FlaskReaction {
     public func on(
         _ key: String, fileID: StaticString = #fileID, line: UInt = #line, _ body: (SubstanceChange) -> Void
     ) {
-        switch commit.lookUp(key) {
+        switch changeSet.lookUp(key) {
         case .changed(let slot):
-            body(SubstanceChange(changes: commit, slot: slot))
+            body(SubstanceChange(changes: changeSet, slot: slot))
         case .unchanged:
             return
         case .notAnEntry:
@@ -113,10 +124,10 @@ public struct FlaskReaction {
 
     @usableFromInline
     func onKeyByString(_ key: String, fileID: StaticString, line: UInt, _ body: (SubstanceChange) -> Void) {
-        if let change = commit.change(key) {
+        if let change = changeSet.change(key) {
             body(change)
         } else {
-            let substance = commit.substance
+            let substance = changeSet.substance
             if !substance.isValid(key: key), keyDomain?.withObject({ $0.isValid(key: key) }) != true,
                 UnknownKeyReports.isFirst(of: key, by: claimant)
             {
@@ -141,20 +152,20 @@ public struct FlaskReaction {
     public func on<S: State, Value: Equatable & Sendable>(
         _ keyPath: KeyPath<S, Value>, _ body: (TypedChange<Value>) -> Void
     ) {
-        if let change = commit.change(keyPath) { body(change) }
+        if let change = changeSet.change(keyPath) { body(change) }
     }
 
     /// This reaction if it comes from `substance`, else nil: to tell a reactor's substances apart.
     public func at(_ substance: any AnySubstance) -> FlaskReaction? {
-        commit.substanceIdentity == ObjectIdentifier(substance) ? self : nil
+        changeSet.substanceIdentity == ObjectIdentifier(substance) ? self : nil
     }
 
     /// Whether anything observable changed (always true for a delivered reaction).
-    public func changed() -> Bool { !commit.isEmpty }
+    public func changed() -> Bool { !changeSet.isEmpty }
 
     /// Whether `key` changed.
-    public func changed(_ key: String) -> Bool { commit.contains(key) }
+    public func changed(_ key: String) -> Bool { changeSet.contains(key) }
 
     /// The changed keys, parents included.
-    public var keys: [String] { commit.keys }
+    public var keys: [String] { changeSet.keys }
 }

@@ -18,7 +18,8 @@ final class ActorRoute<Owner: AnyObject>: SubstanceObserver {
 
     var countsAsReactor: Bool { true }
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+    func didCommit(_ commit: Commit) {
+        let (changes, lock) = (commit.changes, commit.lock)
         guard filter?.handlerWants(changes) ?? true else { return }
         delivery.deliver(Hop(reactor: reactor, reaction: reactor.sending(changes, lock)))
     }

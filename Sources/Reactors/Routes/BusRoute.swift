@@ -38,10 +38,10 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
 
     var countsAsReactor: Bool { true }
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+    func didCommit(_ commit: Commit) {
         // The owner the bus already holds for this batch: one load and one comparison.
-        if let owner = holds.owner(in: held) { return react(owner, changes, lock) }
-        holdOwnerAndReact(changes, lock)
+        if let owner = holds.owner(in: held) { return react(owner, commit.changes, commit.lock) }
+        holdOwnerAndReact(commit.changes, commit.lock)
     }
 
     /// The owner not held yet in this batch: loaded from its weak reference, once per hold, not

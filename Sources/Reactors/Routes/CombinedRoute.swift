@@ -13,7 +13,7 @@ final class CombinedRoute: SubstanceObserver {
 
     var countsAsReactor: Bool { true }
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        for route in routes { route.substance(substance, didCommit: changes, lock: lock) }
+    func didCommit(_ commit: Commit) {
+        for route in routes { route.didCommit(commit) }
     }
 }

@@ -30,7 +30,8 @@ final class MainActorRoute<Owner: AnyObject>: SubstanceObserver {
 
     var countsAsReactor: Bool { true }
 
-    func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
+    func didCommit(_ commit: Commit) {
+        let (changes, lock) = (commit.changes, commit.lock)
         let handlersWant = filter?.handlerWants(changes) ?? true
         let handler = handlersWant ? handler : nil
         let mainQueueHandler = handlersWant ? mainQueueHandler : nil
@@ -42,7 +43,7 @@ final class MainActorRoute<Owner: AnyObject>: SubstanceObserver {
             reactor.receive(sent) { owner, reaction in
                 handler?(owner, reaction)
                 mainQueueHandler?(owner, reaction)
-                declared?.run(Unretained(owner), reaction.commit)
+                declared?.run(Unretained(owner), reaction.changeSet)
             }
         }
     }

@@ -34,6 +34,83 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// Whether these changes may be read off the bus: set, on the bus, before they are handed to
     /// another thread; never cleared.
     private let escaped = Atomic<Bool>(false)
+    /// Where the commit's source is (see ``Commit/mix``), set by the commit on the bus before
+    /// anything reads the changes: a dispatch's event where the dispatch keeps it (``sourceEvent``,
+    /// valid while the commit is delivered), the chain or task the bus is running (valid as long),
+    /// or a copy of its own (``keptSource``). A dispatch, a chain step, pay a store or two for
+    /// their commit's source; only what reads it, or keeps the changes past the delivery, copies it
+    /// (``keepSource()``: before they leave the bus, or outlive the delivery). Scenarios S1, S6.
+    @exclusivity(unchecked) final var sourcePlace = SourcePlace.none
+    /// The dispatch's event, when ``sourcePlace`` is `.event`.
+    @exclusivity(unchecked) final var sourceEvent: UnsafePointer<FluxEvent>?
+    /// The source kept, when ``sourcePlace`` is `.kept`.
+    @exclusivity(unchecked) final var keptSource: MixSource?
+    /// The bus's number of the work item that made the commit (see ``Commit/serial``).
+    @exclusivity(unchecked) final var serial: UInt64 = 0
+
+    /// Where a commit's source is.
+    enum SourcePlace: UInt8 {
+        /// Nowhere: a commit made outside a mix, or changes recycled since their delivery.
+        case none
+        /// The dispatch's event, at ``SubstanceChanges/sourceEvent``.
+        case event
+        /// The chain the bus is running.
+        case runningChain
+        /// The task that mixes the bus is running (a rollback, an undo).
+        case runningTask
+        /// ``SubstanceChanges/keptSource``.
+        case kept
+    }
+
+    /// Which mix made the commit (see ``Commit/mix``).
+    final var source: MixSource {
+        switch sourcePlace {
+        case .none: return .unknown
+        case .kept: return keptSource ?? .unknown
+        case .event:
+            #if DEBUG
+                busOfSubstance.assertIsCurrent("a commit's source read off the bus before its changes were marked escaped")
+            #endif
+            return sourceEvent.map { MixSource($0.pointee) } ?? .unknown
+        case .runningChain, .runningTask:
+            let running = busOfSubstance.runningMix
+            return MixSource(
+                kind: sourcePlace == .runningChain ? .chain : .task, name: running?.label ?? "",
+                origin: running?.origin)
+        }
+    }
+
+    /// Marks where the commit's source is (on the bus, at the commit).
+    @inline(__always)
+    final func setSource(_ place: SourcePlace, event: UnsafePointer<FluxEvent>?, serial: UInt64) {
+        sourcePlace = place
+        sourceEvent = event
+        self.serial = serial
+    }
+
+    /// Gives the commit a source of its own.
+    final func setSource(_ source: MixSource, serial: UInt64) {
+        keptSource = source
+        sourcePlace = .kept
+        sourceEvent = nil
+        self.serial = serial
+    }
+
+    /// Copies the source where it lies into ``keptSource``, before the changes outlive the
+    /// delivery (or leave the bus).
+    final func keepSource() {
+        guard sourcePlace != .kept, sourcePlace != .none else { return }
+        keptSource = source
+        sourcePlace = .kept
+        sourceEvent = nil
+    }
+
+    /// Forgets where the source lay, as the dispatch's event (or the running task) goes: recycled
+    /// changes keep a source only if they kept a copy (lent to a report, say).
+    @inline(__always)
+    final func forgetSource() {
+        if sourcePlace != .kept { sourcePlace = .none }
+    }
 
     init(reference: SubstanceReference, plan: ReductionPlan? = nil) {
         self.reference = reference
@@ -46,6 +123,7 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     package final func markEscaped() {
         if !escaped.load(ordering: .relaxed) {
             materializeNew()
+            keepSource()
             escaped.store(true, ordering: .relaxed)
         }
     }

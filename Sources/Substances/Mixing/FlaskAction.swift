@@ -56,19 +56,26 @@ extension FlaskAction {
 
 extension Flux {
     /// Dispatches a global mixer on the main lane: every reactive substance of this bus that
-    /// defines it reacts to it (`Flask.substances(reactTo:payload:on:)` in short).
-    public func dispatch<M: SubstanceMixer>(_ mixer: M, payload: FluxPayload? = nil) {
-        dispatch(mixer.busName, payload: payload)
+    /// defines it reacts to it (`Flask.substances(reactTo:payload:on:)` in short). `fileID`,
+    /// `line` and `function` say where it was dispatched from (`FluxEvent.origin`, a commit's
+    /// `origin`): leave the defaults.
+    public func dispatch<M: SubstanceMixer>(
+        _ mixer: M, payload: FluxPayload? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function
+    ) {
+        dispatch(mixer.busName, payload: payload, fileID: fileID, line: line, function: function)
     }
 
     /// Dispatches `action` on the main lane: every reactive substance of this bus that defines its
     /// type reacts to it.
     // Inlinable, so that what depends on `A` is decided where the action is dispatched.
     @inlinable
-    public func dispatch<A: FlaskAction>(_ action: A) {
+    public func dispatch<A: FlaskAction>(
+        _ action: A, fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+    ) {
         // Always carried, even without stored properties: the receiver gets the value that was
         // dispatched, never one made up from its type.
-        dispatch(A.busName, typedValue: action)
+        dispatch(A.busName, typedValue: action, origin: FluxOrigin(fileID: fileID, line: line, function: function))
     }
 
     /// Dispatches a global mixer and suspends until it has been applied and its bus reactions
@@ -77,16 +84,24 @@ extension Flux {
     @inlinable
     @discardableResult
     public func apply<M: SubstanceMixer>(
-        _ mixer: M, payload: FluxPayload? = nil, isolation: isolated (any Actor)? = #isolation
+        _ mixer: M, payload: FluxPayload? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function, isolation: isolated (any Actor)? = #isolation
     ) async -> MixOutcome {
-        MixOutcome(receipt: await dispatchAndWait(mixer.busName, payload: payload, isolation: isolation))
+        MixOutcome(
+            receipt: await dispatchAndWait(
+                mixer.busName, payload: payload, fileID: fileID, line: line, function: function, isolation: isolation))
     }
 
     /// Dispatches `action` and suspends until it has been applied and its bus reactions delivered;
     /// returns what each substance did (`Flask.apply(_:on:isolation:)` in short).
     @inlinable
     @discardableResult
-    public func apply<A: FlaskAction>(_ action: A, isolation: isolated (any Actor)? = #isolation) async -> MixOutcome {
-        MixOutcome(receipt: await dispatchAndWait(A.busName, value: action, isolation: isolation))
+    public func apply<A: FlaskAction>(
+        _ action: A, fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> MixOutcome {
+        MixOutcome(
+            receipt: await dispatchAndWait(
+                A.busName, value: action, fileID: fileID, line: line, function: function, isolation: isolation))
     }
 }

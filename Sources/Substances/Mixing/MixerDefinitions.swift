@@ -74,7 +74,7 @@ public struct MixerDefinitions<S: State, M: SubstanceMixer> {
                     substance, event.payload,
                     MixerResolution(resolver: substance.resolver, serial: serial, commits: true),
                     MixerResolution(resolver: substance.resolver, serial: serial, commits: false))
-                substance.endRun(lock: event.lock, mixer: event.mixer)
+                substance.endRun(event: event)
             })
     }
 
@@ -90,7 +90,7 @@ public struct MixerDefinitions<S: State, M: SubstanceMixer> {
                 body(
                     substance, action, MixerResolution(resolver: substance.resolver, serial: serial, commits: true),
                     MixerResolution(resolver: substance.resolver, serial: serial, commits: false))
-                substance.endRun(lock: event.lock, mixer: event.mixer)
+                substance.endRun(event: event)
             })
     }
 

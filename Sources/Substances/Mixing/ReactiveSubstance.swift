@@ -407,18 +407,22 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
 
     /// Resolves the transaction of the body that just returned: commits and delivers on `react()`,
     /// discards on `abort()` or neither (reported).
+    /// ``endRun(_:)`` for a body given its event (a stored body of `MixerDefinitions`): lent to the
+    /// commit where it lies, for as long as the commit is delivered.
     @usableFromInline @inline(__always)
-    final func endRun(_ event: UnsafePointer<FluxEvent>) {
-        endRun(lock: event.pointee.lock, mixer: event.pointee.mixer)
+    final func endRun(event: borrowing FluxEvent) {
+        withUnsafePointer(to: event) { endRun($0) }
     }
 
-    /// ``endRun(_:)`` given the dispatch's lock and mixer.
+    /// The dispatch's event is where the dispatch keeps it, for as long as the commit is delivered:
+    /// the commit reads its source there (`Commit.mix`).
     @usableFromInline @inline(__always)
-    final func endRun(lock: FluxLock?, mixer: @autoclosure () -> FluxMixerName) {
+    final func endRun(_ event: UnsafePointer<FluxEvent>) {
+        let lock = event.pointee.lock
         let outcome = resolver.end()
         switch outcome {
         case true?:
-            if let changes = commitTransaction() {
+            if let changes = commitTransaction(event: event) {
                 // A reactor whose handler receives the lock takes it over (`FlaskReaction`); if
                 // none does, the bus releases it once the mix has run. While the commit is
                 // delivered, every definition is compared: a `defineMixers()` that a reaction
@@ -436,7 +440,8 @@ open class ReactiveSubstance<S: State, M: SubstanceMixer>: Substance<S>, @unchec
             abortTransaction()
             bus.report(
                 .mixerUnresolved,
-                "\(nameInReports): mixer \(mixer()) returned without react() or abort(); it was aborted")
+                "\(nameInReports): mixer \(event.pointee.mixer) returned without react() or abort(); it was aborted"
+                    + (event.pointee.origin.map { " (dispatched from \($0))" } ?? ""))
         }
     }
 }

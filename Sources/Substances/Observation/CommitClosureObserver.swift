@@ -14,7 +14,7 @@ package final class CommitClosureObserver: SubstanceObserver {
 
     deinit { finish?() }
 
-    package func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {
-        forward(changes)
+    package func didCommit(_ commit: Commit) {
+        forward(commit.changes)
     }
 }

@@ -34,6 +34,15 @@ struct StateMemory {
         withUnsafePointer(to: value) { body(StateMemory($0)) }
     }
 
+    /// A copy of `count` bytes of `value` from `offset` (empty when they lie outside it): how a
+    /// type's coding keys are matched with its properties (`CodingKeyAliases`).
+    static func bytes<T>(of value: T, from offset: Int, count: Int) -> [UInt8] {
+        withUnsafeBytes(of: value) { raw in
+            guard offset >= 0, count >= 0, offset + count <= raw.count else { return [] }
+            return Array(raw[offset..<(offset + count)])
+        }
+    }
+
     /// The bytes from `offset` on (a property's).
     @inline(__always)
     func advanced(by offset: Int) -> StateMemory {

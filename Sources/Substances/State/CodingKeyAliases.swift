@@ -110,19 +110,12 @@ enum CodingKeyAliases {
 
     /// The bytes of `field` in `instance`.
     private static func fieldBytes(of instance: Any, field: StoredField) -> [UInt8] {
+        func size<T>(_: T.Type) -> Int { MemoryLayout<T>.size }
+        let fieldSize = _openExistential(field.type, do: size)
         func bytes<T>(_ value: T) -> [UInt8] {
-            withUnsafeBytes(of: value) { raw in
-                let size = sizeOf(field.type)
-                guard field.offset + size <= raw.count else { return [] }
-                return Array(raw[field.offset..<(field.offset + size)])
-            }
+            StateMemory.bytes(of: value, from: field.offset, count: fieldSize)
         }
         return _openExistential(instance, do: bytes)
-    }
-
-    private static func sizeOf(_ type: any Any.Type) -> Int {
-        func size<T>(_: T.Type) -> Int { MemoryLayout<T>.size }
-        return _openExistential(type, do: size)
     }
 
     /// Decodes `type` from a probe (round `round`): the instance, and the keys its top container
@@ -246,7 +239,7 @@ private struct ProbeKeyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if decoder.top { state.topKeys += 1 }
         let value = try decoder.value(type, bit: (position + 1) >> state.round & 1 == 1)
         if decoder.top {
-            let bytes = withUnsafeBytes(of: value) { Array($0) }
+            let bytes = StateMemory.bytes(of: value, from: 0, count: MemoryLayout<T>.size)
             state.calls.append(ProbeCall(key: key.stringValue, type: ObjectIdentifier(T.self), bytes: bytes))
         }
         return value
@@ -259,7 +252,7 @@ private struct ProbeKeyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if decoder.top { state.topKeys += 1 }
         let value: T? = try decoder.value(type, bit: (position + 1) >> state.round & 1 == 1)
         if decoder.top {
-            let bytes = withUnsafeBytes(of: value) { Array($0) }
+            let bytes = StateMemory.bytes(of: value, from: 0, count: MemoryLayout<T?>.size)
             state.calls.append(ProbeCall(key: key.stringValue, type: ObjectIdentifier(T?.self), bytes: bytes))
         }
         return value

@@ -30,9 +30,21 @@ public protocol AnySubstance: AnyObject, Sendable {
 }
 
 /// A receiver of a substance's commits: reactors implement it, and so do tools (an undo history,
-/// a change stream, a view's observation).
+/// a change stream, a view's observation, a journal).
+///
+/// ```swift
+/// final class Audit: SubstanceObserver {
+///     func didCommit(_ commit: Commit) {
+///         print(commit.mix, commit.keys, commit.origin.map { "\($0)" } ?? "")
+///     }
+/// }
+/// ```
 public protocol SubstanceObserver: AnyObject, Sendable {
-    /// Called on the bus after a commit that changed something, before the next work item.
+    /// Called on the bus after a commit that changed something, before the next work item, with
+    /// the commit's record.
+    func didCommit(_ commit: Commit)
+    /// The older spelling of ``didCommit(_:)``, with the record's parts as parameters.
+    @available(*, deprecated, message: "implement didCommit(_:), which receives the commit's record")
     func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?)
     /// Whether mix reports count the observer as a reactor; others are counted apart (false by
     /// default; reactors say true).
@@ -42,6 +54,16 @@ public protocol SubstanceObserver: AnyObject, Sendable {
 extension SubstanceObserver {
     /// False: an observer is a tool unless it says it is a reactor.
     public var countsAsReactor: Bool { false }
+
+    /// Calls the older spelling, for an observer written with it.
+    @available(*, deprecated, message: "implement didCommit(_:), which receives the commit's record")
+    public func didCommit(_ commit: Commit) {
+        substance(commit.substance, didCommit: commit.changes, lock: commit.lock)
+    }
+
+    /// Nothing: an observer implements ``didCommit(_:)``.
+    @available(*, deprecated, message: "implement didCommit(_:), which receives the commit's record")
+    public func substance(_ substance: any AnySubstance, didCommit changes: SubstanceChanges, lock: FluxLock?) {}
 }
 
 extension AnySubstance {

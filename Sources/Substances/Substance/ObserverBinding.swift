@@ -35,11 +35,12 @@ final class ObserverBinding: Sendable {
         ObserverBinding(observer, interest: interest)
     }
 
-    /// Delivers a commit of `substance` that passed the mask.
+    /// Delivers a commit that passed the mask: its record, made of the changes (which carry the
+    /// rest) and the lock.
     @inline(__always)
-    func deliver(_ changes: SubstanceChanges, lock: FluxLock?, from substance: any AnySubstance) {
+    func deliver(_ changes: SubstanceChanges, lock: FluxLock?) {
         if needsCheck, !passesCheck(changes, handingOverLock: lock != nil) { return }
-        observer.substance(substance, didCommit: changes, lock: lock)
+        observer.didCommit(Commit(changes: changes, lock: lock))
     }
 
     /// For a binding that ``needsCheck``, once the mask passed: whether the commit of `changes`

@@ -292,9 +292,12 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     }
 
     /// Commits the working copy: publishes it as `state` and returns the changes, nil if none (or
-    /// none computed, when nobody observes). While an awaited mix runs, records the outcome (a
-    /// `MixOutcome.Entry`) in the bus's active receipt. Bus only.
-    package final func commitTransaction() -> SubstanceChanges? {
+    /// none computed, when nobody observes), marked with the mix that made them (`source`). While
+    /// an awaited mix runs, records the outcome (a `MixOutcome.Entry`) in the bus's active receipt.
+    /// Bus only.
+    package final func commitTransaction(
+        event: UnsafePointer<FluxEvent>? = nil, chain: Bool = false, source: MixSource? = nil
+    ) -> SubstanceChanges? {
         bus.assertIsCurrent("\(nameInReports): commitTransaction()")
         guard inTransaction.value else { return nil }
         inTransaction.value = false
@@ -313,6 +316,15 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             ? nil
             : StateReducer.reduce(
                 previous, committed, of: S.self, plan: plan, reference: reference, recycling: &spareChanges.value)
+        // The source: a dispatch's event, read where it lies while the commit is delivered; the
+        // chain or the task the bus runs; or the one given.
+        if let source {
+            changes?.setSource(source, serial: bus.workItemSerial)
+        } else {
+            let place: SubstanceChanges.SourcePlace =
+                event != nil ? .event : chain ? .runningChain : bus.runningMix != nil ? .runningTask : .none
+            changes?.setSource(place, event: event, serial: bus.workItemSerial)
+        }
         if let receipt { record(changes, in: receipt) }
         return changes
     }
@@ -333,7 +345,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             receipt.record(entry)
         } else {
             // A middleware's report is read on the bus: the changes are lent, and escape only if
-            // a middleware reads the records.
+            // a middleware reads the records, after the delivery: their source is kept now.
+            changes.keepSource()
             receipt.record(entry, lending: changes)
         }
     }
@@ -357,7 +370,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let changed = changes.entries.mask
         isDelivering = true
         observers.deliver(
-            changes, lock: lock, from: self, changedMask: changed == 0 ? ~0 : changed, everyBinding: lock != nil)
+            changes, lock: lock, changedMask: changed == 0 ? ~0 : changed, everyBinding: lock != nil)
         isDelivering = false
         recycle(changes)
     }
@@ -374,9 +387,12 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             ObjectIdentifier(type(of: changes)) == ObjectIdentifier(plan.changesClass)
         else {
             // Not kept: whoever still holds the changes reads their new state in them, not in
-            // the slot the next commit reuses.
+            // the slot the next commit reuses, and their source, not the dispatch's event.
+            changes.keepSource()
             return changes.materializeNew()
         }
+        // The dispatch's event goes with its item.
+        changes.forgetSource()
         spareChanges.value = changes
     }
 
@@ -406,10 +422,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// Replaces the committed state in one transaction, as a bus item; observers react to the
     /// difference. Used by rollback and restore.
-    package func replaceState(with value: S, lock: FluxLock? = nil) {
+    package func replaceState(with value: S, lock: FluxLock? = nil, source: MixSource? = nil) {
         beginTransaction()
         slots.working(S.self).pointee = value
-        if let changes = commitTransaction() { deliver(changes, lock: lock) }
+        if let changes = commitTransaction(source: source) { deliver(changes, lock: lock) }
     }
 
     // MARK: Archive hooks (overridable; see Substance+Archive.swift)

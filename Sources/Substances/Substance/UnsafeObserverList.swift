@@ -7,7 +7,7 @@ import FluxBus
 ///
 /// Invariants, written once here and checked in debug builds:
 /// - Confined to the bus: every access goes through `BusConfined` storage.
-/// - Changed only between work items (by exclusive-lane tasks), never while ``deliver(_:lock:from:changedMask:everyBinding:)``
+/// - Changed only between work items (by exclusive-lane tasks), never while ``deliver(_:lock:changedMask:everyBinding:)``
 ///   reads it: a delivery marks the list as read, and a change meanwhile traps.
 /// - The index, when there is one, lists every slot with a binding under each bit of its mask,
 ///   or under every commit, in slot order; any change to the slots drops it first.
@@ -176,7 +176,7 @@ final class UnsafeObserverList: @unchecked Sendable {
     /// change meanwhile (checked in debug builds).
     @inline(__always)
     func deliver(
-        _ changes: SubstanceChanges, lock: FluxLock?, from substance: any AnySubstance, changedMask: UInt64,
+        _ changes: SubstanceChanges, lock: FluxLock?, changedMask: UInt64,
         everyBinding: Bool
     ) {
         beginReading()
@@ -201,7 +201,7 @@ final class UnsafeObserverList: @unchecked Sendable {
                     break
                 }
                 slots[Int(next)].binding.unsafelyUnwrapped._withUnsafeGuaranteedRef {
-                    $0.deliver(changes, lock: lock, from: substance)
+                    $0.deliver(changes, lock: lock)
                 }
             }
         } else {
@@ -209,7 +209,7 @@ final class UnsafeObserverList: @unchecked Sendable {
             for index in 0..<storage.value.count {
                 let slot = slots[index]
                 guard slot.mask & wanted != 0, let binding = slot.binding else { continue }
-                binding._withUnsafeGuaranteedRef { $0.deliver(changes, lock: lock, from: substance) }
+                binding._withUnsafeGuaranteedRef { $0.deliver(changes, lock: lock) }
             }
         }
         endReading()

@@ -33,6 +33,29 @@ private enum ReactorsDocSamples {
             .reactAndWait()
     }
 
+    // FlaskReaction.commit
+    static func commitOfAReaction(_ reactor: Reactor<TestOwner>) {
+        reactor.handler = { _, reaction in
+            print("\(reaction.commit.mix) from \(reaction.commit.origin.map { "\($0)" } ?? "?")")
+        }
+    }
+
+    // Commit
+    static func commitRecord(_ reactor: Reactor<TestOwner>) {
+        reactor.handler = { _, reaction in
+            let commit = reaction.commit
+            print(commit.mix.name, commit.keys, commit.origin.map { "\($0)" } ?? "")
+            // SessionMixers.login [user] Shop/LoginView.swift:42 in signIn()
+        }
+    }
+
+    // SubstanceObserver
+    final class Audit: SubstanceObserver {
+        func didCommit(_ commit: Commit) {
+            print(commit.mix, commit.keys, commit.origin.map { "\($0)" } ?? "")
+        }
+    }
+
     // ChainReaction.reactAndWait()
     static func clear(_ reactor: Reactor<TestOwner>, todos: Substance<TodoState>) async {
         let outcome = await reactor.mix(todos) { $0.prop.items = [] }.reactAndWait()
