@@ -11,6 +11,7 @@ struct FluxLockDiagnosticsTests {
         let line = UInt(#line) - 1
         let exclusive = bus.lock(withMixer: "login", autorelease: false)
         bus.dispatch("refresh")
+        let refreshLine = UInt(#line) - 1
         bus.perform {}
         bus.dispatch("logout")
         let report = bus.lockReport(queuedLimit: 2, now: plain.takenAt + .seconds(3))
@@ -26,7 +27,10 @@ struct FluxLockDiagnosticsTests {
         #expect(
             text.contains(
                 "lock #\(plain.serial) taken at FluxBusTests/FluxLockDiagnosticsTests.swift:\(line), held 3.0 seconds"))
-        #expect(text.contains("queued: refresh, task, and 1 more"))
+        #expect(
+            text.contains(
+                "queued: refresh (FluxBusTests/FluxLockDiagnosticsTests.swift:\(refreshLine) in report()), task, "
+                    + "and 1 more"))
         bus.removeLocks()
         await bus.flush()
         #expect(bus.lockReport().locks.isEmpty)
