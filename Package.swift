@@ -58,6 +58,14 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// `FLASK_CORE_ONLY=1`: the core products alone, for the package that builds the tools against
+// them from outside (Tests/ToolsPackage), so that the compiler holds them to the core's public API.
+if Context.environment["FLASK_CORE_ONLY"] != nil {
+    let core: Set<String> = ["FlaskLocking", "FluxBus", "Archive", "Substances", "Reactors", "FlaskAPI"]
+    package.targets.removeAll { !core.contains($0.name) }
+    package.products.removeAll { !core.contains($0.name) }
+}
+
 for target in package.targets {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -37,4 +37,7 @@ extension FluxDiagnostic.Code {
     /// its own commit, a main-actor reaction: no body runs), an action that arrived without its
     /// value.
     public static let substanceMisuse = FluxDiagnostic.Code("substance-misuse")
+    /// A ``SubstanceHistory`` was given a substance of another bus than its first one's: it does not
+    /// record that substance (undo runs on one bus, and must not write another bus's state).
+    public static let historyAcrossBuses = FluxDiagnostic.Code("history-across-buses")
 }

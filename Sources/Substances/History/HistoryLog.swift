@@ -1,6 +1,5 @@
 import FlaskLocking
 import FluxBus
-import Substances
 
 /// One substance's state to go back (or forward) to: restoring it commits the state, on the bus,
 /// and returns the entry that restores the state it replaced.

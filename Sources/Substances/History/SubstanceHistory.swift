@@ -1,6 +1,5 @@
 import FlaskLocking
 import FluxBus
-import Substances
 
 /// Undo and redo over one substance or several: multi-level, bounded, a mix that changed several
 /// substances (a chain reaction) undone as one step, and changes that come closer together than

@@ -1,6 +1,5 @@
 import FlaskLocking
 @_spi(FlaskInternals) import FluxBus
-import Substances
 
 /// A substance that a history can record (every `Substance` is one).
 protocol HistorySubject: AnySubstance {
