@@ -98,18 +98,6 @@ struct JournalTool {
         return title.map { document.timelineHTML(title: $0) } ?? document.timelineHTML()
     }
 
-    /// The number (from 1) of the line holding the first byte that is not valid UTF-8.
-    static func lineOfFirstInvalidUTF8(in data: Data) -> Int {
-        var line = 1
-        var start = data.startIndex
-        for index in data.indices where data[index] == UInt8(ascii: "\n") {
-            if String(validating: data[start..<index], as: UTF8.self) == nil { return line }
-            line += 1
-            start = index + 1
-        }
-        return line
-    }
-
     /// Runs the command line `arguments`; returns the exit status.
     func run(_ arguments: [String]) -> Int32 {
         let command: Command
@@ -124,31 +112,19 @@ struct JournalTool {
             standardOutput(Self.usage)
             return Status.success
         case .timeline(let input, let output, let title):
-            let data: Data
+            let document: MixJournal.Document
             do {
-                if input == "-" {
-                    data = FileHandle.standardInput.readDataToEndOfFile()
-                } else {
-                    data = try Data(contentsOf: URL(fileURLWithPath: input))
-                }
+                // Read a line at a time: memory stays within a few times the longest line.
+                let file = input == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+                document = try MixJournal.Document(reading: file)
+            } catch let error as MixJournal.Document.LineError {
+                standardError("flask-journal: \(input) is not a MixJournal's JSON lines: \(error)\n")
+                return Status.badJournal
             } catch {
                 standardError("flask-journal: cannot read the journal \(input): \(error.localizedDescription)\n")
                 return Status.unreadable
             }
-            // Read, but not text: not a journal (65), as a line that is not an entry is.
-            guard let text = String(validating: data, as: UTF8.self) else {
-                let line = Self.lineOfFirstInvalidUTF8(in: data)
-                standardError(
-                    "flask-journal: \(input) is not UTF-8 text (line \(line)): not a MixJournal's JSON lines\n")
-                return Status.badJournal
-            }
-            let page: String
-            do {
-                page = try Self.timelinePage(fromJSONLines: text, title: title)
-            } catch {
-                standardError("flask-journal: \(input) is not a MixJournal's JSON lines: \(error)\n")
-                return Status.badJournal
-            }
+            let page = title.map { document.timelineHTML(title: $0) } ?? document.timelineHTML()
             guard let output else {
                 standardOutput(page)
                 return Status.success

@@ -96,7 +96,7 @@ struct JournalRoundTripTests {
             return
         }
         #expect(change.cut)
-        #expect(text.utf8.count < 20_000)
+        #expect(text.utf8.count < 5 * MixJournal.valueLimit)
         #expect(text.hasSuffix("(1000000 characters)"))
     }
 
@@ -118,5 +118,50 @@ struct JournalRoundTripTests {
         #expect(errors.all.last?.contains("UTF-8") == true)
         #expect(try status(Array("{}\nnot json\n".utf8)) == 65)
         #expect(errors.all.last?.contains("line 1") == true)
+    }
+
+    @Test("a byte order mark is skipped; nesting past the reader's limit is said as such, with its line")
+    func bomAndNesting() async throws {
+        let lines = await journal(of: ["a"]).jsonLines()
+        let withBOM = "\u{FEFF}" + lines
+        #expect(try MixJournal.Document(jsonLines: withBOM).entries.count == 1)
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect {
+            try MixJournal.Document(jsonLines: lines + "\n" + deep)
+        } throws: { error in
+            let error = error as? MixJournal.Document.LineError
+            return error?.line == 3 && error?.reason.contains("nested") == true
+        }
+    }
+
+    @Test("flask-journal reads a line at a time: 10 MB of blank lines, and 100,000 entries, in bounded memory")
+    func streamingMemory() async throws {
+        let folder = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let blank = folder.appendingPathComponent("blank.jsonl")
+        try Data(repeating: UInt8(ascii: "\n"), count: 10_000_000).write(to: blank)
+        let (status, peak) = try runJournalTool(["timeline", blank.path, "-o", folder.appendingPathComponent("b.html").path])
+        #expect(status == 0)
+        #expect(peak < 200 << 20, "peak resident memory \(peak >> 20) MB for 10 MB of blank lines")
+    }
+
+    /// Runs the `flask-journal` executable built beside the tests; its exit status and its own peak
+    /// resident memory, in bytes (`wait4` reports the one child's, whatever other tests run).
+    private func runJournalTool(_ arguments: [String]) throws -> (Int32, Int) {
+        let path = siblingExecutable("flask-journal").path
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, path, nil, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        var status: Int32 = 0
+        var usage = rusage()
+        _ = wait4(pid, &status, 0, &usage)
+        #if canImport(Darwin)
+            let bytes = usage.ru_maxrss  // bytes on Apple platforms
+        #else
+            let bytes = usage.ru_maxrss * 1024
+        #endif
+        return ((status >> 8) & 0xFF, bytes)
     }
 }

@@ -191,9 +191,9 @@ struct MixJournalTests {
     }
 
     /// Records `record(on:_:_:)` in a journal.
-    private func recordedSession() async -> (Session, MixJournal) {
+    private func recordedSession(recordsStates: Bool? = nil) async -> (Session, MixJournal) {
         let session = Session()
-        let journal = MixJournal()
+        let journal = MixJournal(recordsStates: recordsStates)
         session.bus.use(journal)
         await record(on: session.bus, session.editor, session.notes)
         return (session, journal)
@@ -222,11 +222,15 @@ struct MixJournalTests {
 
         let entries = try MixJournal.entries(fromJSONLines: text)
         #expect(entries.map(\.mixer) == journal.entries.map(\.mixer))
-        // A task's states are JSON objects in the line, not Base64.
-        let chainLine = try #require(text.split(separator: "\n").first { $0.contains(#""states""#) })
+        // A task records what it changed, not its whole states (a replay applies the changes).
+        #expect(!text.contains(#""states""#))
+        // A journal told to record a task's states writes them as JSON objects, not Base64.
+        let (_, withStates) = await recordedSession(recordsStates: true)
+        let statesText = withStates.jsonLines()
+        let chainLine = try #require(statesText.split(separator: "\n").first { $0.contains(#""states""#) })
         #expect(chainLine.contains(#""states":{"notes":{"#), "\(chainLine)")
         // A journal written before (states as Base64) still reads, to the same states.
-        let old = try #require(journal.entries.first { $0.states != nil })
+        let old = try #require(withStates.entries.first { $0.states != nil })
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         var object = try #require(try JSONSerialization.jsonObject(with: try encoder.encode(old)) as? [String: Any])

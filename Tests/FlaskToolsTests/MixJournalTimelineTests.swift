@@ -133,7 +133,8 @@ struct MixJournalTimelineTests {
         bus.dispatch(.type, ["text": " world"])
         bus.dispatch(NotebookMixers.edit, payload: ["author": "ada", "revision": 1])
         bus.dispatch(.increment, ["by": 2])
-        bus.dispatch(NotebookMixers.edit, payload: ["words": 800])
+        // Beyond the journal's value limit: the list is cut.
+        bus.dispatch(NotebookMixers.edit, payload: ["words": 8_000])
         bus.dispatch(NotebookMixers.edit, payload: ["signIn": true])
         bus.dispatch(Rename(title: "</script><b>bold</b> & 'quoted'"))
         bus.dispatch(NotebookMixers.fail)

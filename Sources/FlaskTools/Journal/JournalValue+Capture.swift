@@ -1,3 +1,4 @@
+import FlaskLocking
 import Foundation
 import Substances
 
@@ -32,6 +33,24 @@ extension JournalValue {
         case .bool(let value): (.bool(value), false)
         case .string(let value): JournalValue.string(value).bounded(to: limit)
         case .other(let value): captured(value, limit: limit)
+        case .flat(let value): JournalValue(flattened: value).bounded(to: limit)
+        case .absent: (.null, false)
+        }
+    }
+
+    /// A value as the change reduction flattened it (below a dictionary, an expandable property):
+    /// its structure as it was encoded, an object reference by its type.
+    init(flattened value: FlatValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .int(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
+        case .uint(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
+        case .double(let value): self = .double(value)
+        case .string(let value): self = .string(value)
+        case .ref(let object): self = .unrepresentable(type: "\(type(of: object.value))")
+        case .keyed(let values): self = .object(values.mapValues(JournalValue.init(flattened:)))
+        case .unkeyed(let values): self = .array(values.map(JournalValue.init(flattened:)))
         }
     }
 
@@ -142,6 +161,31 @@ extension JournalValue {
     /// Sets what is at `key` (dotted, as in ``value(at:)``), making the objects on the way.
     public mutating func set(_ newValue: JournalValue, at key: String) {
         set(newValue, at: DottedKey.components(of: key)[...])
+    }
+
+    /// Removes what is at `key` (dotted, as in ``value(at:)``), if anything is: an object's entry
+    /// goes, with nothing left in its place.
+    public mutating func remove(at key: String) {
+        remove(at: DottedKey.components(of: key)[...])
+    }
+
+    private mutating func remove(at components: ArraySlice<String>) {
+        guard let first = components.first, case .object(var values) = self else { return }
+        self = .null  // the dictionary is changed in place, not copied
+        if components.count == 1 {
+            values[first] = nil
+        } else if var child = values[first] {
+            values[first] = nil
+            child.remove(at: components.dropFirst())
+            values[first] = child
+        }
+        self = .object(values)
+    }
+
+    /// Applies a recorded change: its new value set at its key, or the key removed when it no
+    /// longer exists.
+    public mutating func apply(_ change: KeyChange) {
+        if change.newExists { set(change.new, at: change.key) } else { remove(at: change.key) }
     }
 
     private mutating func set(_ newValue: JournalValue, at components: ArraySlice<String>) {

@@ -34,28 +34,92 @@ extension MixJournal {
 
         /// Reads JSON lines exported by ``jsonLines()`` (or by ``MixJournal/jsonLines()``); empty
         /// lines are skipped. Lines end at `\n` (a `\r` before it is dropped) and nowhere else: a
-        /// string's U+2028, U+2029 or U+0085, which other readers take for line ends, is no end.
+        /// string's U+2028, U+2029 or U+0085, which other readers take for line ends, is no end. A
+        /// UTF-8 byte order mark at the start is skipped.
         ///
         /// - Throws: ``LineError`` for the first line that is neither an entry nor the line of
-        ///   starting states, or is longer than ``MixJournal/lineLimit``.
+        ///   starting states, is longer than ``MixJournal/lineLimit``, or nests deeper than a JSON
+        ///   reader accepts.
         public init(jsonLines text: String) throws {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
+            var reader = LineReader()
+            try reader.read(line: Substring(text).utf8[...])
+            self.init(startStates: reader.startStates, entries: reader.entries)
+        }
+
+        /// Reads the JSON lines of a file (or of standard input), a line at a time: memory stays
+        /// within a few times the longest line, whatever the number of lines (a journal's page is
+        /// made from files far larger than memory would hold as one text). As
+        /// ``init(jsonLines:)``; a line that is not UTF-8 text is not an entry.
+        ///
+        /// - Throws: ``LineError`` as ``init(jsonLines:)``; the error of a read that fails.
+        public init(reading file: FileHandle) throws {
+            var reader = LineReader()
+            var pending: [UInt8] = []
+            while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty {
+                pending.append(contentsOf: chunk)
+                guard let lastEnd = pending.lastIndex(of: UInt8(ascii: "\n")) else {
+                    guard pending.count <= MixJournal.lineLimit else { throw reader.tooLong(pending.count) }
+                    continue
+                }
+                try reader.read(lines: pending[...lastEnd])
+                pending.removeSubrange(...lastEnd)
+            }
+            if !pending.isEmpty { try reader.read(lines: pending[...]) }
+            self.init(startStates: reader.startStates, entries: reader.entries)
+        }
+
+        /// Reads JSON lines, a line at a time: what both initializers share.
+        private struct LineReader {
             var startStates: [String: JournalValue] = [:]
             var entries: [Entry] = []
-            var number = 0
-            for var line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            private var number = 0
+            private let decoder: JSONDecoder = {
+                let decoder = JSONDecoder()
+                decoder.dateDecodingStrategy = .iso8601
+                return decoder
+            }()
+
+            /// Reads the lines of `bytes` (a whole text, or a run of whole lines).
+            mutating func read<Bytes: Collection>(lines bytes: Bytes) throws where Bytes.Element == UInt8 {
+                // One line at a time, never a list of them: a file of a hundred million blank lines
+                // holds no more in memory than one of them.
+                var start = bytes.startIndex
+                while true {
+                    let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+                    try read(one: Array(bytes[start..<end]))
+                    guard end != bytes.endIndex else { return }
+                    start = bytes.index(after: end)
+                }
+            }
+
+            mutating func read(line text: Substring.UTF8View.SubSequence) throws {
+                try read(lines: text)
+            }
+
+            /// The error of a line longer than the limit.
+            func tooLong(_ count: Int) -> LineError {
+                LineError(
+                    line: number + 1, reason: "\(count) bytes, more than a journal line holds (\(MixJournal.lineLimit))")
+            }
+
+            private mutating func read(one bytes: [UInt8]) throws {
                 number += 1
+                var line = bytes[...]
+                if number == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
                 if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-                guard line.count <= MixJournal.lineLimit else {
+                if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+                guard line.count <= MixJournal.lineLimit else { throw tooLong(line.count) }
+                guard String(validating: line, as: UTF8.self) != nil else {
+                    throw LineError(line: number, reason: "not UTF-8 text")
+                }
+                if let depth = Document.nestingBeyondLimit(line) {
                     throw LineError(
                         line: number,
-                        reason: "\(line.count) bytes, more than a journal line holds (\(MixJournal.lineLimit))")
+                        reason: "nested \(depth) levels deep or more, deeper than a JSON reader accepts (\(Document.nestingLimit))")
                 }
                 let data = Data(line)
                 do {
-                    if data.starts(with: Self.headerStart),
+                    if data.starts(with: Document.headerStart),
                         let header = try? decoder.decode(Header.self, from: data)
                     {
                         // Cut as when recorded, for a file made elsewhere (at twice the limit: the
@@ -70,7 +134,38 @@ extension MixJournal {
                     throw LineError(line: number, reason: "not an entry (\(error))")
                 }
             }
-            self.init(startStates: startStates, entries: entries)
+        }
+
+        /// How deep `JSONDecoder` reads nested arrays and objects.
+        static let nestingLimit = 512
+
+        /// The depth a line's arrays and objects reach, when it is past ``nestingLimit``; nil
+        /// otherwise. Strings are skipped, escapes included.
+        static func nestingBeyondLimit(_ line: ArraySlice<UInt8>) -> Int? {
+            var depth = 0
+            var inString = false
+            var escaped = false
+            for byte in line {
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    depth += 1
+                    if depth > nestingLimit { return depth }
+                case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+                default: break
+                }
+            }
+            return nil
         }
 
         /// How the line of starting states begins.
@@ -115,7 +210,7 @@ extension MixJournal {
             for entry in entries {
                 for change in entry.changes where !change.aborted {
                     guard var state = states[change.substance], let values = change.values else { continue }
-                    for value in values { state.set(value.new, at: value.key) }
+                    for value in values { state.apply(value) }
                     states[change.substance] = state
                 }
                 if entry.serial == serial { break }

@@ -24,8 +24,30 @@ extension MixJournal {
                 if !values.isEmpty, recorded.map(\.keys) == replayed.map(\.keys) {
                     return "mix #\(serial) \(mixer): " + values.map(\.description).joined(separator: "; ")
                 }
-                return "mix #\(serial) \(mixer): recorded [\(recorded.map(\.description).joined(separator: "; "))]"
+                return "mix #\(serial) \(mixer): " + (firstDifference.map { "\($0); " } ?? "")
+                    + "recorded [\(recorded.map(\.description).joined(separator: "; "))]"
                     + ", replayed [\(replayed.map(\.description).joined(separator: "; "))]"
+            }
+
+            /// The first key changed in one and not the other, with its values on each side (when
+            /// values were recorded): `counter: recorded 1 → 2, replayed (unchanged)`.
+            public var firstDifference: String? {
+                for substance in Set(recorded.map(\.substance) + replayed.map(\.substance)).sorted() {
+                    let mine = recorded.first { $0.substance == substance }
+                    let theirs = replayed.first { $0.substance == substance }
+                    let recordedKeys = mine?.keys ?? []
+                    let replayedKeys = theirs?.keys ?? []
+                    guard let key = (recordedKeys.filter { !replayedKeys.contains($0) }
+                        + replayedKeys.filter { !recordedKeys.contains($0) }).first
+                    else { continue }
+                    func side(_ change: Change?) -> String {
+                        guard let change, change.keys.contains(key) else { return "(unchanged)" }
+                        guard let value = change.values?.first(where: { $0.key == key }) else { return "(changed)" }
+                        return "\(value.oldExists ? "\(value.old)" : "(none)") → \(value.newExists ? "\(value.new)" : "(none)")"
+                    }
+                    return "\(substance).\(key): recorded \(side(mine)), replayed \(side(theirs))"
+                }
+                return nil
             }
         }
 
@@ -73,11 +95,48 @@ extension MixJournal {
         }
     }
 
-    /// Replays this journal's entries: see ``replay(_:on:domains:substances:)``.
+    /// Replays this journal from its starting states: see
+    /// `replay(_:on:domains:substances:)` (of a `Document`).
     public func replay(
         on bus: Flux, domains: [any Any.Type] = [], substances: [any AnySubstance] = []
     ) async -> Replay {
-        await MixJournal.replay(entries, on: bus, domains: domains, substances: substances)
+        await MixJournal.replay(document, on: bus, domains: domains, substances: substances)
+    }
+
+    /// Replays a journal from its starting states: each substance given (by name) first takes
+    /// the state the journal started from (secret keys and `_` properties keep the substance's own
+    /// values), so that a journal recorded after a restore from the archive replays with nothing
+    /// to set up; then the entries replay as `replay(_:on:domains:substances:)` of entries
+    /// does. A substance without a starting state keeps its own.
+    ///
+    /// ```swift
+    /// let document = try MixJournal.Document(jsonLines: recorded)
+    /// let result = await MixJournal.replay(document, on: bus, domains: [TodoMixers.self], substances: [todos])
+    /// print(result.reproducesRecording ? "same" : "\(result)")
+    /// ```
+    public static func replay(
+        _ document: Document, on bus: Flux, domains: [any Any.Type] = [], substances: [any AnySubstance] = []
+    ) async -> Replay {
+        let starts = substances.compactMap { substance -> (any EncodedStateApplying, JournalValue)? in
+            guard let target = substance as? any EncodedStateApplying, let state = document.startStates[substance.name()]
+            else { return nil }
+            return (target, state)
+        }
+        var skipped: [Replay.Skip] = []
+        if !starts.isEmpty {
+            let failed = LockedValue<[String]>([])
+            await FluxReceipt().await(on: bus, mix: "replay start") { [starts] in
+                for (target, state) in starts where !target.applyStartState(state) {
+                    failed.withLock { $0.append(target.name()) }
+                }
+            }
+            for name in failed.withLock({ $0 }) {
+                skipped.append(
+                    Replay.Skip(serial: 0, mixer: "replay start", reason: "the starting state of \(name) does not decode"))
+            }
+        }
+        let replay = await replay(document.entries, on: bus, domains: domains, substances: substances)
+        return Replay(replayed: replay.replayed, skipped: skipped + replay.skipped, divergences: replay.divergences)
     }
 
     /// Runs recorded mixes again, in order, each awaited before the next, and compares what each
@@ -119,8 +178,10 @@ extension MixJournal {
                 skipped.append(skip)
             case .success(let changes):
                 replayed += 1
-                let recorded = entry.changes.sorted { $0.substance < $1.substance }
-                let again = changes.sorted { $0.substance < $1.substance }
+                // A substance that changed nothing (a chain's step that left it as it was) is no
+                // difference: recorded with no keys, it is not in the replay's outcome of a task.
+                let recorded = entry.changes.filter(\.counts).sorted { $0.substance < $1.substance }
+                let again = changes.filter(\.counts).sorted { $0.substance < $1.substance }
                 let sameKeys =
                     recorded.map { ($0.substance, $0.keys, $0.aborted) }.elementsEqual(
                         again.map { ($0.substance, $0.keys, $0.aborted) }, by: ==)
@@ -203,21 +264,43 @@ extension MixJournal {
         _ entry: Entry, on bus: Flux, substances: [any AnySubstance]
     ) async -> Result<[Change], Replay.Skip> {
         guard entry.changes.contains(where: { !$0.keys.isEmpty }) else { return .success(entry.changes) }
-        guard let states = entry.states else {
-            return .failure(skip(entry, "the journal did not record the states this task produced"))
-        }
-        var targets: [(any EncodedStateApplying, Data)] = []
-        for (name, data) in states.sorted(by: { $0.key < $1.key }) {
-            guard let target = substances.first(where: { $0.name() == name }) as? any EncodedStateApplying else {
-                return .failure(skip(entry, "no substance named \(name) was given"))
+        // What each substance is to take: the state recorded whole (journals of earlier versions,
+        // or `recordsStates`), else the changes recorded, applied to its state.
+        var targets: [(any EncodedStateApplying, TaskReplay)] = []
+        if let states = entry.states {
+            for (name, data) in states.sorted(by: { $0.key < $1.key }) {
+                guard let target = substances.first(where: { $0.name() == name }) as? any EncodedStateApplying else {
+                    return .failure(skip(entry, "no substance named \(name) was given"))
+                }
+                targets.append((target, .state(data)))
             }
-            targets.append((target, data))
+        } else {
+            for change in entry.changes where !change.aborted && !change.keys.isEmpty {
+                guard let values = change.values else {
+                    return .failure(skip(entry, "the journal did not record the values this task changed"))
+                }
+                // A secret value is applied as redacted, and the substance's own put back in its
+                // place (as for a state recorded whole); a cut value cannot be applied.
+                if values.contains(where: \.cut) {
+                    return .failure(skip(entry, "a value it changed in \(change.substance) was cut to the journal's limit"))
+                }
+                guard let target = substances.first(where: { $0.name() == change.substance }) as? any EncodedStateApplying
+                else {
+                    return .failure(skip(entry, "no substance named \(change.substance) was given"))
+                }
+                targets.append((target, .changes(values)))
+            }
         }
         let receipt = FluxReceipt()
         let failed = LockedValue<[String]>([])
         await receipt.await(on: bus, mix: FluxMixerName(entry.mixer)) { [targets] in
-            for (target, data) in targets where !target.applyEncodedState(data) {
-                failed.withLock { $0.append(target.name()) }
+            for (target, replay) in targets {
+                let applied =
+                    switch replay {
+                    case .state(let data): target.applyEncodedState(data)
+                    case .changes(let values): target.applyKeyChanges(values)
+                    }
+                if !applied { failed.withLock { $0.append(target.name()) } }
             }
         }
         if let name = failed.withLock({ $0.first }) {
@@ -232,6 +315,9 @@ extension MixJournal {
 }
 
 extension MixJournal.Change {
+    /// Whether it did something a replay compares: changed keys, or aborted.
+    var counts: Bool { aborted || !keys.isEmpty }
+
     /// What a receiver recorded of a mix, as the journal keeps it, values included.
     init(_ record: MixOutcome.Entry) {
         var values: [KeyChange]? = nil
@@ -255,16 +341,39 @@ extension JournalValue {
     }
 }
 
+/// What a replayed task gives a substance: a state recorded whole, or the changes recorded.
+enum TaskReplay: Sendable {
+    case state(Data)
+    case changes([KeyChange])
+}
+
 /// A substance that can take a state recorded as JSON, as a mix (for journal replays).
 protocol EncodedStateApplying: AnySubstance {
     /// Decodes `data` as the state type and commits it (on the bus); false if it does not decode.
     func applyEncodedState(_ data: Data) -> Bool
+    /// Applies recorded changes to the committed state and commits the result (on the bus); false
+    /// if the result does not decode as the state type.
+    func applyKeyChanges(_ changes: [KeyChange]) -> Bool
+    /// Commits the state recorded as a journal's starting state (on the bus); false if it does not
+    /// decode.
+    func applyStartState(_ state: JournalValue) -> Bool
 }
 
 extension Substance: EncodedStateApplying {
     func applyEncodedState(_ data: Data) -> Bool {
+        guard let recorded = try? JSONDecoder().decode(JournalValue.self, from: data) else { return false }
+        return applyStartState(recorded)
+    }
+
+    func applyKeyChanges(_ changes: [KeyChange]) -> Bool {
+        var state = JournalValue(encoding: committedState)
+        for change in changes { state.apply(change) }
+        return applyStartState(state)
+    }
+
+    func applyStartState(_ recorded: JournalValue) -> Bool {
         // The journal left out secret keys and `_` properties: they keep this substance's values.
-        guard let recorded = try? JSONDecoder().decode(JournalValue.self, from: data),
+        guard
             let merged = recorded.puttingBack(
                 S.secrets, from: JournalValue(encoding: committedState), progress: S.secrets.root
             ).jsonData,

@@ -9,7 +9,7 @@ import Substances
 /// It is a `FluxMiddleware`: install it with `bus.use(journal)` and remove it when done; with no
 /// journal installed the bus pays nothing for it. It keeps the last `capacity` entries and counts
 /// the ones it dropped. Export it with ``jsonLines()``, read it back with
-/// ``entries(fromJSONLines:)``, and replay it with ``replay(_:on:domains:substances:)``.
+/// ``entries(fromJSONLines:)``, and replay it with `replay(_:on:domains:substances:)`.
 ///
 /// ```swift
 /// let journal = MixJournal(capacity: 1_000)
@@ -438,14 +438,16 @@ public final class MixJournal: FluxMiddleware {
     /// (``Document/states(after:)``, the timeline page).
     public let recordsChangedValues: Bool
 
-    /// About how many bytes of JSON a changed value may take in the journal; a longer one is cut.
-    public static let valueLimit = 4_096
-    /// About how many bytes of JSON a substance's starting state may take.
-    public static let startStateLimit = 1_048_576
-    /// The longest line ``entries(fromJSONLines:)`` reads: 64 MiB. The journal writes far shorter
+    /// About how many bytes of JSON a changed value may take in the journal (64 KiB); a longer one
+    /// is cut, and the states rebuilt from then on are not exact (``Document/isExact``).
+    public static let valueLimit = 65_536
+    /// About how many bytes of JSON a substance's starting state may take (64 MiB); a longer one is
+    /// cut, and its rebuilt states are not exact.
+    public static let startStateLimit = 64 << 20
+    /// The longest line ``entries(fromJSONLines:)`` reads: 512 MiB. The journal writes shorter
     /// lines (values cut at ``valueLimit``, starting states at ``startStateLimit`` each); a longer
     /// one is refused with its number rather than read into memory whole.
-    public static let lineLimit = 64 << 20
+    public static let lineLimit = 512 << 20
 
     /// The entries, in a ring; and where the rebuild of each substance's states starts: its state
     /// where the journal first saw it, and what the entries dropped from the ring changed since.
@@ -454,14 +456,14 @@ public final class MixJournal: FluxMiddleware {
         var start = 0
         var dropped = 0
         var starts: [String: JournalValue] = [:]
-        /// By substance, the newest value of each key the dropped entries changed.
-        var folded: [String: [String: JournalValue]] = [:]
 
-        /// Keeps the new values of `dropped`, an entry leaving the ring.
+        /// Applies the changes of `dropped`, an entry leaving the ring, to the states the rebuild
+        /// starts from, in the order they were made: the starting states stay the states before
+        /// the first entry kept, exactly.
         mutating func fold(_ dropped: Recorded) {
             dropped.changes.visit { change in
-                guard let values = change.values else { return }
-                for value in values { folded[change.substance, default: [:]][value.key] = value.new }
+                guard let values = change.values, !change.aborted, starts[change.substance] != nil else { return }
+                for value in values { starts[change.substance]?.apply(value) }
             }
         }
     }
@@ -475,10 +477,10 @@ public final class MixJournal: FluxMiddleware {
     /// - Parameters:
     ///   - capacity: the most entries kept (10,000 by default).
     ///   - recordsPayloadValues: record payload values (needed to replay), or only keys and types.
-    ///   - recordsStates: record the states that chain reactions, rollbacks and undo produce, so a
-    ///     replay reproduces them (their closures cannot be recorded). States are user data: by
-    ///     default they are recorded only when payload values are, so that a journal told to keep
-    ///     no values keeps none.
+    ///   - recordsStates: record the whole new states that chain reactions, rollbacks and undo
+    ///     produce, in each of their entries (the journals of earlier versions replayed tasks from
+    ///     them). Off by default: a replay applies a task's recorded changes instead, at the cost of
+    ///     the change, where a whole state per chain cost the state's size in every entry.
     ///   - recordsChangedValues: record each changed key's values before and after (bounded by
     ///     ``valueLimit``), and each substance's state where the journal first sees it: what the
     ///     timeline page and a value-exact replay need. Like states, values are user data: by
@@ -490,7 +492,7 @@ public final class MixJournal: FluxMiddleware {
     ) {
         self.capacity = max(1, capacity)
         self.recordsPayloadValues = recordsPayloadValues
-        self.recordsStates = recordsStates ?? recordsPayloadValues
+        self.recordsStates = recordsStates ?? false
         self.recordsChangedValues = recordsChangedValues ?? recordsPayloadValues
     }
 
@@ -532,17 +534,7 @@ public final class MixJournal: FluxMiddleware {
     /// The entries kept, and each substance's state before the first of them, from which the state
     /// after each mix is rebuilt.
     public var document: Document {
-        let (starts, folded) = storage.withLock { ($0.starts, $0.folded) }
-        var startStates = starts
-        for (substance, values) in folded {
-            guard var state = startStates[substance] else { continue }
-            // Shorter keys first: a key's value, then what changed below it later.
-            for (key, value) in values.sorted(by: { ($0.key.count, $0.key) < ($1.key.count, $1.key) }) {
-                state.set(value, at: key)
-            }
-            startStates[substance] = state
-        }
-        return Document(startStates: startStates, entries: entries)
+        Document(startStates: storage.withLock { $0.starts }, entries: entries)
     }
 
     /// How many entries were dropped to stay within ``capacity``.

@@ -6,41 +6,83 @@ import Substances
 /// properties left out.
 extension SubstanceChanges {
     /// The changed keys with their values, as a journal records them (on the bus): each value cut
-    /// to about `limit` bytes of JSON, secret keys redacted; a key some other changed key is below
-    /// (`info` beside `info.counter`) is left out, its children say what changed.
+    /// to about `limit` bytes of JSON, secret keys redacted. Just enough to rebuild the state
+    /// exactly, and no more: a key with changed keys below it is left out while it is a value on
+    /// both sides (its children say what changed; a 50,000-entry dictionary with one entry changed
+    /// records that entry); where it is nil or missing on one side (an optional that appears or
+    /// goes), it is recorded whole and its children are not. A side where a key did not exist (an
+    /// entry added or removed) is recorded as not existing, not as `null`.
     func journalKeyChanges(limit: Int) -> [KeyChange] {
         let count = self.count
-        var changes: [KeyChange] = []
-        changes.reserveCapacity(count)
-        let secrets = self.secrets
-        for slot in 0..<count {
-            let key = key(at: slot)
-            // A parent (`info` beside `info.counter`): its children carry the values.
-            if count > 1, isParent(key) { continue }
-            // The key itself secret (its values never read), or a secret below it
-            // (`account.password` in `account`, `history.password` in every element of `history`),
-            // redacted in its values. A state without secrets spells no key out for them.
-            let progress = secrets.isEmpty ? nil : secrets.progress(at: key)
-            if let progress, progress.isSecret(in: secrets) {
-                changes.append(KeyChange(key: key, old: .redacted, new: .redacted))
-                continue
+        guard count > 0 else { return [] }
+        let keys = (0..<count).map { key(at: $0) }
+        // A key with changed keys below it: its children carry what changed, unless it is recorded
+        // whole. (Found by the keys' parents, so a commit of many keys costs their number.)
+        var parents: Set<String> = []
+        if count > 1 {
+            for key in keys {
+                var components = DottedKey.components(of: key)
+                while components.count > 1 {
+                    components.removeLast()
+                    parents.insert(components.map(DottedKey.escape).joined(separator: "."))
+                }
             }
-            let values = changedValues(at: slot)
-            var (old, new) = (
-                JournalValue.captured(values.old, limit: limit), JournalValue.captured(values.new, limit: limit)
-            )
-            if let progress {
-                old.value = old.value.redacting(secrets, from: progress)
-                new.value = new.value.redacting(secrets, from: progress)
-            }
-            changes.append(KeyChange(key: key, old: old.value, new: new.value, cut: old.cut || new.cut))
         }
-        return changes
+        // Parents first, so that a parent recorded whole is known before its children.
+        let order = parents.isEmpty ? Array(0..<count) : (0..<count).sorted { depth(keys[$0]) < depth(keys[$1]) }
+        var whole: [String] = []
+        var recorded: [(slot: Int, change: KeyChange)] = []
+        recorded.reserveCapacity(count)
+        let secrets = self.secrets
+        for slot in order {
+            let key = keys[slot]
+            if !whole.isEmpty, whole.contains(where: { DottedKey.isKey(key, below: $0) }) { continue }
+            let values = changedValues(at: slot)
+            if parents.contains(key) {
+                // A value on both sides: its children say what changed.
+                guard values.old.isNilOrAbsent || values.new.isNilOrAbsent else { continue }
+                whole.append(key)
+            }
+            recorded.append((slot, keyChange(key, values, secrets: secrets, limit: limit)))
+        }
+        if !parents.isEmpty { recorded.sort { $0.slot < $1.slot } }
+        return recorded.map(\.change)
     }
 
-    /// Whether another changed key is below `key`.
-    private func isParent(_ key: String) -> Bool {
-        (0..<count).contains { DottedKey.isKey(self.key(at: $0), below: key) }
+    /// The number of components of a dotted key, escapes aside (a parent has fewer than its
+    /// children).
+    private func depth(_ key: String) -> Int {
+        key.utf8.count { $0 == UInt8(ascii: ".") }
+    }
+
+    /// One key's change as the journal records it: its values captured, secrets redacted, a side
+    /// where it did not exist said so.
+    private func keyChange(
+        _ key: String, _ values: (old: ChangedValue, new: ChangedValue), secrets: SecretKeys, limit: Int
+    ) -> KeyChange {
+        let oldExists: Bool
+        let newExists: Bool
+        if case .absent = values.old { oldExists = false } else { oldExists = true }
+        if case .absent = values.new { newExists = false } else { newExists = true }
+        // The key itself secret (its values never read), or a secret below it
+        // (`account.password` in `account`, `history.password` in every element of `history`),
+        // redacted in its values. A state without secrets spells no key out for them.
+        let progress = secrets.isEmpty ? nil : secrets.progress(at: key)
+        if let progress, progress.isSecret(in: secrets) {
+            return KeyChange(
+                key: key, old: oldExists ? .redacted : .null, new: newExists ? .redacted : .null, oldExists: oldExists,
+                newExists: newExists)
+        }
+        var (old, new) = (
+            JournalValue.captured(values.old, limit: limit), JournalValue.captured(values.new, limit: limit)
+        )
+        if let progress {
+            old.value = old.value.redacting(secrets, from: progress)
+            new.value = new.value.redacting(secrets, from: progress)
+        }
+        return KeyChange(
+            key: key, old: old.value, new: new.value, cut: old.cut || new.cut, oldExists: oldExists,
+            newExists: newExists)
     }
 
     /// The state before the commit as a journal's starting point: `_`-prefixed properties left

@@ -175,12 +175,14 @@ extension Flux {
         runItem(item)
     }
 
-    /// Runs a task that mixes, with its label and origin told to its commits meanwhile.
+    /// Runs a task that mixes, with its label and origin told to its commits meanwhile, and tells
+    /// it when the item is over (the middleware have seen it: an awaiting caller resumes then).
     @inline(never)
     private func runMixTask(_ item: borrowing FluxItem) {
         confined.state.value.runningMix = FluxRunningMix(label: item.mixer, origin: item.event.origin)
         runItem(item)
         confined.state.value.runningMix = nil
+        item.finishTask()
     }
 
     /// The label and origin of the task that mixes running now, nil outside one (on the bus): what

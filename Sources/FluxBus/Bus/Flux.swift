@@ -185,9 +185,9 @@ public final class Flux: Sendable {
     /// before it started: for work someone awaits.
     package func perform(
         mix label: FluxMixerName? = nil, origin: FluxOrigin? = nil, _ task: @escaping @Sendable () -> Void,
-        whenDropped: @escaping @Sendable () -> Void
+        whenDropped: @escaping @Sendable () -> Void, whenFinished: (@Sendable () -> Void)? = nil
     ) {
-        let task = FluxTask(task, whenDropped: whenDropped)
+        let task = FluxTask(task, whenDropped: whenDropped, whenFinished: whenFinished)
         if let label { perform(mix: label, task, origin: origin) } else { perform(task) }
     }
 

@@ -47,6 +47,11 @@ struct FluxItem: Sendable {
         Unretained(task).withObject { $0.run() }
     }
 
+    /// Tells the item's task that the item is over (it must be one).
+    func finishTask() {
+        Unretained(task).withObject { $0.finished() }
+    }
+
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).
     var runsWhenDropped: Bool { kind == .resume }
 

@@ -21,6 +21,12 @@ open class FluxWork: @unchecked Sendable {
     /// thread that purges: resume whoever waits for it here (a continuation, a completion), or
     /// nothing (the default).
     open func dropped() {}
+
+    /// Called on the bus once the work item is over, after ``run()``: for work queued with
+    /// `Flux.perform(mix:_:origin:)`, after the middleware were told what it did (a journal has
+    /// recorded it). Resume whoever waits for the work here, so that what they look at next
+    /// includes it. Nothing by default.
+    open func finished() {}
 }
 
 /// A task's closure, as work.
@@ -28,13 +34,20 @@ final class FluxTask: FluxWork, @unchecked Sendable {
     // `@unchecked Sendable`: immutable, and the closure is `@Sendable`.
     private let body: @Sendable () -> Void
     private let whenDropped: (@Sendable () -> Void)?
+    private let whenFinished: (@Sendable () -> Void)?
 
-    init(_ body: @escaping @Sendable () -> Void, whenDropped: (@Sendable () -> Void)? = nil) {
+    init(
+        _ body: @escaping @Sendable () -> Void, whenDropped: (@Sendable () -> Void)? = nil,
+        whenFinished: (@Sendable () -> Void)? = nil
+    ) {
         self.body = body
         self.whenDropped = whenDropped
+        self.whenFinished = whenFinished
     }
 
     override func run() { body() }
 
     override func dropped() { whenDropped?() }
+
+    override func finished() { whenFinished?() }
 }

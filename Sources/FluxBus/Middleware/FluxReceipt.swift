@@ -49,12 +49,12 @@ public final class FluxReceipt: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             bus.perform(
                 mix: label, origin: origin,
-                { [self] in
-                    bus.withReceipt(self, work)
-                    continuation.resume()
-                },
+                { [self] in bus.withReceipt(self, work) },
                 // Purged before it ran: resumed with nothing recorded.
-                whenDropped: { continuation.resume() })
+                whenDropped: { continuation.resume() },
+                // Once the middleware saw the mix: what the caller looks at next (a journal)
+                // includes it.
+                whenFinished: { continuation.resume() })
         }
     }
 

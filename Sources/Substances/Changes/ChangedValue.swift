@@ -7,6 +7,22 @@ package enum ChangedValue {
     case double(Double)
     case bool(Bool)
     case string(String)
-    /// Any other value; nil when the key had no value (it did not exist).
+    /// Any other value (an optional that is nil: nil).
     case other(Any?)
+    /// A value found by flattening the state (below a dictionary, an expandable property), as it
+    /// was flattened: its structure kept for a tool that writes it out.
+    case flat(FlatValue)
+    /// No value: the key did not exist (a dictionary's entry not there yet, or removed; a key below
+    /// an optional that is nil).
+    case absent
+
+    /// Whether there is no value here, or a nil one: a key below it can have none either.
+    package var isNilOrAbsent: Bool {
+        switch self {
+        case .absent: true
+        case .other(let value): value.flatMap(unwrap) == nil
+        case .flat(let value): value == .null
+        default: false
+        }
+    }
 }

@@ -414,7 +414,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     override func changedValues(at slot: Int) -> (old: ChangedValue, new: ChangedValue) {
         guard slot < entries.count else {
             let flat = flat[slot - entries.count]
-            return (.other(flat.old?.anyValue), .other(flat.new?.anyValue))
+            return (flat.old.map { .flat($0) } ?? .absent, flat.new.map { .flat($0) } ?? .absent)
         }
         let entry = layout.entries[Int(entries[slot])]
         let old = StateMemory.withMemory(of: self.old) { entry.traits.changedValue($0.advanced(by: entry.offset)) }

@@ -104,14 +104,14 @@ public final class SubstanceHistory: Sendable {
     /// Enqueues one step back or forward, as a mix named `undo` or `redo`.
     private func step(back: Bool, completion: (@Sendable (Bool) -> Void)?) {
         let log = self.log
+        let done = LockedValue(false)
         bus.perform(
             mix: back ? "undo" : "redo",
-            {
-                let done = log.step(back: back)
-                completion?(done)
-            },
+            { done.withLock { $0 = log.step(back: back) } },
             // Purged before it ran: nothing was undone or redone.
-            whenDropped: { completion?(false) })
+            whenDropped: { completion?(false) },
+            // Once the middleware saw it (a journal has recorded the undo).
+            whenFinished: { completion?(done.withLock { $0 }) })
     }
 
     /// Whether there is a step to undo, as of the last bus item that ran (after `await undo()`,

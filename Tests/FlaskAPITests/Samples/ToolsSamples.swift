@@ -99,6 +99,13 @@ func replaySession(_ jsonLines: String) async throws -> (MixJournal.Replay, Cart
     return (replay, cart.state)
 }
 
+func replayFromStart(_ jsonLines: String) async throws -> MixJournal.Replay {
+    let document = try MixJournal.Document(jsonLines: jsonLines)
+    let bus = Flux(label: "replay")
+    let cart = makeCart(bus: bus)
+    return await MixJournal.replay(document, on: bus, domains: [ShopMixers.self], substances: [cart])
+}
+
 func undoLastChange(of cart: Cart) -> SubstanceHistory {
     let history = SubstanceHistory(of: cart, limit: 50, mergingWithin: .milliseconds(300))
     // ... later, when the user asks (without waiting for it):

@@ -33,6 +33,17 @@ private enum FlaskToolsDocSamples {
         await history.redo()
     }
 
+    // MixJournal.replay(_:on:domains:substances:), of a document
+    static func replayDocument(_ recorded: String, on bus: Flux, todos: Substance<TodoState>) async throws {
+        let document = try MixJournal.Document(jsonLines: recorded)
+        let result = await MixJournal.replay(document, on: bus, domains: [TodoMixers.self], substances: [todos])
+        print(result.reproducesRecording ? "same" : "\(result)")
+    }
+
+    enum TodoMixers: SubstanceMixer {
+        case clear
+    }
+
     // MixDiffPrinter
     static func printDiffs(on bus: Flux) {
         bus.use(MixDiffPrinter())

@@ -1,0 +1,184 @@
+import FlaskTestSupport
+import FlaskTools
+import FluxBus
+import Foundation
+import Reactors
+import Substances
+import Testing
+
+/// A board with every shape a state takes: optionals (of values and of structs), arrays,
+/// dictionaries (of values and of arrays), an enumeration with associated values, nested structs.
+struct Board: State, Equatable {
+    struct Card: Codable, Equatable, Sendable {
+        var id: Int
+        var title: String
+        var tags: [String] = []
+    }
+    enum Mode: Codable, Equatable, Sendable {
+        case idle
+        case editing(cardID: Int)
+        case moving(from: String, to: String)
+    }
+    struct Nested: Codable, Equatable, Sendable {
+        struct Inner: Codable, Equatable, Sendable {
+            var flag = false
+            var label: String?
+        }
+        var count = 0
+        var note: String?
+        var inner = Inner()
+    }
+    var title = ""
+    var selected: Card?
+    var index: [String: Card] = [:]
+    var columns: [String: [Card]] = [:]
+    var order: [Int] = []
+    var mode = Mode.idle
+    var nested = Nested()
+    var maybeNested: Nested?
+}
+
+/// One random change of a board.
+private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
+    let card = Board.Card(
+        id: Int.random(in: 0..<20, using: &random), title: "t\(Int.random(in: 0..<5, using: &random))",
+        tags: Bool.random(using: &random) ? [] : ["x", "y"].shuffled(using: &random))
+    let key = "k\(Int.random(in: 0..<6, using: &random))"
+    switch Int.random(in: 0..<16, using: &random) {
+    case 0: board.title = "title \(Int.random(in: 0..<3, using: &random))"
+    case 1: board.selected = card
+    case 2: board.selected = nil
+    case 3: board.selected?.title += "!"
+    case 4: board.index[key] = card
+    case 5: board.index[key] = nil
+    case 6: board.index[key]?.tags.append("z")
+    case 7: board.columns[key, default: []].append(card)
+    case 8: board.columns[key] = nil
+    case 9: board.order.append(Int.random(in: 0..<9, using: &random))
+    case 10: if !board.order.isEmpty { board.order.removeLast() }
+    case 11:
+        board.mode =
+            [.idle, .editing(cardID: card.id), .moving(from: key, to: "done")][Int.random(in: 0..<3, using: &random)]
+    case 12: board.nested.count += 1
+    case 13: board.nested.note = Bool.random(using: &random) ? nil : "n\(Int.random(in: 0..<3, using: &random))"
+    case 14: board.nested.inner.label = Bool.random(using: &random) ? nil : key
+    default:
+        board.maybeNested = Bool.random(using: &random) ? nil : Board.Nested(count: Int.random(in: 0..<3, using: &random))
+    }
+}
+
+/// `value` decoded as `type`, through its JSON.
+private func decode<T: Decodable>(_ type: T.Type, _ value: JournalValue) throws -> T {
+    try JSONDecoder().decode(type, from: JSONEncoder().encode(value))
+}
+
+@Suite("The journal rebuilds exactly the states the app had")
+struct JournalExactnessTests {
+    @Test("a nil optional is nil, a removed entry absent, an empty collection empty (the page's and the document's)")
+    func nilRemovedEmpty() async throws {
+        let bus = Flux(label: "exact.nil")
+        let board = Substance<Board>(bus: bus)
+        let journal = MixJournal()
+        bus.use(journal)
+        let card = Board.Card(id: 1, title: "one")
+        await ChainReaction().mix(board) {
+            $0.prop.selected = card
+            $0.prop.index = ["a": card, "b": card]
+            $0.prop.order = [1, 2]
+        }.reactAndWait()
+        await ChainReaction().mix(board) {
+            $0.prop.selected = nil
+            $0.prop.index["a"] = nil
+            $0.prop.order = []
+        }.reactAndWait()
+        let document = journal.document
+        let last = try #require(document.entries.last)
+        let state = try #require(document.states(after: last.serial)["\(board.name())"])
+        #expect(state.value(at: "selected") == nil || state.value(at: "selected") == .null, "\(state)")
+        #expect(state.value(at: "index.a") == nil, "the removed entry is absent: \(state)")
+        #expect(state.value(at: "index.b") != nil)
+        #expect(state.value(at: "order") == .array([]))
+        #expect(try decode(Board.self, state) == board.state)
+        // What the journal recorded says the entry was removed, not set to null.
+        let removal = try #require(last.changes.first?.values?.first { $0.key == "index.a" })
+        #expect(!removal.newExists && removal.oldExists)
+        let written = journal.jsonLines()
+        #expect(!written.contains(#""id":null"#), "no card made of nulls: \(written)")
+    }
+
+    @Test("a differential test: random commits on a board of every shape, rebuilt after each, equal to the app's",
+        arguments: [1 as UInt64, 2, 3, 42, 2026])
+    func differential(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let bus = Flux(label: "exact.differential.\(seed)")
+        let board = Substance<Board>(bus: bus)
+        // A small ring: dropped entries fold into the starting states, which must stay exact.
+        let journal = MixJournal(capacity: 40)
+        bus.use(journal)
+        var expected: [UInt64: Board] = [:]
+        for round in 0..<300 {
+            var next = board.state
+            for _ in 0..<Int.random(in: 1...3, using: &random) { randomEdit(&next, &random) }
+            let target = next
+            let outcome = await ChainReaction().mix(board) { $0.prop = target }.reactAndWait()
+            #expect(board.state == target)
+            if outcome.changes.isEmpty { continue }
+            let serial = try #require(journal.entries.last?.serial, "round \(round): the commit was not recorded yet")
+            expected[serial] = target
+        }
+        let document = journal.document
+        for entry in document.entries {
+            guard let wanted = expected[entry.serial] else { continue }
+            let rebuilt = try #require(document.states(after: entry.serial)[board.name()])
+            #expect(try decode(Board.self, rebuilt) == wanted, "seed \(seed), mix #\(entry.serial)")
+        }
+        // The same through the JSON lines.
+        let read = try MixJournal.Document(jsonLines: journal.jsonLines())
+        if let last = read.entries.last, let wanted = expected[last.serial] {
+            #expect(try decode(Board.self, read.states(after: last.serial)[board.name()] ?? .null) == wanted)
+        }
+    }
+
+    @Test("an awaited chain, undo and apply are in the journal when their await returns", .timeLimit(.minutes(2)))
+    func recordedWhenAwaited() async {
+        let bus = Flux(label: "exact.awaited")
+        let board = Substance<Board>(bus: bus)
+        let journal = MixJournal()
+        bus.use(journal)
+        let history = SubstanceHistory(of: board)
+        for trial in 1...300 {
+            await ChainReaction().mix(board) { $0.prop.nested.count = trial }.reactAndWait()
+            #expect(journal.entries.count == 2 * trial - 1, "the chain of trial \(trial) was not recorded yet")
+            await history.undo()
+            #expect(journal.entries.count == 2 * trial, "the undo of trial \(trial) was not recorded yet")
+            if journal.entries.count != 2 * trial { break }
+        }
+    }
+
+    @Test("a replay from the start states: after a restore it needs no setup; a chain step that changed nothing is no divergence")
+    func replayFromStartStates() async throws {
+        let bus = Flux(label: "exact.replay")
+        let first = Substance<Board>(name: "first", bus: bus)
+        let second = Substance<Board>(name: "second", bus: bus)
+        // As if restored from an archive: states the journal did not see being made.
+        await ChainReaction().mix(first) { $0.prop.title = "restored" }.mix(second) { $0.prop.order = [9] }
+            .reactAndWait()
+        let journal = MixJournal()
+        bus.use(journal)
+        await ChainReaction().mix(first) { $0.prop.nested.count = 1 }.mix(second) { _ in }.reactAndWait()
+        await ChainReaction().mix(first) { $0.prop.index["k"] = Board.Card(id: 1, title: "x") }.reactAndWait()
+        let lines = journal.jsonLines()
+
+        let replayBus = Flux(label: "exact.replay.fresh")
+        let freshFirst = Substance<Board>(name: "first", bus: replayBus)
+        let freshSecond = Substance<Board>(name: "second", bus: replayBus)
+        let document = try MixJournal.Document(jsonLines: lines)
+        let result = await MixJournal.replay(document, on: replayBus, substances: [freshFirst, freshSecond])
+        #expect(result.reproducesRecording, "\(result)")
+        #expect(freshFirst.state == first.state)
+        // The journal never saw `second` change: it has no starting state for it, and the replay
+        // leaves it as it is.
+        #expect(freshSecond.state == Board())
+        withExtendedLifetime(second) {}
+    }
+}
