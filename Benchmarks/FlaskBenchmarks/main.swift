@@ -159,11 +159,12 @@ if let wanted = options.scenario {
     for name in wanted.split(separator: ",").map(String.init) {
         let collection = name.lowercased() == "s8" || name == "collection"
         let dictionary = name.lowercased() == "s8d" || name == "dictionary"
+        let journaled = name.lowercased() == "s8dj"
         guard
             let scenario = collection
                 ? collectionScenario(size: options.size ?? 100_000)
-                : dictionary
-                    ? dictionaryScenario(size: options.size ?? 100_000)
+                : dictionary || journaled
+                    ? dictionaryScenario(size: options.size ?? 100_000, journal: journaled)
                     : allScenarios.first(where: { $0.id.lowercased() == name.lowercased() || $0.name == name })
         else {
             progress("no scenario \(name); use S1..S8 or a name: \(allScenarios.map(\.name).joined(separator: ", "))")
@@ -395,6 +396,14 @@ if options.json {
     }
     for (result, size) in zip(results.filter { $0.id == "S8d" }, tableDictionarySizes) {
         printDictionaryFloor(result, size: size)
+    }
+    // The journal's cost on a big state's one-entry edit, in this run (issue #51: at most 3x).
+    let plain = Dictionary(
+        zip(tableDictionarySizes, results.filter { $0.id == "S8d" }).map { ($0, $1.median) }, uniquingKeysWith: { $1 })
+    for (result, size) in zip(results.filter { $0.id == "S8dj" }, tableDictionarySizes.suffix(2)) {
+        if let without = plain[size] {
+            print(String(format: "S8dj at %d entries: %.2fx the time of S8d (the journal recording)", size, without / result.median))
+        }
     }
     print("")
     printMemory(memory)

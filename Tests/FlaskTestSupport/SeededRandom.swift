@@ -1,3 +1,4 @@
+import Foundation
 /// A random number generator seeded by the test (SplitMix64), so that a failing random case can
 /// be replayed from the seed the test prints.
 public struct SeededRandom: RandomNumberGenerator {
@@ -21,6 +22,17 @@ public struct SeededRandom: RandomNumberGenerator {
 public let isDebugBuild: Bool = {
     #if DEBUG
         true
+    #else
+        false
+    #endif
+}()
+
+/// Whether the tests run under the thread sanitizer (its runtime is loaded): what its instrumentation
+/// changes (memory, time) is not the library's.
+public let isThreadSanitized: Bool = {
+    #if canImport(Glibc) || canImport(Darwin)
+        dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__tsan_init") != nil
+            || dlsym(nil, "__tsan_init") != nil
     #else
         false
     #endif

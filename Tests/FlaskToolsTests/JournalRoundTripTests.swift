@@ -134,34 +134,46 @@ struct JournalRoundTripTests {
         }
     }
 
-    @Test("flask-journal reads a line at a time: 10 MB of blank lines, and 100,000 entries, in bounded memory")
+    @Test(
+        "flask-journal reads a line at a time: 10 MB of blank lines in bounded memory",
+        .disabled(if: isThreadSanitized, "the sanitizer's shadow memory is not the tool's"))
     func streamingMemory() async throws {
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let blank = folder.appendingPathComponent("blank.jsonl")
         try Data(repeating: UInt8(ascii: "\n"), count: 10_000_000).write(to: blank)
-        let (status, peak) = try runJournalTool(["timeline", blank.path, "-o", folder.appendingPathComponent("b.html").path])
+        let (status, peak) = try await runJournalTool(
+            ["timeline", blank.path, "-o", folder.appendingPathComponent("b.html").path])
         #expect(status == 0)
         #expect(peak < 200 << 20, "peak resident memory \(peak >> 20) MB for 10 MB of blank lines")
     }
 
     /// Runs the `flask-journal` executable built beside the tests; its exit status and its own peak
     /// resident memory, in bytes (`wait4` reports the one child's, whatever other tests run).
-    private func runJournalTool(_ arguments: [String]) throws -> (Int32, Int) {
+    /// Waited for on a thread of its own: blocking in `wait4` on one of the concurrency pool's two
+    /// threads starved every other test of the process.
+    private func runJournalTool(_ arguments: [String]) async throws -> (Int32, Int) {
         let path = siblingExecutable("flask-journal").path
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, path, nil, nil, argv, environ)
+        let spawned: Int32 = {
+            let argv = ([path] + arguments).map { strdup($0) } + [nil]
+            defer { for pointer in argv { free(pointer) } }
+            return posix_spawn(&pid, path, nil, nil, argv, environ)
+        }()
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
-        var status: Int32 = 0
-        var usage = rusage()
-        _ = wait4(pid, &status, 0, &usage)
-        #if canImport(Darwin)
-            let bytes = usage.ru_maxrss  // bytes on Apple platforms
-        #else
-            let bytes = usage.ru_maxrss * 1024
-        #endif
-        return ((status >> 8) & 0xFF, bytes)
+        let child = pid
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                var usage = rusage()
+                _ = wait4(child, &status, 0, &usage)
+                #if canImport(Darwin)
+                    let bytes = usage.ru_maxrss  // bytes on Apple platforms
+                #else
+                    let bytes = usage.ru_maxrss * 1024
+                #endif
+                continuation.resume(returning: ((status >> 8) & 0xFF, bytes))
+            }
+        }
     }
 }
