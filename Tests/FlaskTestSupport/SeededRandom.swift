@@ -30,9 +30,10 @@ public let isDebugBuild: Bool = {
 /// Whether the tests run under the thread sanitizer (its runtime is loaded): what its instrumentation
 /// changes (memory, time) is not the library's.
 public let isThreadSanitized: Bool = {
-    #if canImport(Glibc) || canImport(Darwin)
-        dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__tsan_init") != nil
-            || dlsym(nil, "__tsan_init") != nil
+    #if canImport(Darwin)
+        dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__tsan_init") != nil  // RTLD_DEFAULT
+    #elseif canImport(Glibc)
+        dlsym(nil, "__tsan_init") != nil  // RTLD_DEFAULT
     #else
         false
     #endif
