@@ -115,7 +115,9 @@ struct JournalTool {
             let document: MixJournal.Document
             do {
                 // Read a line at a time: memory stays within a few times the longest line.
-                let file = input == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+                let file =
+                    input == "-"
+                    ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
                 document = try MixJournal.Document(reading: file)
             } catch let error as MixJournal.Document.LineError {
                 standardError("flask-journal: \(input) is not a MixJournal's JSON lines: \(error)\n")

@@ -1,7 +1,7 @@
 import Archive
-import FlaskTesting
 import Dispatch
 import FlaskTestSupport
+import FlaskTesting
 import Foundation
 import Testing
 
@@ -24,7 +24,9 @@ struct FileArchiveOwnershipTests {
         return (store, directory)
     }
 
-    @Test("the directory removed: the owner's writes throw, it never makes the directory again; a second owner keeps its writes")
+    @Test(
+        "the directory removed: the owner's writes throw, it never makes the directory again; a second owner keeps its writes"
+    )
     func directoryRemoved() throws {
         let (first, directory) = try owner()
         try FileManager.default.removeItem(at: directory)
@@ -94,7 +96,8 @@ struct FileArchiveOwnershipTests {
         try FileManager.default.removeItem(at: directory)
         let reports = Recorder<ArchiveProblem.Kind>()
         for value in 2...4 {
-            archiver.scheduleWrite(key: "k", after: 3_600, owner: owner, encode: { Data("\(value)".utf8) },
+            archiver.scheduleWrite(
+                key: "k", after: 3_600, owner: owner, encode: { Data("\(value)".utf8) },
                 onFailure: { reports.append($0.kind) })
             await #expect(throws: ArchiveProblem.self) { try await archiver.stored(key: "k") }
         }
@@ -129,7 +132,9 @@ struct FileArchiveOwnershipTests {
         try second.confirmOwnership(of: "free")
     }
 
-    @Test("a FIFO where an archive is: refused at once, reported, and the archive thread goes on", .timeLimit(.minutes(1)))
+    @Test(
+        "a FIFO where an archive is: refused at once, reported, and the archive thread goes on", .timeLimit(.minutes(1))
+    )
     func fifoArchive() throws {
         let directory = temporaryDirectory().appendingPathComponent("archives")
         let store = try FileArchiveStore(directory: directory)
@@ -140,7 +145,9 @@ struct FileArchiveOwnershipTests {
         let finished = DispatchSemaphore(value: 0)
         let kinds = Recorder<ArchiveProblem.Kind>()
         Thread.detachNewThread {
-            for kind in archiver.restore(Int.self, key: "k", defaultValue: 7, owner: nil).problems.map(\.kind) { kinds.append(kind) }
+            for kind in archiver.restore(Int.self, key: "k", defaultValue: 7, owner: nil).problems.map(\.kind) {
+                kinds.append(kind)
+            }
             finished.signal()
         }
         #expect(finished.wait(timeout: .now() + 30) == .success, "the restore blocked on the FIFO")
@@ -149,7 +156,9 @@ struct FileArchiveOwnershipTests {
         try other.write(Data("1".utf8), key: "other")
     }
 
-    @Test("a FIFO as a key's lock file, or among the stale temporary files: refused or left alone, never blocking", .timeLimit(.minutes(1)))
+    @Test(
+        "a FIFO as a key's lock file, or among the stale temporary files: refused or left alone, never blocking",
+        .timeLimit(.minutes(1)))
     func fifoLockAndTemporary() throws {
         let directory = temporaryDirectory().appendingPathComponent("archives")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -150,7 +150,9 @@ struct RunningBusTests {
         withExtendedLifetime(reactor) {}
     }
 
-    @Test("an awaited dispatch run on the caller's thread inside another withBus: its code sees the bus that runs it", arguments: 0..<10)
+    @Test(
+        "an awaited dispatch run on the caller's thread inside another withBus: its code sees the bus that runs it",
+        arguments: 0..<10)
     func awaitedInsideAnotherBus(_ attempt: Int) async {
         let bus = Flux(label: "running.awaited.\(attempt)")
         let sightings = BusSightings()

@@ -1,4 +1,5 @@
 import Foundation
+
 /// A random number generator seeded by the test (SplitMix64), so that a failing random case can
 /// be replayed from the seed the test prints.
 public struct SeededRandom: RandomNumberGenerator {

@@ -111,7 +111,8 @@ struct OwnBusWorkTests {
         withExtendedLifetime(owner) {}
     }
 
-    @Test("reactors attached in one test are not detached by purgeFlasks in another: purgeFlasks acts on the current bus")
+    @Test(
+        "reactors attached in one test are not detached by purgeFlasks in another: purgeFlasks acts on the current bus")
     func purgeIsPerBus() async {
         let other = Flux(label: "another test's bus")
         let mine = Substance<CounterState>()

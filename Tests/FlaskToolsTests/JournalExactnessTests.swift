@@ -63,7 +63,8 @@ private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
     case 13: board.nested.note = Bool.random(using: &random) ? nil : "n\(Int.random(in: 0..<3, using: &random))"
     case 14: board.nested.inner.label = Bool.random(using: &random) ? nil : key
     default:
-        board.maybeNested = Bool.random(using: &random) ? nil : Board.Nested(count: Int.random(in: 0..<3, using: &random))
+        board.maybeNested =
+            Bool.random(using: &random) ? nil : Board.Nested(count: Int.random(in: 0..<3, using: &random))
     }
 }
 
@@ -106,7 +107,8 @@ struct JournalExactnessTests {
         #expect(!written.contains(#""id":null"#), "no card made of nulls: \(written)")
     }
 
-    @Test("a differential test: random commits on a board of every shape, rebuilt after each, equal to the app's",
+    @Test(
+        "a differential test: random commits on a board of every shape, rebuilt after each, equal to the app's",
         arguments: [1 as UInt64, 2, 3, 42, 2026])
     func differential(seed: UInt64) async throws {
         var random = SeededRandom(seed: seed)
@@ -155,7 +157,9 @@ struct JournalExactnessTests {
         }
     }
 
-    @Test("a replay from the start states: after a restore it needs no setup; a chain step that changed nothing is no divergence")
+    @Test(
+        "a replay from the start states: after a restore it needs no setup; a chain step that changed nothing is no divergence"
+    )
     func replayFromStartStates() async throws {
         let bus = Flux(label: "exact.replay")
         let first = Substance<Board>(name: "first", bus: bus)

@@ -17,7 +17,10 @@ struct OriginToolsTests {
         bus.dispatch(EditorMixers.increment.busName)
         await bus.flush()
         let entry = try #require(journal.entries.first)
-        #expect(entry.origin == MixJournal.Origin(fileID: "FlaskToolsTests/OriginToolsTests.swift", line: line, function: "journal()"))
+        #expect(
+            entry.origin
+                == MixJournal.Origin(
+                    fileID: "FlaskToolsTests/OriginToolsTests.swift", line: line, function: "journal()"))
         let lines = journal.jsonLines()
         #expect(lines.contains("\"origin\":{"))
         let read = try MixJournal.entries(fromJSONLines: lines)
@@ -50,7 +53,9 @@ struct OriginToolsTests {
         bus.dispatch(EditorMixers.increment.busName)
         let report = bus.lockReport()
         #expect(report.queuedOrigins.first??.line == line)
-        #expect("\(report)".contains("EditorMixers.increment (FlaskToolsTests/OriginToolsTests.swift:\(line) in lockReport())"))
+        #expect(
+            "\(report)".contains(
+                "EditorMixers.increment (FlaskToolsTests/OriginToolsTests.swift:\(line) in lockReport())"))
         lock.release()
         await bus.flush()
     }

@@ -207,26 +207,33 @@ struct SecretKeysByEitherNameTests {
         return (bus, journal, printed, reports)
     }
 
-    @Test("named by property or by coding key, nested or not, the secret is redacted everywhere, and not reported unknown")
+    @Test(
+        "named by property or by coding key, nested or not, the secret is redacted everywhere, and not reported unknown"
+    )
     func eitherName() async {
         for named in ["property", "coding key", "top level"] {
             let (bus, journal, printed, reports) = rig()
             let written: [(String, String)]
             switch named {
             case "property":
-                written = await texts(of: Substance<NamedByProperty>(bus: bus), on: bus, journal: journal, printed: printed) {
+                written = await texts(
+                    of: Substance<NamedByProperty>(bus: bus), on: bus, journal: journal, printed: printed
+                ) {
                     $0.prop.state.password = "hunter2"
                     $0.prop.state.coded.pin = 4242
                     $0.prop.state.note = "visible"
                 }
             case "coding key":
-                written = await texts(of: Substance<NamedByCodingKey>(bus: bus), on: bus, journal: journal, printed: printed) {
+                written = await texts(
+                    of: Substance<NamedByCodingKey>(bus: bus), on: bus, journal: journal, printed: printed
+                ) {
                     $0.prop.state.password = "hunter2"
                     $0.prop.state.coded.pin = 4242
                     $0.prop.state.note = "visible"
                 }
             default:
-                written = await texts(of: Substance<TopRenamed>(bus: bus), on: bus, journal: journal, printed: printed) {
+                written = await texts(of: Substance<TopRenamed>(bus: bus), on: bus, journal: journal, printed: printed)
+                {
                     $0.prop.password = "hunter2"
                     $0.prop.coded.pin = 4242
                     $0.prop.note = "visible"
@@ -234,7 +241,8 @@ struct SecretKeysByEitherNameTests {
             }
             for (name, text) in written {
                 #expect(text.contains("visible"), "\(named): \(name) shows nothing")
-                #expect(!text.contains("hunter2") && !text.contains("4242"), "\(named): \(name) shows a secret:\n\(text)")
+                #expect(
+                    !text.contains("hunter2") && !text.contains("4242"), "\(named): \(name) shows a secret:\n\(text)")
             }
             #expect(reports.all.filter { $0.code == .unknownSecretKey }.isEmpty, "\(named): \(reports.all)")
         }

@@ -99,7 +99,8 @@ extension MixJournal {
             /// The error of a line longer than the limit.
             func tooLong(_ count: Int) -> LineError {
                 LineError(
-                    line: number + 1, reason: "\(count) bytes, more than a journal line holds (\(MixJournal.lineLimit))")
+                    line: number + 1, reason: "\(count) bytes, more than a journal line holds (\(MixJournal.lineLimit))"
+                )
             }
 
             private mutating func read(one bytes: [UInt8]) throws {
@@ -115,7 +116,9 @@ extension MixJournal {
                 if let depth = Document.nestingBeyondLimit(line) {
                     throw LineError(
                         line: number,
-                        reason: "nested \(depth) levels deep or more, deeper than a JSON reader accepts (\(Document.nestingLimit))")
+                        reason:
+                            "nested \(depth) levels deep or more, deeper than a JSON reader accepts (\(Document.nestingLimit))"
+                    )
                 }
                 let data = Data(line)
                 do {

@@ -37,13 +37,16 @@ extension MixJournal {
                     let theirs = replayed.first { $0.substance == substance }
                     let recordedKeys = mine?.keys ?? []
                     let replayedKeys = theirs?.keys ?? []
-                    guard let key = (recordedKeys.filter { !replayedKeys.contains($0) }
-                        + replayedKeys.filter { !recordedKeys.contains($0) }).first
+                    guard
+                        let key =
+                            (recordedKeys.filter { !replayedKeys.contains($0) }
+                            + replayedKeys.filter { !recordedKeys.contains($0) }).first
                     else { continue }
                     func side(_ change: Change?) -> String {
                         guard let change, change.keys.contains(key) else { return "(unchanged)" }
                         guard let value = change.values?.first(where: { $0.key == key }) else { return "(changed)" }
-                        return "\(value.oldExists ? "\(value.old)" : "(none)") → \(value.newExists ? "\(value.new)" : "(none)")"
+                        return
+                            "\(value.oldExists ? "\(value.old)" : "(none)") → \(value.newExists ? "\(value.new)" : "(none)")"
                     }
                     return "\(substance).\(key): recorded \(side(mine)), replayed \(side(theirs))"
                 }
@@ -118,7 +121,8 @@ extension MixJournal {
         _ document: Document, on bus: Flux, domains: [any Any.Type] = [], substances: [any AnySubstance] = []
     ) async -> Replay {
         let starts = substances.compactMap { substance -> (any EncodedStateApplying, JournalValue)? in
-            guard let target = substance as? any EncodedStateApplying, let state = document.startStates[substance.name()]
+            guard let target = substance as? any EncodedStateApplying,
+                let state = document.startStates[substance.name()]
             else { return nil }
             return (target, state)
         }
@@ -132,7 +136,8 @@ extension MixJournal {
             }
             for name in failed.withLock({ $0 }) {
                 skipped.append(
-                    Replay.Skip(serial: 0, mixer: "replay start", reason: "the starting state of \(name) does not decode"))
+                    Replay.Skip(
+                        serial: 0, mixer: "replay start", reason: "the starting state of \(name) does not decode"))
             }
         }
         let replay = await replay(document.entries, on: bus, domains: domains, substances: substances)
@@ -282,9 +287,11 @@ extension MixJournal {
                 // A secret value is applied as redacted, and the substance's own put back in its
                 // place (as for a state recorded whole); a cut value cannot be applied.
                 if values.contains(where: \.cut) {
-                    return .failure(skip(entry, "a value it changed in \(change.substance) was cut to the journal's limit"))
+                    return .failure(
+                        skip(entry, "a value it changed in \(change.substance) was cut to the journal's limit"))
                 }
-                guard let target = substances.first(where: { $0.name() == change.substance }) as? any EncodedStateApplying
+                guard
+                    let target = substances.first(where: { $0.name() == change.substance }) as? any EncodedStateApplying
                 else {
                     return .failure(skip(entry, "no substance named \(change.substance) was given"))
                 }

@@ -65,7 +65,8 @@ public struct FluxMixReport {
 
     init(
         serial: UInt64, kind: Kind, mixer: FluxMixerName, payload: FluxPayload?, value: (any Sendable)?,
-        origin: FluxOrigin?, dispatchedMixer: FluxMixerName?, stop: Stop?, observersCalled: Int, records: [any Sendable],
+        origin: FluxOrigin?, dispatchedMixer: FluxMixerName?, stop: Stop?, observersCalled: Int,
+        records: [any Sendable],
         lent: [any FluxLending] = [], locksHeld: [UInt64], startedAt: ContinuousClock.Instant, duration: Duration,
         confined: FluxConfinedState?
     ) {

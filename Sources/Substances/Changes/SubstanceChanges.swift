@@ -69,7 +69,8 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
         case .kept: return keptSource ?? .unknown
         case .event:
             #if DEBUG
-                busOfSubstance.assertIsCurrent("a commit's source read off the bus before its changes were marked escaped")
+                busOfSubstance.assertIsCurrent(
+                    "a commit's source read off the bus before its changes were marked escaped")
             #endif
             return sourceEvent.map { MixSource($0.pointee) } ?? .unknown
         case .runningChain, .runningTask:

@@ -93,7 +93,8 @@ enum CodingKeyAliases {
             keyCount = calls.count
             for (index, field) in fields.enumerated() {
                 let bytes = fieldBytes(of: instance, field: field)
-                let matching = Set(calls.filter { $0.type == ObjectIdentifier(field.type) && $0.bytes == bytes }.map(\.key))
+                let matching = Set(
+                    calls.filter { $0.type == ObjectIdentifier(field.type) && $0.bytes == bytes }.map(\.key))
                 candidates[index] = candidates[index].map { $0.intersection(matching) } ?? matching
             }
             round += 1
