@@ -241,3 +241,40 @@ struct RestoreRedactionTests {
         #expect(!problem.description.contains("SECRET"), "\(problem)")
     }
 }
+
+extension ArchiverTests {
+    /// What a write's encoding captured: released once the write is done.
+    final class Captured: Sendable {}
+
+    @Test("a write's value is released once it is written, by a timed write and a durable one")
+    func writtenValueReleased() async throws {
+        // The archive thread's loop leaked every batch of jobs in release builds (a loop that never
+        // exits is a dead end to the optimizer, which left out the releases): each write's
+        // closure, and the state it captured, stayed in memory for good.
+        let archiver = Archiver(store: InMemoryArchiveStore())
+        weak var timed: Captured?
+        weak var durable: Captured?
+        do {
+            let first = Captured()
+            timed = first
+            archiver.scheduleWrite(key: "timed", after: 0) { [first] in
+                _ = first
+                return Data("1".utf8)
+            }
+            let second = Captured()
+            durable = second
+            archiver.scheduleWrite(key: "durable", after: 60) { [second] in
+                _ = second
+                return Data("2".utf8)
+            }
+        }
+        try await archiver.stored(key: "durable")
+        archiver.flush()
+        archiver.waitForWritesInProgress()
+        // A second wait runs in a later batch of the archive thread: the batch that held the
+        // writes is over by then.
+        archiver.waitForWritesInProgress()
+        #expect(timed == nil)
+        #expect(durable == nil)
+    }
+}

@@ -63,15 +63,24 @@ final class ArchiveWorker: Sendable {
     }
 
     private func run() {
-        while true {
-            waiting.wait()
-            let batch = queue.withLock { queue in
-                defer { queue.jobs.removeAll(keepingCapacity: true) }
-                return queue.jobs
-            }
-            // The semaphore was signalled once per job; the ones taken with this batch are spent.
-            for _ in batch.dropFirst() { waiting.wait() }
-            for job in batch { job() }
+        // One batch per call, not the loop's body: a loop that never exits is a dead end to the
+        // optimizer, which then leaves out the releases of what its body made. `let batch` in
+        // `while true` leaked every batch in release builds, with its jobs and what they held
+        // (each write's state: S10 of issue #53 held a copy of its state per durable write).
+        // Test: "a write's value is released once it is written".
+        while true { runBatch() }
+    }
+
+    /// Waits for jobs, and runs those given so far. (Never inlined into the loop, to be sure.)
+    @inline(never)
+    private func runBatch() {
+        waiting.wait()
+        let batch = queue.withLock { queue in
+            defer { queue.jobs.removeAll(keepingCapacity: true) }
+            return queue.jobs
         }
+        // The semaphore was signalled once per job; the ones taken with this batch are spent.
+        for _ in batch.dropFirst() { waiting.wait() }
+        for job in batch { job() }
     }
 }
