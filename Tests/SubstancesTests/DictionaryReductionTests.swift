@@ -206,4 +206,31 @@ struct DictionaryReductionTests {
         b.count = 4
         #expect(!significant.same(a, b))
     }
+
+    struct Numbered: Equatable, Codable {
+        var byNumber: [Int: String] = [:]
+        var count = 0
+    }
+
+    struct NumberedState: State {
+        var byNumber: [Int: String] = [:]
+        var inner = Numbered()
+    }
+
+    @Test("a dictionary with keys other than strings is compared whole, at the top and inside a struct")
+    func nonStringKeys() throws {
+        // Its stored properties are all internals (`_variant`): the plan once descended into it,
+        // found nothing to compare, and its changes were never reported.
+        let substance = Substance<NumberedState>(bus: Flux())
+        let plan = ReductionPlan(for: NumberedState.self)
+        let old = NumberedState()
+        var new = old
+        new.byNumber[1] = "one"
+        var changes = try #require(StateReducer.reduce(old, new, plan: plan, reference: substance.reference))
+        #expect(Set(changes.keys) == ["byNumber"])
+        new = old
+        new.inner.byNumber[2] = "two"
+        changes = try #require(StateReducer.reduce(old, new, plan: plan, reference: substance.reference))
+        #expect(Set(changes.keys) == ["inner", "inner.byNumber"])
+    }
 }

@@ -17,9 +17,14 @@ final class ReductionPlan: Sendable {
     struct Entry {
         let key: String
         let offset: Int
+        /// The property's type.
+        let type: any Any.Type
         let traits: ValueTraits
         /// Index of the enclosing struct's entry, or -1.
         let parent: Int
+        /// Whether the property is a `[String: V]` dictionary of encodable values: an archive patch
+        /// holds its entries one by one.
+        var isDictionary = false
     }
 
     /// The comparison loop's view of a compared property: plain data, so reading it touches no
@@ -135,9 +140,17 @@ final class ReductionPlan: Sendable {
                 let subtree = tree.child(at: [field.name])
                 let traits = ValueTraits.of(field.type)
                 keyIndex[key] = index
-                entries.append(Entry(key: key, offset: offset, traits: traits, parent: parent))
+                entries.append(
+                    Entry(
+                        key: key, offset: offset, type: field.type, traits: traits, parent: parent,
+                        isDictionary: field.type is any ArchivableEntries.Type))
+                // Descended into: a struct with properties of its own whose coding keys are their
+                // names. One whose stored properties are all internals (`_`-prefixed: an `[Int: V]`
+                // dictionary, whose empty value encodes as `{}`) would have no entries, and its
+                // changes would go unseen: it is a property compared whole.
                 if field.isStruct, let subtree, case .keyed = subtree, !(field.type is any KeyedByContent.Type),
-                    let nested = FieldLayout.storedFields(of: field.type), ReductionPlan.shape(nested, matches: subtree)
+                    let nested = FieldLayout.storedFields(of: field.type), nested.contains(where: \.isProperty),
+                    ReductionPlan.shape(nested, matches: subtree)
                 {
                     add(nested, base: offset, prefix: key + ".", parent: index, tree: subtree)
                 } else {
