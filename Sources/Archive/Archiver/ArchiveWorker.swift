@@ -13,6 +13,9 @@ import Foundation
 /// taken yet, so that it sleeps while there are none.
 final class ArchiveWorker: Sendable {
     static let shared = ArchiveWorker()
+    /// The thread that encodes the snapshots of logs being compacted, beside the archive thread,
+    /// so that no acknowledgement waits for an encoding of a whole value.
+    static let compaction = ArchiveWorker()
 
     /// 64 MB: about 20,000 levels of `JSONEncoder` recursion in a debug build, four times what the
     /// archive encoder and decoder allow (see `ArchiveEncoder.maximumNesting`).

@@ -44,6 +44,49 @@ public final class Archiver: Sendable {
         /// Keys whose last write failed, and how many attempts in a row have: a failure is
         /// reported when it starts such an episode, and the first write that succeeds ends it.
         var failing: [String: (attempts: Int, kind: ArchiveProblem.Kind)] = [:]
+        /// The logs of the keys written whole by this archiver, which patches may be appended to.
+        var logs: [String: KeyLog] = [:]
+        var minimumCompactionBytes = Archiver.defaultMinimumCompactionBytes
+        var minimumPatchingBytes = Archiver.defaultMinimumPatchingBytes
+    }
+
+    /// What an archiver knows of a key's log (see ``ArchiveLogStore``): patches are appended to it
+    /// only once the archiver wrote the value whole (its snapshot then is what the patches change).
+    struct KeyLog: Sendable {
+        /// The sequence number of the next patch.
+        var nextSequence: UInt64 = 1
+        /// The bytes of the log, since the snapshot.
+        var logBytes = 0
+        /// The bytes of the snapshot.
+        var snapshotBytes = 0
+        /// Bumped by every whole write: a compaction started before one is out of date.
+        var generation: UInt64 = 0
+        /// Whether a compaction is under way.
+        var compacting = false
+    }
+
+    /// The default of ``minimumPatchingBytes``: 8 KiB.
+    public static let defaultMinimumPatchingBytes = 8 << 10
+
+    /// The least size of an archived substance's JSON for its writes to be patches, appended to a
+    /// log (with a store that keeps logs, ``ArchiveLogStore``): a smaller value is written whole,
+    /// which costs less than finding what changed (``defaultMinimumPatchingBytes`` unless set).
+    /// Learned from each whole write of the value. Both ways store the same value.
+    public var minimumPatchingBytes: Int {
+        get { state.withLock { $0.minimumPatchingBytes } }
+        set { state.withLock { $0.minimumPatchingBytes = max(0, newValue) } }
+    }
+
+    /// The default of ``minimumCompactionBytes``: 1 MiB.
+    public static let defaultMinimumCompactionBytes = 1 << 20
+
+    /// The least a key's log grows to before it is compacted into a new snapshot
+    /// (``defaultMinimumCompactionBytes`` unless set); past it, the log is compacted once it
+    /// outgrows the snapshot, so that it never holds much more than the value does, and a restore
+    /// reads at most about twice the value's bytes.
+    public var minimumCompactionBytes: Int {
+        get { state.withLock { $0.minimumCompactionBytes } }
+        set { state.withLock { $0.minimumCompactionBytes = max(0, newValue) } }
     }
 
     private let storage: LockedValue<any ArchiveStore>
@@ -90,7 +133,7 @@ public final class Archiver: Sendable {
         worker.sync {
             // The last chance: a write that fails now is reported, with nothing left to retry it.
             for (key, write) in all.sorted(by: { $0.key < $1.key }) {
-                if let problem = Archiver.store(write, key: key, protected: protected.contains(key)) {
+                if let problem = Archiver.store(write, key: key, protected: protected.contains(key)).problem {
                     write.onFailure?(problem)
                 }
             }
@@ -98,6 +141,10 @@ public final class Archiver: Sendable {
     }
 
     /// The default store. Pick it once, at launch, before substances restore.
+    /// Whether the default store keeps logs (``ArchiveLogStore``): then a write with patches costs
+    /// the change (see ``scheduleWrite(key:after:maxDelay:store:owner:encode:patch:onFailure:onRecovery:)``).
+    public var keepsLogs: Bool { storage.withLock { $0 is any ArchiveLogStore } }
+
     public var store: any ArchiveStore {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
@@ -289,7 +336,8 @@ public final class Archiver: Sendable {
     ///   it owned it; ``ArchiveProblem/Kind/storeFailed(operation:)`` when the store cannot claim it.
     public func confirmOwnership(of key: String, store: (any ArchiveStore)? = nil) throws(ArchiveProblem) {
         let store = store ?? self.store
-        if let failure = state.withLock({ $0.failing[key] }), failure.kind == .keyInUse || failure.kind == .ownershipLost
+        if let failure = state.withLock({ $0.failing[key] }),
+            failure.kind == .keyInUse || failure.kind == .ownershipLost
         {
             throw ArchiveProblem(
                 key: key, kind: failure.kind,
@@ -330,10 +378,16 @@ public final class Archiver: Sendable {
     ///     key's writes start failing, not again for each retry (see ``retryDelays``).
     ///   - onRecovery: called, on the archive thread, when a write of the key succeeds after
     ///     failing.
+    ///   - patch: what changed since the last schedule, as an ``ArchivePatch`` (nil from the closure
+    ///     when it cannot say): with a store that keeps logs (``ArchiveLogStore``), the write
+    ///     appends the patches scheduled since the last one instead of writing the value whole, so
+    ///     that it costs the change; `encode` still writes the value whole, the first time and to
+    ///     compact the log. Without, the value is written whole.
     public func scheduleWrite(
         key: String, after delay: Double, maxDelay: Double = Archiver.defaultMaxDelay,
         store: (any ArchiveStore)? = nil, owner: AnyObject? = nil,
         encode: @escaping @Sendable () throws -> Data,
+        patch: (@Sendable () throws -> ArchivePatch?)? = nil,
         onFailure: (@Sendable (ArchiveProblem) -> Void)? = nil,
         onRecovery: (@Sendable (ArchiveRecovery) -> Void)? = nil
     ) {
@@ -342,8 +396,8 @@ public final class Archiver: Sendable {
         let ownerID = owner.map(ObjectIdentifier.init)
         let (action, conflict) = state.withLock { state -> (PendingWrites.Action, Bool) in
             let (action, ownerChanged) = state.pending.schedule(
-                key, encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, owner: ownerID,
-                now: now, delay: Archiver.duration(delay), maxDelay: Archiver.duration(maxDelay))
+                key, encode: encode, patch: patch, onFailure: onFailure, onRecovery: onRecovery, store: store,
+                owner: ownerID, now: now, delay: Archiver.duration(delay), maxDelay: Archiver.duration(maxDelay))
             guard ownerChanged, let owner else { return (action, false) }
             return (action, state.claims.claim(key, by: owner))
         }
@@ -470,6 +524,13 @@ public final class Archiver: Sendable {
         worker.sync {}
     }
 
+    /// Returns once the compactions of logs under way are done (for tests: a compaction changes
+    /// no value read).
+    package func waitForCompactions() {
+        ArchiveWorker.compaction.sync {}
+        worker.sync {}
+    }
+
     /// The keys with a write pending: waiting for its delay, or to be retried after a failure.
     public var pendingKeys: [String] { state.withLock { $0.pending.keys.sorted() } }
 
@@ -489,7 +550,7 @@ public final class Archiver: Sendable {
     @discardableResult
     func perform(_ write: PendingWrites.Write, key: String) -> ArchiveProblem? {
         let protected = state.withLock { $0.protected.contains(key) }
-        guard let problem = Archiver.store(write, key: key, protected: protected) else {
+        guard let problem = storeWrite(write, key: key, protected: protected) else {
             let episode = state.withLock { $0.failing.removeValue(forKey: key) }
             if let episode { write.onRecovery?(ArchiveRecovery(key: key, failedAttempts: episode.attempts)) }
             return nil
@@ -514,34 +575,137 @@ public final class Archiver: Sendable {
         return problem
     }
 
-    /// Encodes and stores `write`; returns what went wrong.
-    private static func store(_ write: PendingWrites.Write, key: String, protected: Bool) -> ArchiveProblem? {
-        let problem: ArchiveProblem
-        if protected {
-            problem = ArchiveProblem(
-                key: key, kind: .storeFailed(operation: "write"),
-                reason: "what the key holds could not be read or kept aside; remove the key to archive again")
-        } else {
-            do {
-                let data = try write.encode()
-                do {
-                    try write.store.set(data, forKey: key)
-                    return nil
-                } catch let owned as ArchiveKeyOwnedError {
-                    // Not retried: another live owner holds the key (see `ArchiveStore`).
-                    problem = ArchiveProblem(key: key, kind: .keyInUse, reason: owned.description)
-                } catch let lost as ArchiveOwnershipLostError {
-                    // Not retried either: the key stays lost until it is restored again.
-                    problem = ArchiveProblem(key: key, kind: .ownershipLost, reason: lost.description)
-                } catch {
-                    problem = ArchiveProblem(
-                        key: key, kind: .storeFailed(operation: "write"), reason: ArchiveErrorReason.describe(error))
-                }
-            } catch {
-                problem = ArchiveProblem(key: key, kind: .encodingFailed, reason: ArchiveErrorReason.describe(error))
+    /// Stores `write` (on the worker): its patches appended to the key's log when the store keeps
+    /// logs and the archiver wrote the value whole before (then the log is what they change), the
+    /// value whole otherwise. Starts a compaction when the log has outgrown its snapshot. Returns
+    /// what went wrong.
+    private func storeWrite(_ write: PendingWrites.Write, key: String, protected: Bool) -> ArchiveProblem? {
+        guard !protected, let store = write.store as? any ArchiveLogStore else {
+            return Archiver.store(write, key: key, protected: protected).problem
+        }
+        let known = state.withLock { $0.logs[key] != nil }
+        if write.whole || write.patches.isEmpty || !known { return storeWhole(write, key: key, in: store) }
+        var lines = Data()
+        do {
+            for patch in write.patches {
+                // A patch that cannot say what changed: the value goes whole.
+                guard let made = try patch() else { return storeWhole(write, key: key, in: store) }
+                if !made.operations.isEmpty { lines.append(contentsOf: made.line) }
             }
+        } catch {
+            return storeWhole(write, key: key, in: store)
+        }
+        // Commits that changed nothing: nothing to append.
+        if lines.isEmpty { return nil }
+        do {
+            try store.appendLog(lines, forKey: key)
+        } catch {
+            // What of the lines reached the log is not known: the next write goes whole.
+            state.withLock { $0.logs[key] = nil }
+            return Archiver.problem(writing: key, error)
+        }
+        let compaction = state.withLock { state -> (bytes: Int, generation: UInt64)? in
+            guard var log = state.logs[key] else { return nil }
+            log.logBytes += lines.count
+            defer { state.logs[key] = log }
+            guard !log.compacting, log.logBytes > max(state.minimumCompactionBytes, log.snapshotBytes) else {
+                return nil
+            }
+            log.compacting = true
+            return (log.logBytes, log.generation)
+        }
+        if let compaction {
+            compact(
+                key, in: store, encode: write.encode, droppingFirst: compaction.bytes, generation: compaction.generation
+            )
+        }
+        return nil
+    }
+
+    /// Stores `write`'s value whole (to a key with a log, the store appends it there), and from
+    /// then on appends the key's patches to its log.
+    private func storeWhole(_ write: PendingWrites.Write, key: String, in store: any ArchiveLogStore) -> ArchiveProblem?
+    {
+        let (problem, bytes) = Archiver.store(write, key: key, protected: false)
+        let logBytes = problem == nil ? (try? store.logSize(forKey: key)) : nil
+        state.withLock { state in
+            guard problem == nil, let logBytes else {
+                state.logs[key] = nil
+                return
+            }
+            var log = state.logs[key] ?? KeyLog()
+            log.generation &+= 1
+            log.logBytes = logBytes
+            log.snapshotBytes = max(bytes, log.snapshotBytes)
+            state.logs[key] = log
         }
         return problem
+    }
+
+    /// Compacts the key's log in the background: the value as of the patches appended so far is
+    /// encoded on the compaction thread, then written as the key's snapshot and the log's first
+    /// `bytes` (those patches) dropped, on the archive thread, between writes. A whole write of the
+    /// key meanwhile (a new generation) makes it out of date. An acknowledgement waits for it at
+    /// most the writing of the snapshot, never its encoding.
+    private func compact(
+        _ key: String, in store: any ArchiveLogStore, encode: @escaping @Sendable () throws -> Data,
+        droppingFirst bytes: Int, generation: UInt64
+    ) {
+        ArchiveWorker.compaction.async { [self] in
+            let snapshot = try? encode()
+            worker.async { [self] in
+                defer { state.withLock { $0.logs[key]?.compacting = false } }
+                guard let snapshot, state.withLock({ $0.logs[key]?.generation == generation }) else { return }
+                do {
+                    try store.compactLog(forKey: key, snapshot: snapshot, droppingFirst: bytes)
+                    state.withLock { state in
+                        state.logs[key]?.logBytes -= bytes
+                        state.logs[key]?.snapshotBytes = snapshot.count
+                    }
+                } catch {
+                    // The log stays as it is, whole: the value read is the same.
+                }
+            }
+        }
+    }
+
+    /// Encodes and stores `write`; returns what went wrong, and the bytes written.
+    private static func store(
+        _ write: PendingWrites.Write, key: String, protected: Bool
+    ) -> (problem: ArchiveProblem?, bytes: Int) {
+        if protected {
+            return (
+                ArchiveProblem(
+                    key: key, kind: .storeFailed(operation: "write"),
+                    reason: "what the key holds could not be read or kept aside; remove the key to archive again"), 0
+            )
+        }
+        let data: Data
+        do {
+            data = try write.encode()
+        } catch {
+            return (ArchiveProblem(key: key, kind: .encodingFailed, reason: ArchiveErrorReason.describe(error)), 0)
+        }
+        do {
+            try write.store.set(data, forKey: key)
+            return (nil, data.count)
+        } catch {
+            return (problem(writing: key, error), 0)
+        }
+    }
+
+    /// The problem of a store's write of `key` that threw `error`.
+    private static func problem(writing key: String, _ error: any Error) -> ArchiveProblem {
+        switch error {
+        case let owned as ArchiveKeyOwnedError:
+            // Not retried: another live owner holds the key (see `ArchiveStore`).
+            ArchiveProblem(key: key, kind: .keyInUse, reason: owned.description)
+        case let lost as ArchiveOwnershipLostError:
+            // Not retried either: the key stays lost until it is restored again.
+            ArchiveProblem(key: key, kind: .ownershipLost, reason: lost.description)
+        default:
+            ArchiveProblem(key: key, kind: .storeFailed(operation: "write"), reason: ArchiveErrorReason.describe(error))
+        }
     }
 
     private static func keyInUse(_ key: String) -> ArchiveProblem {

@@ -24,7 +24,15 @@ struct PendingWrites: Sendable {
     /// taken out to be performed. A value: the copy taken out is the performing thread's own, and
     /// one that fails goes back in (``retry(_:_:notBefore:)``).
     struct Write: Sendable {
+        /// Encodes the value whole: a write of the whole value, and what a patch falls back to.
         var encode: @Sendable () throws -> Data
+        /// The patches of the changes scheduled since the key was last written, in order (see
+        /// ``ArchivePatch``): appended to a log store's log instead of writing the value whole,
+        /// unless ``whole`` says otherwise.
+        var patches: [@Sendable () throws -> ArchivePatch?] = []
+        /// Whether the value is to be written whole: a schedule gave no patch, or a write of the key
+        /// failed (its patches are then out of order with what the log holds).
+        var whole = false
         var onFailure: (@Sendable (ArchiveProblem) -> Void)?
         var onRecovery: (@Sendable (ArchiveRecovery) -> Void)?
         var store: any ArchiveStore
@@ -47,12 +55,14 @@ struct PendingWrites: Sendable {
         var started: UInt64
 
         init(
-            encode: @escaping @Sendable () throws -> Data, onFailure: (@Sendable (ArchiveProblem) -> Void)?,
+            encode: @escaping @Sendable () throws -> Data, patch: (@Sendable () throws -> ArchivePatch?)? = nil,
+            onFailure: (@Sendable (ArchiveProblem) -> Void)?,
             onRecovery: (@Sendable (ArchiveRecovery) -> Void)? = nil,
             store: any ArchiveStore, since: Nanoseconds, deadline: Nanoseconds, wakeUp: UInt64,
             owner: ObjectIdentifier?, started: UInt64 = 0
         ) {
             self.encode = encode
+            if let patch { patches = [patch] } else { whole = true }
             self.onFailure = onFailure
             self.onRecovery = onRecovery
             self.store = store
@@ -69,11 +79,18 @@ struct PendingWrites: Sendable {
         /// - Returns: the deadline of a wake-up to arm, numbered `wakeUps` + 1, when the new
         ///   deadline is earlier than the one armed; whether the owner changed.
         mutating func reschedule(
-            encode: @escaping @Sendable () throws -> Data, onFailure: (@Sendable (ArchiveProblem) -> Void)?,
+            encode: @escaping @Sendable () throws -> Data, patch: (@Sendable () throws -> ArchivePatch?)?,
+            onFailure: (@Sendable (ArchiveProblem) -> Void)?,
             onRecovery: (@Sendable (ArchiveRecovery) -> Void)?, store: any ArchiveStore, owner: ObjectIdentifier?,
             now: Nanoseconds, delay: Nanoseconds, maxDelay: Nanoseconds, wakeUps: inout UInt64
         ) -> (action: Action, ownerChanged: Bool) {
             self.encode = encode
+            if let patch, !whole {
+                patches.append(patch)
+            } else {
+                whole = true
+                patches = []
+            }
             self.onFailure = onFailure
             // Kept from the first schedule that gave one: an archived substance schedules on every
             // commit with the same callback, and replacing it would cost a retain and a release each time.
@@ -115,21 +132,21 @@ struct PendingWrites: Sendable {
     /// - Returns: `.arm` when a wake-up must be armed: for a key that had no write pending, or
     ///   when the new deadline is earlier than the wake-up already armed (a shorter delay).
     mutating func schedule(
-        _ key: String, encode: @escaping @Sendable () throws -> Data,
+        _ key: String, encode: @escaping @Sendable () throws -> Data, patch: (@Sendable () throws -> ArchivePatch?)?,
         onFailure: (@Sendable (ArchiveProblem) -> Void)?, onRecovery: (@Sendable (ArchiveRecovery) -> Void)?,
         store: any ArchiveStore, owner: ObjectIdentifier?, now: Nanoseconds, delay: Nanoseconds, maxDelay: Nanoseconds
     ) -> (action: Action, ownerChanged: Bool) {
         if let index = last?.key == key ? last?.index : byKey.index(forKey: key) {
             last = (key, index)
             return byKey.values[index].reschedule(
-                encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, owner: owner, now: now,
-                delay: delay, maxDelay: maxDelay, wakeUps: &wakeUps)
+                encode: encode, patch: patch, onFailure: onFailure, onRecovery: onRecovery, store: store, owner: owner,
+                now: now, delay: delay, maxDelay: maxDelay, wakeUps: &wakeUps)
         }
         wakeUps &+= 1
         let deadline = now &+ min(delay, maxDelay)
         byKey[key] = Write(
-            encode: encode, onFailure: onFailure, onRecovery: onRecovery, store: store, since: now, deadline: deadline,
-            wakeUp: wakeUps, owner: owner)
+            encode: encode, patch: patch, onFailure: onFailure, onRecovery: onRecovery, store: store, since: now,
+            deadline: deadline, wakeUp: wakeUps, owner: owner)
         last = nil
         return (.arm(number: wakeUps, at: deadline), true)
     }
@@ -177,10 +194,17 @@ struct PendingWrites: Sendable {
         if let index = byKey.index(forKey: key) {
             byKey.values[index].notBefore = notBefore
             byKey.values[index].deadline = max(byKey.values[index].deadline, notBefore)
+            // The failed write's patches are not in the log, and the newer ones follow them: the
+            // value is written whole.
+            byKey.values[index].whole = true
+            byKey.values[index].patches = []
             // Its armed wake-up, if earlier, finds the later deadline and arms again.
             return .none
         }
         var write = write
+        // What of it reached the log is not known: the value is written whole.
+        write.whole = true
+        write.patches = []
         wakeUps &+= 1
         write.notBefore = notBefore
         write.deadline = notBefore

@@ -105,6 +105,16 @@ extension FileArchiveStore {
     /// Writes all of `data` to `fd`, again after each partial write or interruption (`EINTR`).
     ///
     /// - Throws: the `POSIXError` of a write that fails.
+    /// Reads exactly `count` bytes of `fd` from `offset`.
+    ///
+    /// - Throws: the `POSIXError` of a read that fails or comes short (`EIO`).
+    static func readExactly(_ count: Int, of fd: Int32, at offset: Int) throws -> Data {
+        var bytes = Data(count: count)
+        let read = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+        guard read == count else { throw POSIXError(errno: read < 0 ? errno : EIO) }
+        return bytes
+    }
+
     static func writeAll(_ data: Data, to fd: Int32) throws {
         try data.withUnsafeBytes { buffer in
             var offset = 0

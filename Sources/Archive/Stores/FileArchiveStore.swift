@@ -1,3 +1,4 @@
+import FlaskLocking
 import Foundation
 
 #if canImport(Darwin)
@@ -46,13 +47,16 @@ import Foundation
 ///
 /// A FIFO, socket or device where a file is expected is refused (``ArchiveSpecialFileError``),
 /// never opened for reading, so it never blocks the archive thread.
-public struct FileArchiveStore: ArchiveStore {
+public struct FileArchiveStore: ArchiveLogStore {
     /// The directory holding the archives.
     public var directory: URL { ownership.directory }
     /// The directory and the keys this store owns, shared by its copies: one reference, so that
     /// the store fits an existential's inline buffer and a copy costs one retain (every commit of
     /// an archived substance copies the store into its pending write; S1r).
     private let ownership: ArchiveKeyOwnership
+    /// The logs this store appended to whose directory entry it synced: an append to one of them
+    /// syncs the file alone (a second `fsync` per durable write, for a name already durable).
+    private let syncedLogs = LockedValue<Set<String>>([])
 
     /// - Parameter directory: created (with mode 0700) if missing.
     public init(directory: URL) throws {
@@ -130,9 +134,17 @@ public struct FileArchiveStore: ArchiveStore {
     /// name, and ``removeData(forKey:)`` removes both.
     public func data(forKey key: String) throws -> Data? {
         let name = ArchiveFileName(key)
-        if let (_, data) = try locate(name) { return data }
-        guard let legacy = legacyURL(of: key) else { return nil }
-        return try contents(of: legacy)
+        let snapshot: Data?
+        if let (_, data) = try locate(name) {
+            snapshot = data
+        } else if let legacy = legacyURL(of: key) {
+            snapshot = try contents(of: legacy)
+        } else {
+            snapshot = nil
+        }
+        // The value now: the snapshot with the patches of the log applied.
+        guard let log = try log(of: name), !log.isEmpty else { return snapshot }
+        return try ArchiveLog(log).applied(to: snapshot, key: key)
     }
 
     /// The file an earlier version named `key`, unless that name is `key`'s own, or another key's
@@ -229,6 +241,16 @@ public struct FileArchiveStore: ArchiveStore {
         let lockFile = lockFileURL(of: name)
         let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
         defer { close(directoryFD) }
+        // A key with a log: the value goes whole at its end, so that the log, which the value is
+        // read through, stays in order (a snapshot written beside it would be read with older
+        // patches applied over it). A value that is not JSON cannot go there: it is written as the
+        // file, and the log removed after, so that a crash between reads the log over a file that
+        // is not JSON, which fails (the key is then not written over), never an older value.
+        let removesLog = try logSize(forKey: key) > 0
+        if removesLog, (try? JSONTree.parse(data)) != nil {
+            try append(ArchiveLog.wholeValueLine(data), toLogOf: name, in: directoryFD)
+            return try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+        }
         let destination = try destination(of: name).lastPathComponent
         let temporary = ".\(UUID().uuidString).tmp"
         let fd = openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -252,6 +274,9 @@ public struct FileArchiveStore: ArchiveStore {
         // The key has its own file now: the one an earlier version named for it goes, so that it
         // never comes back (after a removal) or reaches a key that shared its name.
         if let legacy = legacyURL(of: key) { unlinkat(directoryFD, legacy.lastPathComponent, 0) }
+        if removesLog, unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
+            throw POSIXError(errno: errno)
+        }
         // Make the rename itself durable.
         fsync(directoryFD)
         // Acknowledged only if the path leads here still: where the next owner will read it.
@@ -267,6 +292,11 @@ public struct FileArchiveStore: ArchiveStore {
         let lockFile = lockFileURL(of: name)
         let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
         defer { close(directoryFD) }
+        // A key with a log: the removal is appended to it first, so that a crash between the
+        // deletions below reads the value removed, neither the snapshot without the log's patches
+        // nor the log over nothing. The log goes last.
+        let hasLog = try logSize(forKey: key) > 0
+        if hasLog { try append(ArchiveLog.removalLine, toLogOf: name, in: directoryFD) }
         if let (url, _) = try locate(name) {
             if unlinkat(directoryFD, url.lastPathComponent, 0) != 0 && errno != ENOENT {
                 throw POSIXError(errno: errno)
@@ -277,7 +307,161 @@ public struct FileArchiveStore: ArchiveStore {
         {
             throw POSIXError(errno: errno)
         }
+        if hasLog {
+            if unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
+                throw POSIXError(errno: errno)
+            }
+            fsync(directoryFD)
+        }
         try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+    }
+
+    // MARK: The log (ArchiveLogStore)
+
+    /// The name of the log of `name`'s key, beside its archive: `<file name>.log`, JSON lines.
+    private func logFileName(of name: ArchiveFileName) -> String {
+        name.name() + ".log"
+    }
+
+    /// The key's log, nil when it has none (keys named by a digest have none: they are written
+    /// whole).
+    private func log(of name: ArchiveFileName) throws -> Data? {
+        guard !name.isDigest else { return nil }
+        return try contents(of: directory.appendingPathComponent(logFileName(of: name)))
+    }
+
+    /// The size of the key's log in bytes (0 without one).
+    public func logSize(forKey key: String) throws -> Int {
+        let name = ArchiveFileName(key)
+        guard !name.isDigest else { return 0 }
+        var status = stat()
+        guard stat(directory.appendingPathComponent(logFileName(of: name)).path, &status) == 0 else {
+            if errno == ENOENT { return 0 }
+            throw POSIXError(errno: errno)
+        }
+        return Int(status.st_size)
+    }
+
+    /// Appends whole lines to the key's log and syncs it, in the directory the store owns the key
+    /// in, as ``set(_:forKey:)`` writes (checked before and after). A log a crash cut short (its
+    /// last line without a newline) is trimmed to its whole lines first.
+    ///
+    /// - Throws: as ``set(_:forKey:)``; `ENOTSUP` for a key named by a digest.
+    public func appendLog(_ lines: Data, forKey key: String) throws {
+        let name = ArchiveFileName(key)
+        guard !name.isDigest else { throw POSIXError(errno: ENOTSUP) }
+        try claim(name, retrying: false)
+        let lockFile = lockFileURL(of: name)
+        let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
+        defer { close(directoryFD) }
+        try append(lines, toLogOf: name, in: directoryFD)
+        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+    }
+
+    private func append(_ lines: Data, toLogOf name: ArchiveFileName, in directoryFD: Int32) throws {
+        let fd = openat(directoryFD, logFileName(of: name), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o600)
+        guard fd >= 0 else { throw POSIXError(errno: errno) }
+        defer { close(fd) }
+        guard ArchiveKeyOwnership.isRegularFile(fd) else {
+            throw ArchiveSpecialFileError(path: directory.appendingPathComponent(logFileName(of: name)).path)
+        }
+        let size = try FileArchiveStore.trimToWholeLines(fd)
+        try FileArchiveStore.writeAll(lines, to: fd)
+        guard fsync(fd) == 0 else { throw POSIXError(errno: errno) }
+        // A log made now (or by a process that may have died before syncing its name): its name is
+        // made durable too, once.
+        let logName = logFileName(of: name)
+        if size == 0 || !syncedLogs.withLock({ $0.contains(logName) }) {
+            guard fsync(directoryFD) == 0 else { throw POSIXError(errno: errno) }
+            syncedLogs.withLock { _ = $0.insert(logName) }
+        }
+    }
+
+    /// Writes `snapshot` as the key's value, then drops the first `bytes` bytes of its log: both
+    /// atomically (files renamed into place), the snapshot first, so that a crash between leaves a
+    /// snapshot and a log whose first patches it already holds (read again, they change nothing
+    /// the later ones do not set again).
+    public func compactLog(forKey key: String, snapshot: Data, droppingFirst bytes: Int) throws {
+        let name = ArchiveFileName(key)
+        guard !name.isDigest else { throw POSIXError(errno: ENOTSUP) }
+        try claim(name, retrying: false)
+        let lockFile = lockFileURL(of: name)
+        let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
+        defer { close(directoryFD) }
+        try replaceFile(name.name(), in: directoryFD, with: snapshot, keyLine: nil)
+        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+        let kept = try logTail(of: name, in: directoryFD, from: bytes)
+        if kept.isEmpty {
+            if unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
+                throw POSIXError(errno: errno)
+            }
+            fsync(directoryFD)
+        } else {
+            try replaceFile(logFileName(of: name), in: directoryFD, with: kept, keyLine: nil)
+        }
+        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+    }
+
+    /// The bytes of the key's log from `offset` on (what was appended after a compaction began).
+    private func logTail(of name: ArchiveFileName, in directoryFD: Int32, from offset: Int) throws -> Data {
+        let fd = openat(directoryFD, logFileName(of: name), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            if errno == ENOENT { return Data() }
+            throw POSIXError(errno: errno)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw POSIXError(errno: errno) }
+        let count = Int(status.st_size) - offset
+        guard count > 0 else { return Data() }
+        return try FileArchiveStore.readExactly(count, of: fd, at: offset)
+    }
+
+    /// Replaces the file `fileName` of the directory `directoryFD` with `data`, atomically: a
+    /// temporary file written, synced and renamed into place, and the directory synced.
+    private func replaceFile(_ fileName: String, in directoryFD: Int32, with data: Data, keyLine: Data?) throws {
+        let temporary = ".\(UUID().uuidString).tmp"
+        let fd = openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(errno: errno) }
+        _ = flock(fd, LOCK_EX)
+        var ok = false
+        defer {
+            if !ok { unlinkat(directoryFD, temporary, 0) }
+        }
+        defer { close(fd) }
+        if let keyLine { try FileArchiveStore.writeAll(keyLine, to: fd) }
+        try FileArchiveStore.writeAll(data, to: fd)
+        guard fsync(fd) == 0 else { throw POSIXError(errno: errno) }
+        guard renameat(directoryFD, temporary, directoryFD, fileName) == 0 else { throw POSIXError(errno: errno) }
+        ok = true
+        fsync(directoryFD)
+    }
+
+    /// Cuts the open log `fd` after its last newline: a line a crash cut short was never
+    /// acknowledged, and a line appended after it would be read as part of it.
+    @discardableResult
+    private static func trimToWholeLines(_ fd: Int32) throws -> Int {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw POSIXError(errno: errno) }
+        var size = Int(status.st_size)
+        guard size > 0 else { return 0 }
+        var byte: UInt8 = 0
+        guard pread(fd, &byte, 1, off_t(size - 1)) == 1 else { throw POSIXError(errno: errno) }
+        guard byte != UInt8(ascii: "\n") else { return size }
+        // Read back from the end to the last newline, a block at a time.
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while size > 0 {
+            let count = min(buffer.count, size)
+            let read = pread(fd, &buffer, count, off_t(size - count))
+            guard read == count else { throw POSIXError(errno: errno) }
+            if let newline = buffer[..<count].lastIndex(of: UInt8(ascii: "\n")) {
+                size = size - count + newline + 1
+                break
+            }
+            size -= count
+        }
+        guard ftruncate(fd, off_t(size)) == 0 else { throw POSIXError(errno: errno) }
+        return size
     }
 
     /// Claims `key` for this store (see the type's documentation); a key refused or lost before is

@@ -58,4 +58,11 @@ private enum ArchiveDocSamples {
         let data = try ArchiveEncoder().encode(settings)
         return data
     }
+
+    // ArchivePatch
+    // swift-format-ignore
+    static func patchBoard(_ board: [String: [String: String]], archiver: Archiver) {
+        let patch = ArchivePatch([.set(path: ["cards", "c42"], json: Data(#"{"title":"tea"}"#.utf8))])
+        archiver.scheduleWrite(key: "board", after: 2, encode: { try ArchiveEncoder().encode(board) }, patch: { patch })
+    }
 }

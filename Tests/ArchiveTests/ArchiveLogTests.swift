@@ -1,0 +1,180 @@
+import Archive
+import FlaskTestSupport
+import Foundation
+import Testing
+
+/// The parsed JSON of `data`, for comparisons that ignore key order and spacing.
+private func json(_ data: Data?) throws -> NSObject? {
+    guard let data else { return nil }
+    return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? NSObject
+}
+
+private func patch(_ operations: ArchivePatch.Operation...) -> ArchivePatch {
+    ArchivePatch(operations)
+}
+
+private func set(_ path: [String], _ json: String) -> ArchivePatch.Operation {
+    .set(path: path, json: Data(json.utf8))
+}
+
+@Suite("The archive's log: durable writes at the cost of the change")
+struct ArchiveLogTests {
+    let directory = temporaryDirectory().appendingPathComponent("archives")
+
+    private func logURL(_ store: FileArchiveStore, _ key: String) -> URL {
+        URL(fileURLWithPath: store.fileURL(forKey: key).path + ".log")
+    }
+
+    @Test("a key's value is its file with the patches of its log applied, in order; the log is JSON lines")
+    func patchesApply() throws {
+        let store = try FileArchiveStore(directory: directory)
+        try store.set(Data(#"{"cards":{"a":{"t":"x"}},"n":1}"#.utf8), forKey: "board")
+        try store.appendLog((patch(set(["cards", "b"], #"{"t":"y"}"#), set(["n"], "2")).line), forKey: "board")
+        try store.appendLog((patch(.remove(path: ["cards", "a"]), set(["deep", "er"], "true")).line), forKey: "board")
+        #expect(
+            try json(store.data(forKey: "board"))
+                == json(Data(#"{"cards":{"b":{"t":"y"}},"n":2,"deep":{"er":true}}"#.utf8)))
+        // The file is as it was; the log says what changed, a line a patch.
+        #expect(
+            try json(Data(contentsOf: store.fileURL(forKey: "board")))
+                == json(Data(#"{"cards":{"a":{"t":"x"}},"n":1}"#.utf8)))
+        let lines = try String(decoding: Data(contentsOf: logURL(store, "board")), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0] == #"{"ops":[{"set":["cards","b"],"v":{"t":"y"}},{"set":["n"],"v":2}]}"#)
+        #expect(try store.logSize(forKey: "board") == Int(try Data(contentsOf: logURL(store, "board")).count))
+    }
+
+    @Test("a last line a crash cut short is left out, and trimmed before the next append")
+    func tornTail() throws {
+        let store = try FileArchiveStore(directory: directory)
+        try store.set(Data(#"{"n":1}"#.utf8), forKey: "k")
+        try store.appendLog((patch(set(["n"], "2")).line), forKey: "k")
+        let handle = try FileHandle(forWritingTo: logURL(store, "k"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"ops":[{"set":["n"],"v":99"#.utf8))
+        try handle.close()
+        #expect(try json(store.data(forKey: "k")) == json(Data(#"{"n":2}"#.utf8)))
+        try store.appendLog((patch(set(["m"], "3")).line), forKey: "k")
+        #expect(try json(store.data(forKey: "k")) == json(Data(#"{"n":2,"m":3}"#.utf8)))
+        #expect(
+            try String(decoding: Data(contentsOf: logURL(store, "k")), as: UTF8.self).split(separator: "\n").count == 2)
+    }
+
+    @Test("a damaged whole line is reported, not skipped, and the key is not written over")
+    func damagedLine() throws {
+        let store = try FileArchiveStore(directory: directory)
+        try store.set(Data(#"{"n":1}"#.utf8), forKey: "k")
+        try store.appendLog((patch(set(["n"], "2")).line), forKey: "k")
+        let handle = try FileHandle(forWritingTo: logURL(store, "k"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("garbage\n".utf8) + (patch(set(["n"], "3")).line))
+        try handle.close()
+        let damaged = try Data(contentsOf: logURL(store, "k"))
+        #expect(throws: ArchiveLogDamagedError(key: "k", line: 2)) { try store.data(forKey: "k") }
+        struct Value: Codable { var n = 0 }
+        let archiver = Archiver(store: store)
+        let restored = archiver.restore(Value.self, key: "k", defaultValue: Value(), owner: self as AnyObject)
+        #expect(restored.problems.map(\.kind) == [.storeFailed(operation: "read")])
+        archiver.writeNow(key: "k", encode: { Data(#"{"n":7}"#.utf8) })
+        archiver.flush()
+        #expect(try Data(contentsOf: logURL(store, "k")) == damaged)
+    }
+
+    @Test("a whole value set over a log goes at the log's end; a removal is logged before the files go")
+    func wholeAndRemoved() throws {
+        let store = try FileArchiveStore(directory: directory)
+        try store.set(Data(#"{"n":1}"#.utf8), forKey: "k")
+        try store.appendLog((patch(set(["n"], "2")).line), forKey: "k")
+        try store.set(Data(#"{"m":5}"#.utf8), forKey: "k")
+        #expect(try json(store.data(forKey: "k")) == json(Data(#"{"m":5}"#.utf8)))
+        #expect(
+            try String(decoding: Data(contentsOf: logURL(store, "k")), as: UTF8.self).split(separator: "\n").count == 2)
+        try store.removeData(forKey: "k")
+        #expect(try store.data(forKey: "k") == nil)
+        #expect(!FileManager.default.fileExists(atPath: logURL(store, "k").path))
+        #expect(!FileManager.default.fileExists(atPath: store.fileURL(forKey: "k").path))
+        // A crash after the removal was logged, before the files went: the value reads removed.
+        try store.set(Data(#"{"n":1}"#.utf8), forKey: "k")
+        try store.appendLog((patch(set(["n"], "2")).line), forKey: "k")
+        try store.appendLog(Data(#"{"ops":[{"remove":[]}]}"#.utf8 + [10]), forKey: "k")
+        #expect(try store.data(forKey: "k") == nil)
+        // A value that is not JSON replaces file and log.
+        try store.set(Data("not json".utf8), forKey: "k")
+        #expect(try store.data(forKey: "k") == Data("not json".utf8))
+        #expect(try store.logSize(forKey: "k") == 0)
+    }
+
+    @Test("compaction: the snapshot holds the value and the log what came after; a crash between reads the same")
+    func compaction() throws {
+        var random = SeededRandom(seed: 53)
+        let store = try FileArchiveStore(directory: directory)
+        try store.set(Data("{}".utf8), forKey: "k")
+        var lines: [Data] = []
+        for _ in 0..<200 {
+            var operations: [ArchivePatch.Operation] = []
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let path = (0...Int.random(in: 0...1, using: &random)).map { _ in
+                    ["a", "b", "c"][Int.random(in: 0..<3, using: &random)]
+                }
+                operations.append(
+                    Int.random(in: 0..<4, using: &random) == 0
+                        ? .remove(path: path) : set(path, "\(Int.random(in: 0..<100, using: &random))"))
+            }
+            let line = ArchivePatch(operations).line
+            lines.append(line)
+            try store.appendLog(line, forKey: "k")
+        }
+        let value = try store.data(forKey: "k")
+        let fullLog = try Data(contentsOf: logURL(store, "k"))
+        let firstHalf = lines.prefix(100).reduce(0) { $0 + $1.count }
+        try store.compactLog(forKey: "k", snapshot: try #require(value), droppingFirst: firstHalf)
+        #expect(try json(store.data(forKey: "k")) == json(value))
+        #expect(try store.logSize(forKey: "k") == fullLog.count - firstHalf)
+        // A crash after the snapshot was written, before the log lost its first lines: the patches
+        // it holds already are applied again, to the same value.
+        try fullLog.write(to: logURL(store, "k"))
+        #expect(try json(store.data(forKey: "k")) == json(value))
+    }
+
+    @Test("an archiver appends patches after its first whole write, and compacts past the threshold")
+    func archiverAppends() throws {
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        archiver.minimumCompactionBytes = 400
+        struct Box: Sendable { var value: [String: Int] = [:] }
+        let current = LockedBox(Box())
+        func write(_ key: String, _ number: Int) {
+            current.withLock { $0.value[key] = number }
+            let snapshot = current.withLock { $0 }
+            archiver.scheduleWrite(
+                key: "k", after: 0, encode: { try ArchiveEncoder().encode(snapshot.value) },
+                patch: { ArchivePatch([.set(path: [key], json: Data("\(number)".utf8))]) })
+            archiver.flush()
+        }
+        write("a", 1)
+        // The first write is whole: no log yet.
+        #expect(try store.logSize(forKey: "k") == 0)
+        write("b", 2)
+        #expect(try store.logSize(forKey: "k") > 0)
+        #expect(try json(Data(contentsOf: store.fileURL(forKey: "k"))) == json(Data(#"{"a":1}"#.utf8)))
+        for number in 0..<40 { write("k\(number % 7)", number) }
+        archiver.waitForCompactions()
+        #expect(try json(store.data(forKey: "k")) == json(ArchiveEncoder().encode(current.withLock { $0.value })))
+        // Compacted: the log is back under the threshold's order, the snapshot near the value.
+        #expect(try store.logSize(forKey: "k") < 400 + 100)
+        #expect(try json(Data(contentsOf: store.fileURL(forKey: "k"))) != json(Data(#"{"a":1}"#.utf8)))
+    }
+}
+
+/// A value behind a lock, for a test's closures.
+private final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    // Safe: every access goes through `lock`.
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
