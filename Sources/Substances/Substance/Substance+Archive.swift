@@ -24,7 +24,7 @@ extension Substance {
 
     private func write(_ value: S, completion: (@Sendable (ArchiveProblem?) -> Void)?) {
         let report = reportArchiveProblem
-        let encode: @Sendable () throws -> Data = { try ArchiveEncoder().encode(value) }
+        let encode = encoding(value)
         // A failure is reported by the archiver when it starts an episode; the write stays pending
         // and is retried.
         archiver().writeNow(
@@ -112,12 +112,37 @@ extension Substance {
         if restoration.found { setInitialState(restoration.value) }
     }
 
-    /// Called on the bus after every commit while archiving is on: schedules the debounced write.
-    func scheduleArchiveWrite(of value: S) {
+    /// Called on the bus after every commit while archiving is on: schedules the debounced write,
+    /// with the commit's patch (what `changes` changed, nil: nothing) when `patching`.
+    func scheduleArchiveWrite(of value: S, changes: SubstanceChanges?, patching: Bool) {
+        var patch: (@Sendable () throws -> ArchivePatch?)?
+        if patching {
+            if let capture = ArchivePatchCapture(changes, of: value, plan: plan) {
+                patch = { try capture.patch() }
+            } else {
+                // Not property by property: this write and every later one go whole.
+                archivePatching.stop()
+            }
+        }
         archiver().scheduleWrite(
             key: archiveKey(), after: archiveDelay(), maxDelay: archiveMaxDelay(), owner: self,
-            encode: { try ArchiveEncoder().encode(value) }, onFailure: reportArchiveProblem,
+            encode: encoding(value), patch: patch, onFailure: reportArchiveProblem,
             onRecovery: reportArchiveRecovery)
+    }
+
+    /// Encodes `value` whole (on the archive thread), and learns from it whether patches may
+    /// follow (see `ArchivePatching`).
+    private func encoding(_ value: S) -> @Sendable () throws -> Data {
+        let patching = archivePatching
+        let archiver = archiver()
+        let plan = plan
+        return {
+            let data = try ArchiveEncoder().encode(value)
+            patching.learn(fromWhole: data.count, for: archiver) {
+                ArchivePatchCapture.encodesByProperty(value, plan: plan)
+            }
+            return data
+        }
     }
 
     static func report(_ recovery: ArchiveRecovery, of reference: SubstanceReference) {

@@ -36,6 +36,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private let defaultName: String
     private let serial: UInt64
     private let archiveFlag: Atomic<Bool>
+    /// Whether this substance's archive writes are patches (see `ArchivePatching`).
+    let archivePatching = ArchivePatching()
     /// Where and when the substance archives, as given at creation; the archive hooks' defaults.
     public let archiveSettings: ArchiveSettings
     /// The default archive key and the key space and name it was built from. An archived substance
@@ -306,13 +308,19 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         // `beginTransaction`.
         let (previous, committed) = slots.commit(S.self)
         settleSpareChanges()
-        if !archiveDisabled() { scheduleArchiveWrite(of: committed.value(S.self)) }
+        let archiving = !archiveDisabled()
+        // An archive that keeps a log is written what changed (`ArchivePatchCapture`), found by
+        // reducing, unless this state's JSON is small or its encoding was found not to be
+        // property by property (`ArchivePatching`).
+        let patching =
+            archiving && archivePatching.patches && archiver().keepsLogs
         let receipt = bus.activeReceipt
-        // Nothing is reduced when nobody observes. Last commit's changes object is refilled when
-        // it never left the bus and nobody held it after its delivery (see `recycle`); refilling
-        // may move the previous state into it, but only reads the committed one.
+        // Nothing is reduced when nobody observes and the archive needs no patch. Last commit's
+        // changes object is refilled when it never left the bus and nobody held it after its
+        // delivery (see `recycle`); refilling may move the previous state into it, but only reads
+        // the committed one.
         let changes =
-            observerSlots.value.isEmpty && receipt == nil
+            observerSlots.value.isEmpty && receipt == nil && !patching
             ? nil
             : StateReducer.reduce(
                 previous, committed, of: S.self, plan: plan, reference: reference, recycling: &spareChanges.value)
@@ -325,6 +333,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
                 event != nil ? .event : chain ? .runningChain : bus.runningMix != nil ? .runningTask : .none
             changes?.setSource(place, event: event, serial: bus.workItemSerial)
         }
+        if archiving { scheduleArchiveWrite(of: committed.value(S.self), changes: changes, patching: patching) }
         if let receipt { record(changes, in: receipt) }
         return changes
     }

@@ -1,0 +1,218 @@
+import Archive
+import FlaskTestSupport
+import FluxBus
+import Foundation
+import Substances
+import Testing
+
+struct LedgerEntry: Codable, Equatable, Sendable {
+    var title = ""
+    var amount = 0
+    var tags: [String] = []
+}
+
+struct PatchedState: State, Equatable {
+    struct Info: Codable, Equatable, Sendable {
+        struct Inner: Codable, Equatable, Sendable {
+            var x = 0
+            var note: String?
+        }
+        var name = ""
+        var inner = Inner()
+    }
+
+    var entries: [String: LedgerEntry] = [:]
+    var info = Info()
+    var owner: LedgerEntry?
+    var count = 0
+    var maybe: Int?
+    var list: [Int] = []
+    var byNumber: [Int: String] = [:]
+}
+
+/// A state whose hand-written encoding writes a key derived from two properties: not property by
+/// property, so it is archived whole, every time.
+struct DerivedState: State, Equatable {
+    var price = 0
+    var rate = 1
+    var items: [String: Int] = [:]
+
+    enum CodingKeys: String, CodingKey { case price, rate, items }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rate = try container.decode(Int.self, forKey: .rate)
+        price = try container.decode(Int.self, forKey: .price) / max(rate, 1)
+        items = try container.decode([String: Int].self, forKey: .items)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(price * rate, forKey: .price)
+        try container.encode(rate, forKey: .rate)
+        try container.encode(items, forKey: .items)
+    }
+}
+
+/// The parsed JSON of `data`, for comparisons that ignore key order and spacing.
+private func json(_ data: Data?) throws -> NSObject? {
+    guard let data else { return nil }
+    return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? NSObject
+}
+
+@Suite("Archived substances write what changed")
+struct SubstanceArchivePatchTests {
+    let directory = temporaryDirectory().appendingPathComponent("archives")
+
+    private func logSize(_ store: FileArchiveStore, _ key: String) -> Int {
+        (try? store.logSize(forKey: key)) ?? 0
+    }
+
+    @Test(
+        "differential: after random commits, what the store reads is the state's encoding, by patches and compactions",
+        arguments: [1, 2, 3])
+    func differential(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        archiver.minimumPatchingBytes = 0
+        archiver.minimumCompactionBytes = 3_000
+        let bus = Flux()
+        let ledger = Substance<PatchedState>(
+            name: "ledger", archive: true, archiveSettings: ArchiveSettings(delay: 60, archiver: archiver), bus: bus)
+        let key = ledger.archiveKey()
+        var sawLog = false
+        for round in 0..<300 {
+            let choice = Int.random(in: 0..<12, using: &random)
+            let id = "e\(Int.random(in: 0..<20, using: &random))"
+            let number = Int.random(in: 0..<1_000, using: &random)
+            await ledger.mixAndWait { state in
+                switch choice {
+                case 0: state.prop.entries[id] = LedgerEntry(title: "t\(number)", amount: number)
+                case 1: state.prop.entries[id]?.amount = number
+                case 2: state.prop.entries[id] = nil
+                case 3: state.prop.info.name = "n\(number)"
+                case 4: state.prop.info.inner.x = number
+                case 5: state.prop.info.inner.note = number % 2 == 0 ? nil : "note \(number)"
+                case 6: state.prop.owner = number % 3 == 0 ? nil : LedgerEntry(title: "o", amount: number)
+                case 7: state.prop.owner?.tags.append("\(number)")
+                case 8: state.prop.maybe = number % 2 == 0 ? nil : number
+                case 9: state.prop.list.append(number)
+                case 10: state.prop.byNumber[number % 5] = number % 2 == 0 ? nil : "\(number)"
+                default:
+                    state.prop.count += 1
+                    state.prop.entries[id, default: LedgerEntry()].tags.append("#\(number)")
+                }
+            }
+            if round % 7 == 0 || round == 299 {
+                try await ledger.stored()
+                sawLog = sawLog || logSize(store, key) > 0
+                #expect(
+                    try json(store.data(forKey: key)) == json(ArchiveEncoder().encode(ledger.state)),
+                    "round \(round)")
+            }
+        }
+        archiver.waitForCompactions()
+        #expect(sawLog, "the writes were patches")
+        #expect(try json(store.data(forKey: key)) == json(ArchiveEncoder().encode(ledger.state)))
+        // Another process restores exactly what this one holds.
+        let expected = ledger.state
+        let restoredBy = Archiver(store: try FileArchiveStore(directory: directory))
+        let restored = restoredBy.restore(PatchedState.self, key: key, defaultValue: PatchedState())
+        #expect(restored.problems.isEmpty)
+        #expect(restored.value == expected)
+    }
+
+    @Test("a one-entry edit of a 20,000-entry dictionary appends that entry, not the dictionary")
+    func costOfTheChange() async throws {
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        let ledger = Substance<PatchedState>(
+            name: "big", archive: true, archiveSettings: ArchiveSettings(delay: 60, archiver: archiver), bus: Flux())
+        await ledger.mixAndWait { state in
+            for index in 0..<20_000 { state.prop.entries["e\(index)"] = LedgerEntry(title: "entry \(index)") }
+        }
+        try await ledger.stored()
+        let key = ledger.archiveKey()
+        let snapshot = try Data(contentsOf: store.fileURL(forKey: key))
+        #expect(snapshot.count > 400_000)
+        await ledger.mixAndWait { $0.prop.entries["e123"]?.amount = 5 }
+        try await ledger.stored()
+        let log = try String(
+            decoding: Data(contentsOf: URL(fileURLWithPath: store.fileURL(forKey: key).path + ".log")), as: UTF8.self)
+        #expect(log == #"{"ops":[{"set":["entries","e123"],"v":{"title":"entry 123","amount":5,"tags":[]}}]}"# + "\n")
+        #expect(try Data(contentsOf: store.fileURL(forKey: key)) == snapshot)
+        #expect(stored(PatchedState.self, store, key)?.entries["e123"]?.amount == 5)
+    }
+
+    @Test("a state whose encoding is not property by property is archived whole, and exactly")
+    func derivedEncodingGoesWhole() async throws {
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        archiver.minimumPatchingBytes = 0
+        let prices = Substance<DerivedState>(
+            name: "prices", archive: true, archiveSettings: ArchiveSettings(delay: 60, archiver: archiver), bus: Flux())
+        let key = prices.archiveKey()
+        await prices.mixAndWait {
+            $0.prop.price = 10
+            $0.prop.rate = 3
+        }
+        try await prices.stored()
+        await prices.mixAndWait { $0.prop.rate = 1 }
+        try await prices.stored()
+        await prices.mixAndWait { $0.prop.items["a"] = 1 }
+        try await prices.stored()
+        #expect(logSize(store, key) == 0)
+        #expect(try json(store.data(forKey: key)) == json(Data(#"{"price":10,"rate":1,"items":{"a":1}}"#.utf8)))
+    }
+
+    @Test("archiveNow writes whole, and the patches after it continue it")
+    func archiveNowThenPatches() async throws {
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        archiver.minimumPatchingBytes = 0
+        let ledger = Substance<PatchedState>(
+            name: "now", archive: false, archiveSettings: ArchiveSettings(delay: 60, archiver: archiver), bus: Flux())
+        await ledger.mixAndWait { $0.prop.entries["a"] = LedgerEntry(title: "a") }
+        try await ledger.archiveNowAndWait()
+        ledger.shouldArchive = true
+        await ledger.mixAndWait { $0.prop.entries["b"] = LedgerEntry(title: "b") }
+        try await ledger.stored()
+        await ledger.mixAndWait { $0.prop.entries["a"] = nil }
+        try await ledger.stored()
+        #expect(logSize(store, ledger.archiveKey()) > 0)
+        #expect(stored(PatchedState.self, store, ledger.archiveKey()) == ledger.state)
+    }
+
+    @Test("a state whose JSON is under minimumPatchingBytes is written whole; past it, patched")
+    func smallStatesWhole() async throws {
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        archiver.minimumPatchingBytes = 2_000
+        let ledger = Substance<PatchedState>(
+            name: "small", archive: true, archiveSettings: ArchiveSettings(delay: 60, archiver: archiver), bus: Flux())
+        let key = ledger.archiveKey()
+        for round in 0..<3 {
+            await ledger.mixAndWait { $0.prop.entries["e\(round)"] = LedgerEntry(title: "small") }
+            try await ledger.stored()
+        }
+        #expect(logSize(store, key) == 0, "a small state's writes are whole")
+        // Past the size: the next write is whole (it learns the size), the ones after are patches.
+        await ledger.mixAndWait { state in
+            for index in 0..<100 { state.prop.entries["big\(index)"] = LedgerEntry(title: "entry \(index)") }
+        }
+        try await ledger.stored()
+        await ledger.mixAndWait { $0.prop.entries["big7"]?.amount = 7 }
+        try await ledger.stored()
+        #expect(logSize(store, key) > 0)
+        #expect(stored(PatchedState.self, store, key) == ledger.state)
+    }
+}
+
+/// Decodes what `store` holds under `key` as `T`, or nil.
+private func stored<T: Decodable>(_ type: T.Type, _ store: any ArchiveStore, _ key: String) -> T? {
+    guard let data = try? store.data(forKey: key) else { return nil }
+    return try? ArchiveEncoder.decoder().decode(T.self, from: data)
+}
