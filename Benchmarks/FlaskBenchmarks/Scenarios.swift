@@ -409,12 +409,13 @@ let scaleScenarios: [Scenario] = [
 
 let allScenarios = tableScenarios(collections: collectionSizes, dictionaries: dictionarySizes)
 
-/// The scenarios of a table, with S8 and S8d at the sizes given, and S8dj (S8d with the journal)
-/// at the two largest.
+/// The scenarios of a table, with S8 and S8d at the sizes given, S8dj (S8d with the journal)
+/// at the two largest, and S10 at its three sizes.
 func tableScenarios(collections: [Int], dictionaries: [Int]) -> [Scenario] {
     scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios + scaleScenarios
         + collections.map(collectionScenario(size:)) + dictionaries.map { dictionaryScenario(size: $0) }
         + dictionaries.suffix(2).map { dictionaryScenario(size: $0, journal: true) }
+        + durableSizes.map(durableScenario(size:))
 }
 
 /// Watches the counter of an observable view as SwiftUI would: `withObservationTracking`, re-armed

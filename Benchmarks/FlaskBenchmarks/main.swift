@@ -39,7 +39,7 @@ struct Options {
             case "--probe": options.probe = iterator.next()
             case "--help", "-h":
                 print(
-                    "usage: FlaskBenchmarks [--scenario S1..S9|name] [--count N] [--size N] [--reps R] [--json] [--smoke] "
+                    "usage: FlaskBenchmarks [--scenario S1..S10|name] [--count N] [--size N] [--reps R] [--json] [--smoke] "
                         + "[--full] [--memory] [--memory-scaling]"
                 )
                 exit(0)
@@ -160,12 +160,15 @@ if let wanted = options.scenario {
         let collection = name.lowercased() == "s8" || name == "collection"
         let dictionary = name.lowercased() == "s8d" || name == "dictionary"
         let journaled = name.lowercased() == "s8dj"
+        let durable = name.lowercased() == "s10" || name == "durable"
         guard
             let scenario = collection
                 ? collectionScenario(size: options.size ?? 100_000)
                 : dictionary || journaled
                     ? dictionaryScenario(size: options.size ?? 100_000, journal: journaled)
-                    : allScenarios.first(where: { $0.id.lowercased() == name.lowercased() || $0.name == name })
+                    : durable
+                        ? durableScenario(size: options.size ?? 100_000)
+                        : allScenarios.first(where: { $0.id.lowercased() == name.lowercased() || $0.name == name })
         else {
             progress("no scenario \(name); use S1..S8 or a name: \(allScenarios.map(\.name).joined(separator: ", "))")
             exit(2)
@@ -184,6 +187,11 @@ if let wanted = options.scenario {
         for (result, floor) in ran {
             if floor == "S8" { printFloor(result, size: options.size ?? 100_000) }
             if floor == "S8d" { printDictionaryFloor(result, size: options.size ?? 100_000) }
+            if result.id == "S10" {
+                print(
+                    String(
+                        format: "S10 at %d accounts: %.0f acknowledgements/s", options.size ?? 100_000, result.median))
+            }
         }
     }
     exit(failures.isEmpty ? 0 : 1)
@@ -208,8 +216,21 @@ if options.smoke {
         print(String(format: "S8d at %d entries: %.2fx the floor's time", size, times))
         if times > 10 { failures.append(String(format: "S8d at %d entries: %.1fx the floor's time", size, times)) }
     }
+    // Durable acknowledgements cost the change, not the state (issue #53): at 10^5 accounts at
+    // least 0.8 of the rate at 10^3, in this run.
+    if let ratio = durableRatio(results) {
+        print(String(format: "S10 at %d accounts: %.2f of the rate at %d", durableSizes.last!, ratio, durableSizes[0]))
+        if ratio < 0.8 { failures.append(String(format: "S10: the rate at 10^5 accounts is %.2f of 10^3's", ratio)) }
+    }
     for failure in failures { print("FAILED \(failure)") }
     exit(failures.isEmpty ? 0 : 1)
+}
+
+/// S10's rate at its largest size over its rate at its smallest, in `results`.
+func durableRatio(_ results: [ScenarioResult]) -> Double? {
+    let durable = results.filter { $0.id == "S10" }
+    guard durable.count == durableSizes.count, let first = durable.first, let last = durable.last else { return nil }
+    return last.median / first.median
 }
 
 // One memory probe, in a process of its own (see MemoryProbes.inChildProcess).
@@ -402,8 +423,20 @@ if options.json {
         zip(tableDictionarySizes, results.filter { $0.id == "S8d" }).map { ($0, $1.median) }, uniquingKeysWith: { $1 })
     for (result, size) in zip(results.filter { $0.id == "S8dj" }, tableDictionarySizes.suffix(2)) {
         if let without = plain[size] {
-            print(String(format: "S8dj at %d entries: %.2fx the time of S8d (the journal recording)", size, without / result.median))
+            print(
+                String(
+                    format: "S8dj at %d entries: %.2fx the time of S8d (the journal recording)", size,
+                    without / result.median))
         }
+    }
+    for (result, size) in zip(results.filter { $0.id == "S10" }, durableSizes) {
+        print(String(format: "S10 at %d accounts: %.0f acknowledgements/s", size, result.median))
+    }
+    if let ratio = durableRatio(results) {
+        print(
+            String(
+                format: "S10: the rate at %d accounts is %.2f of the rate at %d", durableSizes.last!, ratio,
+                durableSizes[0]))
     }
     print("")
     printMemory(memory)
