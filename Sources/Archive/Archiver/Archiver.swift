@@ -5,7 +5,7 @@ import Foundation
 /// Persists `Codable` values under keys, through an ``ArchiveStore``.
 ///
 /// - Writes are debounced and bounded: a burst of
-///   ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)`` calls writes once, `delay`
+///   ``scheduleWrite(key:after:maxDelay:store:owner:encode:patch:onFailure:onRecovery:)`` calls writes once, `delay`
 ///   seconds after the last call, or `maxDelay` seconds (5 by default) after the first, whichever
 ///   comes first; so an archive is never more than about `maxDelay` seconds behind, even while
 ///   changes keep coming. Time is read from the archiver's ``ArchiveClock``.
@@ -140,11 +140,11 @@ public final class Archiver: Sendable {
         }
     }
 
-    /// The default store. Pick it once, at launch, before substances restore.
     /// Whether the default store keeps logs (``ArchiveLogStore``): then a write with patches costs
     /// the change (see ``scheduleWrite(key:after:maxDelay:store:owner:encode:patch:onFailure:onRecovery:)``).
     public var keepsLogs: Bool { storage.withLock { $0 is any ArchiveLogStore } }
 
+    /// The default store. Pick it once, at launch, before substances restore.
     public var store: any ArchiveStore {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
@@ -418,9 +418,9 @@ public final class Archiver: Sendable {
     ///   - key: the key to write under.
     ///   - store: the store to write to, the default one when nil.
     ///   - encode: called on the archive thread; encode with ``ArchiveEncoder``.
-    ///   - owner: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``; a
+    ///   - owner: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:patch:onFailure:onRecovery:)``; a
     ///     second live owner is reported through `onFailure`.
-    ///   - onFailure: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``:
+    ///   - onFailure: as for ``scheduleWrite(key:after:maxDelay:store:owner:encode:patch:onFailure:onRecovery:)``:
     ///     called when this write starts a failure episode of the key. A write that fails stays
     ///     pending and is retried.
     ///   - onRecovery: called when a later attempt succeeds after failing.

@@ -17,7 +17,7 @@ public struct ArchiveProblem: Error, Sendable, CustomStringConvertible, Equatabl
         case encodingFailed
         /// Another live owner archives under this key: another object of this process, or another
         /// process or store of the same directory (see ``ArchiveStore/claim(key:)``, and
-        /// ``Archiver/scheduleWrite(key:after:maxDelay:store:owner:encode:onFailure:onRecovery:)``).
+        /// ``Archiver/scheduleWrite(key:after:maxDelay:store:owner:encode:patch:onFailure:onRecovery:)``).
         case keyInUse
         /// The change was never applied (a middleware stopped it, say), so there is nothing of it
         /// to store: acknowledging it would acknowledge something that did not happen.

@@ -439,7 +439,7 @@ public final class MixJournal: FluxMiddleware {
     public let recordsChangedValues: Bool
 
     /// About how many bytes of JSON a changed value may take in the journal (64 KiB); a longer one
-    /// is cut, and the states rebuilt from then on are not exact (``Document/isExact``).
+    /// is cut, and the states rebuilt from then on are not exact.
     public static let valueLimit = 65_536
     /// About how many bytes of JSON a substance's starting state may take (64 MiB); a longer one is
     /// cut, and its rebuilt states are not exact.

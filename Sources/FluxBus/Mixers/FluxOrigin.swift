@@ -32,6 +32,7 @@ public struct FluxOrigin: Sendable, Equatable, CustomStringConvertible {
     /// `Module/File.swift:42 in addItem(_:)`.
     public var description: String { "\(fileID):\(line) in \(function)" }
 
+    /// Whether two origins name the same file, line and function.
     public static func == (lhs: FluxOrigin, rhs: FluxOrigin) -> Bool {
         lhs.line == rhs.line && lhs.fileID == rhs.fileID && lhs.function == rhs.function
     }
