@@ -165,15 +165,32 @@ struct JournalRoundTripTests {
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var status: Int32 = 0
-                var usage = rusage()
-                _ = wait4(child, &status, 0, &usage)
                 #if canImport(Darwin)
+                    var usage = rusage()
+                    _ = wait4(child, &status, 0, &usage)
                     let bytes = usage.ru_maxrss  // bytes on Apple platforms
                 #else
-                    let bytes = usage.ru_maxrss * 1024
+                    // Linux keeps the spawning process's high-water mark in the child's `ru_maxrss`
+                    // (posix_spawn shares the test process's memory until the exec): the test
+                    // process's size, not the tool's. The tool's own mark is its `VmHWM`, which only
+                    // grows: the last one read before it exits.
+                    var bytes = 0
+                    while waitpid(child, &status, WNOHANG) == 0 {
+                        bytes = max(bytes, highWaterMark(of: child) ?? 0)
+                        usleep(5_000)
+                    }
                 #endif
                 continuation.resume(returning: ((status >> 8) & 0xFF, bytes))
             }
         }
+    }
+
+    /// The peak resident memory of the live process `pid` (`VmHWM`), in bytes.
+    private func highWaterMark(of pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
+        }
+        return nil
     }
 }
