@@ -251,34 +251,19 @@ public struct FileArchiveStore: ArchiveLogStore {
             try append(ArchiveLog.wholeValueLine(data), toLogOf: name, in: directoryFD)
             return try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
         }
-        let destination = try destination(of: name).lastPathComponent
-        let temporary = ".\(UUID().uuidString).tmp"
-        let fd = openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(errno: errno) }
-        // Held until the file is closed, or the process dies: a store that opens meanwhile leaves
-        // the file alone, and removes it once nobody holds it (see `removeStaleTemporaryFiles()`).
-        _ = flock(fd, LOCK_EX)
-        var ok = false
-        defer {
-            if !ok { unlinkat(directoryFD, temporary, 0) }
-        }
-        // Closed (and so unlocked) only once renamed: a store that opens meanwhile leaves it alone.
-        defer { close(fd) }
-        if name.isDigest { try FileArchiveStore.writeAll(name.keyLine, to: fd) }
-        try FileArchiveStore.writeAll(data, to: fd)
-        guard fsync(fd) == 0 else { throw POSIXError(errno: errno) }
-        // The write may have taken a while: the path must still lead here before the rename.
-        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
-        guard renameat(directoryFD, temporary, directoryFD, destination) == 0 else { throw POSIXError(errno: errno) }
-        ok = true
-        // The key has its own file now: the one an earlier version named for it goes, so that it
-        // never comes back (after a removal) or reaches a key that shared its name.
-        if let legacy = legacyURL(of: key) { unlinkat(directoryFD, legacy.lastPathComponent, 0) }
-        if removesLog, unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
-            throw POSIXError(errno: errno)
-        }
-        // Make the rename itself durable.
-        fsync(directoryFD)
+        try replaceFile(
+            destination(of: name).lastPathComponent, in: directoryFD, with: data,
+            keyLine: name.isDigest ? name.keyLine : nil,
+            // The write may have taken a while: the path must still lead here before the rename.
+            beforeRename: { try ownership.verifyAfterWrite(name.key, lockFile: lockFile) },
+            afterRename: {
+                // The key has its own file now: the one an earlier version named for it goes, so
+                // that it never comes back (after a removal) or reaches a key that shared its name.
+                if let legacy = legacyURL(of: key) { unlinkat(directoryFD, legacy.lastPathComponent, 0) }
+                if removesLog, unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
+                    throw POSIXError(errno: errno)
+                }
+            })
         // Acknowledged only if the path leads here still: where the next owner will read it.
         try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
     }
@@ -417,23 +402,33 @@ public struct FileArchiveStore: ArchiveLogStore {
         return try FileArchiveStore.readExactly(count, of: fd, at: offset)
     }
 
-    /// Replaces the file `fileName` of the directory `directoryFD` with `data`, atomically: a
-    /// temporary file written, synced and renamed into place, and the directory synced.
-    private func replaceFile(_ fileName: String, in directoryFD: Int32, with data: Data, keyLine: Data?) throws {
+    /// Replaces the file `fileName` of the directory `directoryFD` with `data` (after `keyLine`, if
+    /// any), atomically: a temporary file written and synced, `beforeRename` called, the file
+    /// renamed into place, `afterRename` called, and the directory synced.
+    private func replaceFile(
+        _ fileName: String, in directoryFD: Int32, with data: Data, keyLine: Data?,
+        beforeRename: () throws -> Void = {}, afterRename: () throws -> Void = {}
+    ) throws {
         let temporary = ".\(UUID().uuidString).tmp"
         let fd = openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw POSIXError(errno: errno) }
+        // Held until the file is closed, or the process dies: a store that opens meanwhile leaves
+        // the file alone, and removes it once nobody holds it (see `removeStaleTemporaryFiles()`).
         _ = flock(fd, LOCK_EX)
         var ok = false
         defer {
             if !ok { unlinkat(directoryFD, temporary, 0) }
         }
+        // Closed (and so unlocked) only once renamed: a store that opens meanwhile leaves it alone.
         defer { close(fd) }
         if let keyLine { try FileArchiveStore.writeAll(keyLine, to: fd) }
         try FileArchiveStore.writeAll(data, to: fd)
         guard fsync(fd) == 0 else { throw POSIXError(errno: errno) }
+        try beforeRename()
         guard renameat(directoryFD, temporary, directoryFD, fileName) == 0 else { throw POSIXError(errno: errno) }
         ok = true
+        try afterRename()
+        // Make the rename itself durable.
         fsync(directoryFD)
     }
 

@@ -8,7 +8,7 @@
 ///
 /// The two literals are kept as `StaticString`s, text the program never frees, and read into a
 /// `String` only when asked for. Every bus item carries one; packing the two as raw pointers saved
-/// about 33 instructions a dispatch (scenario S1) and was not worth an unsafe file of its own.
+/// a little of each dispatch (docs/performance.md) and was not worth an unsafe file of its own.
 public struct FluxOrigin: Sendable, Equatable, CustomStringConvertible {
     @usableFromInline let fileText: StaticString
     @usableFromInline let functionText: StaticString

@@ -55,9 +55,9 @@ struct ArchivePatchCapture: Sendable {
 /// state (on the archive thread), read at every commit (on the bus) without a lock.
 ///
 /// Patches pay only for a big value: finding a commit's patch runs the state's `encode(to:)`
-/// through a checking encoder on the bus, about 17,000 instructions for a counter (scenario S1r:
-/// 3,285 instructions a dispatch without, 20,568 with), while a whole write of a small value costs
-/// the bus nothing and the archive thread little. So a value whose JSON is under
+/// through a checking encoder on the bus, several times a small commit's own cost (scenario S1r,
+/// docs/performance.md), while a whole write of a small value costs the bus nothing and the
+/// archive thread little. So a value whose JSON is under
 /// ``Archiver/minimumPatchingBytes`` is written whole. Both ways store the same value.
 ///
 /// And patches are exact only when every state they go from and to encodes property by property

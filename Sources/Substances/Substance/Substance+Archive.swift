@@ -24,7 +24,7 @@ extension Substance {
 
     private func write(_ value: S, completion: (@Sendable (ArchiveProblem?) -> Void)?) {
         let report = reportArchiveProblem
-        let encode = encoding(value)
+        let encode = encoding(value, for: archiver())
         // A failure is reported by the archiver when it starts an episode; the write stays pending
         // and is retried.
         archiver().writeNow(
@@ -124,17 +124,17 @@ extension Substance {
                 archivePatching.stop()
             }
         }
-        archiver().scheduleWrite(
+        let archiver = archiver()
+        archiver.scheduleWrite(
             key: archiveKey(), after: archiveDelay(), maxDelay: archiveMaxDelay(), owner: self,
-            encode: encoding(value), patch: patch, onFailure: reportArchiveProblem,
+            encode: encoding(value, for: archiver), patch: patch, onFailure: reportArchiveProblem,
             onRecovery: reportArchiveRecovery)
     }
 
     /// Encodes `value` whole (on the archive thread), and learns from it whether patches may
     /// follow (see `ArchivePatching`).
-    private func encoding(_ value: S) -> @Sendable () throws -> Data {
+    private func encoding(_ value: S, for archiver: Archiver) -> @Sendable () throws -> Data {
         let patching = archivePatching
-        let archiver = archiver()
         let plan = plan
         return {
             let data = try ArchiveEncoder().encode(value)
