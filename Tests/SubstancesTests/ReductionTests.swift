@@ -55,6 +55,37 @@ struct ReductionTests {
         var flag = false
     }
 
+    @Test("a two-word property whose first word changes under bits its second word has set is a change")
+    func twoWordDifferenceNotMasked() throws {
+        // A 15-character string is stored inline: characters 0 to 7 in its first word, 8 to 14
+        // (here DEL, 0x7F: the low seven bits set) in its second. "a" to "b" changes bits the
+        // second word also has; the comparison of two words once or-ed the second word in before
+        // xoring it, and so missed this change.
+        struct TextState: State {
+            var text = ""
+        }
+        let substance = Substance<TextState>(bus: Flux())
+        let plan = ReductionPlan(for: TextState.self)
+        let tail = String(repeating: "\u{7F}", count: 7)
+        let old = TextState(text: "aaaaaaaa" + tail)
+        let new = TextState(text: "baaaaaaa" + tail)
+        let changes = try #require(StateReducer.reduce(old, new, plan: plan, reference: substance.reference))
+        #expect(changes.keys == ["text"])
+        // And alone, at the size of a string: every bit of either word counts.
+        for word in 0..<2 {
+            for bit in 0..<64 {
+                var a = (UInt64.max, UInt64.max)
+                var b = a
+                if word == 0 { b.0 ^= 1 << UInt64(bit) } else { b.1 ^= 1 << UInt64(bit) }
+                let same = StateMemory.withMemory(of: a) { x in
+                    StateMemory.withMemory(of: b) { y in x.sameBits(as: y, size: 16) }
+                }
+                #expect(!same, "bit \(bit) of word \(word)")
+                a = b
+            }
+        }
+    }
+
     @Test("wide states: every property is found whichever group it is in, alone or with others")
     func wideStateGroups() {
         let paths: [(String, WritableKeyPath<WideState, Int>)] = [

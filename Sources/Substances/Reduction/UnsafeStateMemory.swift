@@ -78,9 +78,12 @@ struct StateMemory {
         if size <= 16 {
             if size == 8 { return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self) }
             if size == 16 {
-                return a.loadUnaligned(as: UInt64.self) ^ b.loadUnaligned(as: UInt64.self)
-                    | a.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-                    ^ b.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == 0
+                // Parenthesized: `^` and `|` share a precedence and group left, so without them
+                // this was ((a0 ^ b0) | a1) ^ b1, which hid a difference in the first word behind
+                // bits set in the second (a string's characters, a dictionary's count).
+                return (a.loadUnaligned(as: UInt64.self) ^ b.loadUnaligned(as: UInt64.self))
+                    | (a.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                        ^ b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) == 0
             }
         }
         let words = size &>> 3
