@@ -216,3 +216,69 @@ private func stored<T: Decodable>(_ type: T.Type, _ store: any ArchiveStore, _ k
     guard let data = try? store.data(forKey: key) else { return nil }
     return try? ArchiveEncoder.decoder().decode(T.self, from: data)
 }
+
+/// `PatchedState`'s ledger as big collections: archives of either restore into the other.
+struct BigLedgerState: State, Equatable {
+    var entries: BigDictionary<String, LedgerEntry> = [:]
+    var list: BigArray<Int> = []
+    var count = 0
+}
+
+struct PlainLedgerState: State, Equatable {
+    var entries: [String: LedgerEntry] = [:]
+    var list: [Int] = []
+    var count = 0
+}
+
+@Suite("Big collections in archives")
+struct BigCollectionArchiveTests {
+    let directory = temporaryDirectory().appendingPathComponent("archives")
+
+    @Test("a one-entry edit of a big dictionary appends that entry; plain and big archives restore into each other")
+    func patchesAndRestores() async throws {
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        let ledger = Substance<BigLedgerState>(
+            name: "ledger", archive: true, archiveSettings: ArchiveSettings(delay: 60, archiver: archiver), bus: Flux())
+        let key = ledger.archiveKey()
+        await ledger.mixAndWait { state in
+            state.prop.entries = BigDictionary(
+                Dictionary(uniqueKeysWithValues: (0..<20_000).map { ("e\($0)", LedgerEntry(title: "entry \($0)")) }))
+            state.prop.list = BigArray(0..<100)
+        }
+        try await ledger.stored()
+        await ledger.mixAndWait { $0.prop.entries["e123"]?.amount = 5 }
+        try await ledger.stored()
+        let log = try String(
+            decoding: Data(contentsOf: URL(fileURLWithPath: store.fileURL(forKey: key).path + ".log")), as: UTF8.self)
+        #expect(log == #"{"ops":[{"set":["entries","e123"],"v":{"title":"entry 123","amount":5,"tags":[]}}]}"# + "\n")
+        await ledger.mixAndWait { state in
+            state.prop.entries["e7"] = nil
+            state.prop.list.append(100)
+        }
+        try await ledger.stored()
+        // Restored as written, and as plain collections.
+        let reader = Archiver(store: try FileArchiveStore(directory: directory))
+        let big = reader.restore(BigLedgerState.self, key: key, defaultValue: BigLedgerState())
+        #expect(big.problems.isEmpty)
+        #expect(big.value == ledger.state)
+        let plain = reader.restore(PlainLedgerState.self, key: key, defaultValue: PlainLedgerState())
+        #expect(plain.problems.isEmpty)
+        #expect(plain.value.entries == ledger.state.entries.dictionary)
+        #expect(plain.value.list == Array(0...100))
+        #expect(plain.value.entries["e123"]?.amount == 5 && plain.value.entries["e7"] == nil)
+        // And a plain archive restores into big collections.
+        let plainLedger = Substance<PlainLedgerState>(
+            name: "plain", archive: true, archiveSettings: ArchiveSettings(delay: 60, archiver: archiver), bus: Flux())
+        await plainLedger.mixAndWait { state in
+            state.prop.entries = ["a": LedgerEntry(title: "a", amount: 1)]
+            state.prop.list = [3, 2, 1]
+        }
+        try await plainLedger.stored()
+        let fromPlain = reader.restore(
+            BigLedgerState.self, key: plainLedger.archiveKey(), defaultValue: BigLedgerState())
+        #expect(fromPlain.problems.isEmpty)
+        #expect(fromPlain.value.entries.dictionary == plainLedger.state.entries)
+        #expect(fromPlain.value.list.array == [3, 2, 1])
+    }
+}

@@ -262,3 +262,7 @@ protocol ArchivableEntries {
 extension Dictionary: ArchivableEntries where Key == String, Value: Encodable {
     func archivedEntry(_ key: String) -> (any Encodable)? { self[key] }
 }
+
+extension BigDictionary: ArchivableEntries where Key == String, Value: Encodable {
+    func archivedEntry(_ key: String) -> (any Encodable)? { self[key] }
+}

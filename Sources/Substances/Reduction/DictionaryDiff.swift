@@ -77,3 +77,41 @@ extension Optional: StringKeyedDictionary where Wrapped: StringKeyedDictionary {
         }
     }
 }
+
+/// A big dictionary's changed entries, found by comparing its two tries where they do not share
+/// nodes (a path or two for a commit that wrote an entry or two), then as a plain dictionary's
+/// are: each candidate flattened on both sides and compared, with the same keys in the same order.
+extension BigDictionary: StringKeyedDictionary where Key == String {
+    static func entryChanges() -> (StateMemory, StateMemory, String, inout [FlatChange]) -> Bool? {
+        let significant = SignificantBytes.of(Value.self)
+        return { old, new, prefix, changes in
+            old.withValue(as: BigDictionary.self) { old in
+                new.withValue(as: BigDictionary.self) { new in
+                    let old = copy old
+                    let new = copy new
+                    var candidates = candidates(old, new) { significant.same($0, $1) }
+                    if candidates.isEmpty { return false }
+                    candidates.sort()
+                    var changed = false
+                    var previous: String?
+                    for key in candidates where key != previous {
+                        previous = key
+                        let path = prefix.isEmpty ? DottedKey.escape(key) : prefix + "." + DottedKey.escape(key)
+                        if FlatValue.diff(old[key].map(flatten), new[key].map(flatten), prefix: path, into: &changes) {
+                            changed = true
+                        }
+                    }
+                    return changed
+                }
+            }
+        }
+    }
+
+    /// An entry's value flattened, as the whole dictionary's flattening makes it.
+    private static func flatten(_ value: Value) -> FlatValue {
+        guard let encodable = value as? any Encodable else { return .null }
+        return FlatEncoder.flatten(encodable)
+    }
+}
+
+extension BigDictionary: KeyedByContent where Key == String {}
