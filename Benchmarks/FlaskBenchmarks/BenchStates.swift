@@ -1,5 +1,6 @@
 import FlaskAPI
 import Foundation
+import Observation
 
 // The states of the scenarios in ../shared/bench/SCENARIOS.md, written as a user would.
 
@@ -262,4 +263,54 @@ func makeCacheSubstance() -> ReactiveSubstance<CacheState, CacheMixers> {
             react()
         }
     }
+}
+
+/// S8t's state: S8's list as a `BigArray`, one item toggled per dispatch.
+struct BigTodoState: State {
+    var items: BigArray<TodoState.Item> = []
+}
+
+func makeBigTodoSubstance() -> ReactiveSubstance<BigTodoState, TodoMixers> {
+    ReactiveSubstance<BigTodoState, TodoMixers>(name: "big-todos") { define in
+        define(mix: .load) { todos, payload, react, _ in
+            let size = payload?["size"] as? Int ?? 0
+            todos.prop.items = BigArray((0..<size).map { TodoState.Item(id: $0, title: "item \($0)", done: false) })
+            react()
+        }
+        define(mix: .toggle) { todos, payload, react, _ in
+            let index = payload?["index"] as? Int ?? 0
+            todos.prop.items[index].done.toggle()
+            react()
+        }
+    }
+}
+
+/// S8dt's state: S8d's dictionary as a `BigDictionary`, one entry changed per dispatch.
+struct BigCacheState: State {
+    var entries: BigDictionary<String, Int> = [:]
+    var loads = 0
+}
+
+func makeBigCacheSubstance() -> ReactiveSubstance<BigCacheState, CacheMixers> {
+    ReactiveSubstance<BigCacheState, CacheMixers>(name: "big-cache") { define in
+        define(mix: .load) { cache, payload, react, _ in
+            let size = payload?["size"] as? Int ?? 0
+            cache.prop.entries = BigDictionary(Dictionary(uniqueKeysWithValues: (0..<size).map { (cacheKey($0), 0) }))
+            cache.prop.loads += 1
+            react()
+        }
+        define(mix: .bump) { cache, payload, react, _ in
+            let index = payload?["index"] as? Int ?? 0
+            cache.prop.entries[cacheKey(index), default: 0] += 1
+            react()
+        }
+    }
+}
+
+/// S8do's store: S8d's dictionary in an `@Observable` class, changed in place (no copy, no
+/// comparison; an observer is told that `entries` will change, not which entry): the reference a
+/// one-entry edit of a big collection is measured against.
+@Observable final class ObservableCache: @unchecked Sendable {
+    // `@unchecked Sendable`: touched by the benchmark's one producer thread only.
+    var entries: [String: Int] = [:]
 }

@@ -284,6 +284,33 @@ func collectionScenario(size: Int) -> Scenario {
     }
 }
 
+/// S8t (not in SCENARIOS.md): S8's edits of a `BigArray` list, with a reactor on the list.
+func bigCollectionScenario(size: Int) -> Scenario {
+    Scenario(id: "S8t", name: "big-collection-\(size)", defaultCount: 100_000) {
+        counter in
+        let substance = makeBigTodoSubstance()
+        Flask.substances(reactTo: TodoMixers.load, payload: ["size": size])
+        settleBus()  // loaded before the reactor is attached and the clock starts
+        let rounds = RoundRobin(over: Int.max)
+        return oneReactorRig(
+            counter, substance: substance, key: "items",
+            dispatch: {
+                Flask.substances(
+                    reactTo: TodoMixers.toggle, payload: ["index": collectionPosition(rounds.next(), size: size)])
+            },
+            verify: { count in
+                let items = substance.state.items
+                for index in [0, size / 2, size - 1] {
+                    let toggles = (0..<count).count { collectionPosition($0, size: size) == index }
+                    if items[index].done != !toggles.isMultiple(of: 2) {
+                        return "item \(index) done is \(items[index].done) after \(toggles) toggles"
+                    }
+                }
+                return items.count == size ? nil : "\(items.count) items"
+            })
+    }
+}
+
 /// The floor under S8: copying a list of `size` items, changing one, and comparing the copy with
 /// the original, as a value-typed state must; operations a second.
 func collectionFloor(size: Int, count: Int) -> Double {
@@ -306,18 +333,28 @@ let quickCollectionSizes = [10, 1_000, 10_000]
 
 /// S8d (not in SCENARIOS.md): a `[String: Int]` of `size` entries, one changed per dispatch,
 /// round-robin; the reactor observes another key, so the dictionary is reduced for nobody's sake
-/// but its own commit's changes.
-func dictionaryScenario(size: Int, journal: Bool = false) -> Scenario {
+/// but its own commit's changes. With `big`, S8dt: the same edits of a `BigDictionary`.
+func dictionaryScenario(size: Int, journal: Bool = false, big: Bool = false) -> Scenario {
     Scenario(
-        id: journal ? "S8dj" : "S8d", name: "dictionary-\(size)\(journal ? "+journal" : "")",
-        defaultCount: max(50, min(1_000_000, 50_000_000 / size))
+        id: big ? "S8dt" : journal ? "S8dj" : "S8d",
+        name: "\(big ? "big-" : "")dictionary-\(size)\(journal ? "+journal" : "")",
+        defaultCount: big ? 100_000 : max(50, min(1_000_000, 50_000_000 / size))
     ) {
         counter in
         // S8dj: the mix journal recording, with its default settings (issue #51: one-entry edits of
         // a 50,000-entry dictionary cost at most 3x the same edits without it).
         let recorder = journal ? MixJournal() : nil
         if let recorder { Flask.bus.use(recorder) }
-        let substance = makeCacheSubstance()
+        let substance: any AnySubstance
+        let entry: (String) -> Int?
+        let entryCount: () -> Int
+        if big {
+            let cache = makeBigCacheSubstance()
+            (substance, entry, entryCount) = (cache, { cache.state.entries[$0] }, { cache.state.entries.count })
+        } else {
+            let cache = makeCacheSubstance()
+            (substance, entry, entryCount) = (cache, { cache.state.entries[$0] }, { cache.state.entries.count })
+        }
         Flask.substances(reactTo: CacheMixers.load, payload: ["size": size])
         settleBus()  // loaded before the reactor is attached and the clock starts
         let rounds = RoundRobin(over: Int.max)
@@ -336,14 +373,13 @@ func dictionaryScenario(size: Int, journal: Bool = false) -> Scenario {
             },
             reactionsPerDispatch: 1,
             verify: { count in
-                let entries = substance.state.entries
                 for index in [0, size / 2, size - 1] {
                     let bumps = (0..<count).count { collectionPosition($0, size: size) == index }
-                    if entries[cacheKey(index)] != bumps {
-                        return "entry \(index) is \(entries[cacheKey(index)] ?? -1) after \(bumps) bumps"
+                    if entry(cacheKey(index)) != bumps {
+                        return "entry \(index) is \(entry(cacheKey(index)) ?? -1) after \(bumps) bumps"
                     }
                 }
-                return entries.count == size ? nil : "\(entries.count) entries"
+                return entryCount() == size ? nil : "\(entryCount()) entries"
             },
             teardown: {
                 Flask.detachReactor(from: owner)
@@ -353,6 +389,49 @@ func dictionaryScenario(size: Int, journal: Bool = false) -> Scenario {
                 }
             })
     }
+}
+
+/// S8do (not in SCENARIOS.md): S8d's edits made in place in an `@Observable` class, watched with
+/// `withObservationTracking` re-armed after each change: what one edit costs where nothing is
+/// copied or compared, the reference for S8dt.
+func observableDictionaryScenario(size: Int) -> Scenario {
+    Scenario(
+        id: "S8do", name: "observable-dictionary-\(size)", defaultCount: 100_000
+    ) { counter in
+        let store = ObservableCache()
+        store.entries = Dictionary(uniqueKeysWithValues: (0..<size).map { (cacheKey($0), 0) })
+        let rounds = RoundRobin(over: Int.max)
+        let watching = WatchFlag()
+        @Sendable func arm() {
+            guard watching.on else { return }
+            withObservationTracking {
+                _ = store.entries
+            } onChange: {
+                counter.hit()
+                arm()
+            }
+        }
+        arm()
+        return Rig(
+            dispatch: { store.entries[cacheKey(collectionPosition(rounds.next(), size: size)), default: 0] += 1 },
+            reactionsPerDispatch: 1,
+            verify: { count in
+                for index in [0, size / 2, size - 1] {
+                    let bumps = (0..<count).count { collectionPosition($0, size: size) == index }
+                    if store.entries[cacheKey(index)] != bumps {
+                        return "entry \(index) is \(store.entries[cacheKey(index)] ?? -1) after \(bumps) bumps"
+                    }
+                }
+                return store.entries.count == size ? nil : "\(store.entries.count) entries"
+            },
+            teardown: { watching.on = false })
+    }
+}
+
+/// Whether S8do's observer re-arms.
+final class WatchFlag: @unchecked Sendable {
+    // `@unchecked Sendable`: touched by the benchmark's producer thread only.
+    var on = true
 }
 
 /// The floor under S8d: copying a dictionary of `size` entries, changing one, and comparing the
@@ -374,6 +453,9 @@ func dictionaryFloor(size: Int, count: Int) -> Double {
 /// The sizes of S8d in the full table (`--full`), and in the quick one.
 let dictionarySizes = [10_000, 100_000, 1_000_000]
 let quickDictionarySizes = [1_000, 10_000, 100_000]
+
+/// The sizes of S8t, S8dt and S8do, in both tables: their cost must not grow with the size.
+let bigCollectionSizes = [1_000, 10_000, 100_000, 1_000_000]
 
 /// Every scenario the executable knows, in the order of its table.
 /// Scale: many reactors on one state, many substances.
@@ -410,11 +492,14 @@ let scaleScenarios: [Scenario] = [
 let allScenarios = tableScenarios(collections: collectionSizes, dictionaries: dictionarySizes)
 
 /// The scenarios of a table, with S8 and S8d at the sizes given, S8dj (S8d with the journal)
-/// at the two largest, and S10 at its three sizes.
+/// at the two largest, S8t, S8dt and S8do at theirs, and S10 at its three sizes.
 func tableScenarios(collections: [Int], dictionaries: [Int]) -> [Scenario] {
     scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios + scaleScenarios
         + collections.map(collectionScenario(size:)) + dictionaries.map { dictionaryScenario(size: $0) }
         + dictionaries.suffix(2).map { dictionaryScenario(size: $0, journal: true) }
+        + bigCollectionSizes.map(bigCollectionScenario(size:))
+        + bigCollectionSizes.map { dictionaryScenario(size: $0, big: true) }
+        + bigCollectionSizes.map(observableDictionaryScenario(size:))
         + durableSizes.map(durableScenario(size:))
 }
 

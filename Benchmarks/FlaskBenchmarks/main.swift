@@ -161,14 +161,23 @@ if let wanted = options.scenario {
         let dictionary = name.lowercased() == "s8d" || name == "dictionary"
         let journaled = name.lowercased() == "s8dj"
         let durable = name.lowercased() == "s10" || name == "durable"
+        let size = options.size ?? 100_000
+        let sized: Scenario? =
+            switch name.lowercased() {
+            case "s8t": bigCollectionScenario(size: size)
+            case "s8dt": dictionaryScenario(size: size, big: true)
+            case "s8do": observableDictionaryScenario(size: size)
+            default: nil
+            }
         guard
-            let scenario = collection
-                ? collectionScenario(size: options.size ?? 100_000)
-                : dictionary || journaled
-                    ? dictionaryScenario(size: options.size ?? 100_000, journal: journaled)
-                    : durable
-                        ? durableScenario(size: options.size ?? 100_000)
-                        : allScenarios.first(where: { $0.id.lowercased() == name.lowercased() || $0.name == name })
+            let scenario = sized
+                ?? (collection
+                    ? collectionScenario(size: options.size ?? 100_000)
+                    : dictionary || journaled
+                        ? dictionaryScenario(size: options.size ?? 100_000, journal: journaled)
+                        : durable
+                            ? durableScenario(size: options.size ?? 100_000)
+                            : allScenarios.first(where: { $0.id.lowercased() == name.lowercased() || $0.name == name }))
         else {
             progress("no scenario \(name); use S1..S8 or a name: \(allScenarios.map(\.name).joined(separator: ", "))")
             exit(2)
