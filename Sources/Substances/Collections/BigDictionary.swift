@@ -57,7 +57,7 @@ public struct BigDictionary<Key: Hashable & Sendable, Value: Sendable> {
     public var isEmpty: Bool { _count == 0 }
 
     /// The value under `key`, or nil; setting nil removes the entry. Costs a path through the
-    /// trie (at most about 13 nodes, four or so for a million entries), whatever the size.
+    /// trie (five nodes or so for a million entries), whatever the size.
     public subscript(key: Key) -> Value? {
         get { HashTrie.find(_root, key, HashTrie.hash(key)).map(Self.value(of:)) }
         set {

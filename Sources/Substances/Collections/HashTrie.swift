@@ -1,6 +1,6 @@
 /// The storage of ``BigDictionary``: a hash array mapped trie whose nodes and entries are never
 /// changed once made. A write makes a new entry and copies the nodes on the path to it (a few,
-/// each of at most 32 slots); every other node and entry is shared with the dictionary it was
+/// each of at most 16 slots); every other node and entry is shared with the dictionary it was
 /// copied from. Two dictionaries that share a node hold the same entries below it, and two that
 /// share an entry hold the same key and value: comparing them skips both (``HashTrie/differences``).
 ///
@@ -9,7 +9,7 @@
 /// and a value-witness copy per slot. Here the walk compares references, and only the entries
 /// found different are opened as `Key` and `Value`.
 ///
-/// Each level takes five bits of the key's hash (the lowest first): a digit's slot holds an entry
+/// Each level takes four bits of the key's hash (the lowest first): a digit's slot holds an entry
 /// or a child node. Below the last level (all 64 bits used), keys with the same hash share a
 /// collision node, a plain list of entries.
 final class HashTrieNode: Sendable {
@@ -63,14 +63,21 @@ final class HashTrieEntry: Sendable {
 
 /// Operations on ``HashTrieNode`` trees.
 enum HashTrie {
-    /// Levels take five bits each; past 64 bits, keys with equal hashes go to a collision node.
-    static let lastShift = 60
+    /// The bits of the hash each level takes: 16 slots to a node. A write copies the nodes on its
+    /// path, and each copy retains every entry and child the node shares; in a big trie those
+    /// reference counts are cache misses, which made a one-entry edit slower as the trie grew
+    /// for the same instructions. Half the slots touch fewer of them for one level more
+    /// (docs/big-collections.md has the figures).
+    static let digitBits = 4
+    static let digitMask: UInt64 = 1 &<< UInt64(digitBits) &- 1
+    /// The shift of the last level; past it, keys with equal hashes go to a collision node.
+    static let lastShift = 64 - digitBits
 
     @inline(__always)
     static func hash<Key: Hashable>(_ key: Key) -> UInt64 { UInt64(UInt(bitPattern: key.hashValue)) }
 
     @inline(__always)
-    static func bit(_ hash: UInt64, _ shift: Int) -> UInt32 { 1 &<< UInt32((hash &>> UInt64(shift)) & 31) }
+    static func bit(_ hash: UInt64, _ shift: Int) -> UInt32 { 1 &<< UInt32((hash &>> UInt64(shift)) & digitMask) }
 
     @inline(__always)
     static func index(_ map: UInt32, _ bit: UInt32) -> Int { (map & (bit &- 1)).nonzeroBitCount }
@@ -88,7 +95,7 @@ enum HashTrie {
             }
             guard node.childMap & bit != 0 else { return nil }
             node = node.children[index(node.childMap, bit)]
-            shift += 5
+            shift += digitBits
         }
     }
 
@@ -123,7 +130,7 @@ enum HashTrie {
             // Two keys in one slot: a node of their own, one level down.
             entries.remove(at: index)
             var children = node.children
-            children.insert(pair(existing, entry, shift + 5), at: self.index(node.childMap, bit))
+            children.insert(pair(existing, entry, shift + digitBits), at: self.index(node.childMap, bit))
             return (
                 HashTrieNode(
                     entryMap: node.entryMap & ~bit, childMap: node.childMap | bit, entries: entries, children: children),
@@ -132,7 +139,7 @@ enum HashTrie {
         }
         if node.childMap & bit != 0 {
             let index = index(node.childMap, bit)
-            let (child, old) = inserting(node.children[index], entry, key: key, shift + 5)
+            let (child, old) = inserting(node.children[index], entry, key: key, shift + digitBits)
             var children = node.children
             children[index] = child
             return (
@@ -158,7 +165,8 @@ enum HashTrie {
         let bit1 = bit(first.hash, shift)
         let bit2 = bit(second.hash, shift)
         if bit1 == bit2 {
-            return HashTrieNode(entryMap: 0, childMap: bit1, entries: [], children: [pair(first, second, shift + 5)])
+            return HashTrieNode(
+                entryMap: 0, childMap: bit1, entries: [], children: [pair(first, second, shift + digitBits)])
         }
         return HashTrieNode(
             entryMap: bit1 | bit2, childMap: 0, entries: bit1 < bit2 ? [first, second] : [second, first], children: [])
@@ -188,7 +196,7 @@ enum HashTrie {
         }
         guard node.childMap & bit != 0 else { return nil }
         let childIndex = index(node.childMap, bit)
-        guard let (child, old) = removing(node.children[childIndex], key, hash, shift + 5) else { return nil }
+        guard let (child, old) = removing(node.children[childIndex], key, hash, shift + digitBits) else { return nil }
         var children = node.children
         // A child left with one entry becomes that entry: the trie stays as shallow as its keys need.
         if let remaining = child.singleEntry {
@@ -233,19 +241,21 @@ enum HashTrie {
                 entries.append(items[start])
             } else {
                 childMap |= bit
-                children.append(build(items[start..<end], shift: shift + 5))
+                children.append(build(items[start..<end], shift: shift + digitBits))
             }
             start = end
         }
         return HashTrieNode(entryMap: entryMap, childMap: childMap, entries: entries, children: children)
     }
 
-    /// The hash with its five-bit digits in reverse order, the lowest first: sorting by it puts the
+    /// The hash with its digits in reverse order, the lowest first: sorting by it puts the
     /// keys of every slot of every level together, in the order of their digits.
     private static func digitOrder(_ hash: UInt64) -> UInt64 {
         var order: UInt64 = 0
-        for shift in stride(from: 0, to: lastShift, by: 5) { order = order &<< 5 | (hash &>> UInt64(shift)) & 31 }
-        return order &<< 4 | hash &>> UInt64(lastShift)
+        for shift in stride(from: 0, to: 64, by: digitBits) {
+            order = order &<< UInt64(digitBits) | (hash &>> UInt64(shift)) & digitMask
+        }
+        return order
     }
 
     /// Calls `body` with every entry below `node`: a node's entries, then its children's.
@@ -258,7 +268,7 @@ enum HashTrie {
     /// left out is on both sides, the same entry (a shared node holds the same entries; a shared
     /// entry, the same key and value). A key whose value changed has its old entry and its new
     /// one added. Costs the nodes on the paths to what changed, compared by reference: one edit of
-    /// a million entries visits about four.
+    /// a million entries visits about five.
     static func differences(_ old: HashTrieNode, _ new: HashTrieNode, into found: inout [HashTrieEntry]) {
         if old === new { return }
         if old.isCollision || new.isCollision {
@@ -297,7 +307,7 @@ enum HashTrie {
                 return node.entries.allSatisfy { $0.hash == node.entries[0].hash }
             }
             if !isRoot && (node.entries.count + node.children.count == 0 || node.singleEntry != nil) { return false }
-            let mask: UInt64 = shift >= lastShift ? ~0 : (1 &<< UInt64(shift + 5)) &- 1
+            let mask: UInt64 = shift >= lastShift ? ~0 : (1 &<< UInt64(shift + digitBits)) &- 1
             var digits = node.entryMap
             for entry in node.entries {
                 let bit = digits & (0 &- digits)
@@ -312,7 +322,7 @@ enum HashTrie {
                 let bit = digits & (0 &- digits)
                 digits &= ~bit
                 let digit = UInt64(bit.trailingZeroBitCount) &<< UInt64(shift)
-                guard check(child, shift: shift + 5, path: path | digit, isRoot: false) else { return false }
+                guard check(child, shift: shift + digitBits, path: path | digit, isRoot: false) else { return false }
             }
             return true
         }
