@@ -11,9 +11,12 @@
 /// struct Todos: State {
 ///     var items: BigArray<Item> = []
 /// }
-/// // in a mixer:
-/// todos.prop.items[index].done.toggle()
-/// todos.prop.items.append(Item(title: "new"))
+/// let todos = Substance<Todos>(name: "todos")
+/// // in a mixer: one element changed, one added, the rest shared
+/// reactor.mix(todos) { todos in
+///     todos.prop.items[0].done.toggle()
+///     todos.prop.items.append(Item(title: "new"))
+/// }.react()
 /// ```
 ///
 /// It is `Codable` as a plain array is (an archive written with `[Item]` restores into a

@@ -10,10 +10,11 @@
 /// struct Board: State {
 ///     var cards: BigDictionary<String, Card> = [:]
 /// }
-/// // in a mixer:
-/// board.prop.cards["c42"]?.title = "Ship it"
-/// // in a reactor: the entry's key, with its old and new values
-/// reaction.on("cards.c42") { change in print(change.newValue() as Card?) }
+/// let board = Substance<Board>(name: "board")
+/// // in a mixer: one entry changed, the rest shared
+/// reactor.mix(board) { $0.prop.cards["c42"]?.title = "Ship it" }.react()
+/// // in a reactor: the entry's key, with its old and new values, as for a plain dictionary
+/// reaction.on("cards.c42") { change in print(change.newValue() ?? "removed") }
 /// ```
 ///
 /// It is `Codable` as a plain dictionary is (an archive written with `[String: Card]` restores

@@ -262,3 +262,35 @@ private enum StateDocSample {
         var text = ""
     }
 }
+
+private enum BigCollectionDocSamples {
+    struct Item: Codable, Sendable {
+        var title: String
+        var done = false
+    }
+
+    // BigDictionary
+    static func bigDictionary(_ reactor: Reactor<TestOwner>, reaction: FlaskReaction) {
+        struct Board: State {
+            var cards: BigDictionary<String, Card> = [:]
+        }
+        let board = Substance<Board>(name: "board")
+        // in a mixer: one entry changed, the rest shared
+        reactor.mix(board) { $0.prop.cards["c42"]?.title = "Ship it" }.react()
+        // in a reactor: the entry's key, with its old and new values, as for a plain dictionary
+        reaction.on("cards.c42") { change in print(change.newValue() ?? "removed") }
+    }
+
+    // BigArray
+    static func bigArray(_ reactor: Reactor<TestOwner>) {
+        struct Todos: State {
+            var items: BigArray<Item> = []
+        }
+        let todos = Substance<Todos>(name: "todos")
+        // in a mixer: one element changed, one added, the rest shared
+        reactor.mix(todos) { todos in
+            todos.prop.items[0].done.toggle()
+            todos.prop.items.append(Item(title: "new"))
+        }.react()
+    }
+}

@@ -97,3 +97,17 @@ func makeProfile() -> ReactiveSubstance<ProfileState, ProfileMixers> {
         }
     }
 }
+
+// docs/big-collections.md
+func bigCollections(_ reactor: Reactor<TestOwner>) {
+    struct Board: State {
+        var cards: BigDictionary<String, Card> = [:]
+        var order: BigArray<Int> = []
+    }
+
+    let board = Substance<Board>(name: "board")
+    reactor.mix(board) { board in
+        board.prop.cards["c42"]?.title = "Ship it"
+        board.prop.order.append(42)
+    }.react()
+}
