@@ -73,6 +73,11 @@ func run(_ scenario: Scenario, count: Int, reps: Int, latencySamples: Int) -> Sc
     for rep in 1...reps {
         progress("\(scenario.id) \(scenario.name): rep \(rep)/\(reps), \(count) dispatches")
         let outcome = measureThroughput(scenario, count: count)
+        // The rig's state is freed where its last holder lets go, maybe on the bus: waiting for
+        // the bus here frees it before the next rep and before the process exits, so that two
+        // runs' instruction counts differ by their dispatches alone (at 10^6 entries, whether the
+        // exit came first moved a run by hundreds of millions of instructions).
+        settleBus()
         rates.append(outcome.rate)
         if let failure = outcome.check, check == "ok" { check = failure }
     }

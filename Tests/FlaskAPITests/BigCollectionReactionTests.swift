@@ -107,4 +107,24 @@ struct BigCollectionReactionTests {
         #expect(big.last == "same: []")
         #expect(big.filter { $0.hasPrefix("c42:") }.count == 3)
     }
+
+    @Test("a typed key path reads an entry of a big dictionary as its own type, before and after")
+    func typedEntry() async {
+        let bus = Flux()
+        let board = Substance<BigBoard>(bus: bus)
+        let owner = TestOwner()
+        let reactor = Flask.reactor(attachedTo: owner, mixing: board)
+        let seen = Recorder<String>()
+        reactor.handler = { _, reaction in
+            reaction.on(\BigBoard.cards["c1"]) { change in
+                seen.append("\(change.oldValue?.title ?? "nil") -> \(change.newValue?.title ?? "nil")")
+            }
+        }
+        await reactor.mix(board) { $0.prop.load(10) }.reactAndWait()
+        await reactor.mix(board) { $0.prop.retitle("c1", "first") }.reactAndWait()
+        await reactor.mix(board) { $0.prop.retitle("c2", "second") }.reactAndWait()
+        await reactor.mix(board) { $0.prop.cards["c1"] = nil }.reactAndWait()
+        #expect(seen.all == ["nil -> card 1", "card 1 -> first", "first -> nil"])
+        withExtendedLifetime(reactor) {}
+    }
 }
