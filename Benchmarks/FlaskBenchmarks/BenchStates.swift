@@ -249,17 +249,30 @@ enum CacheMixers: String, SubstanceMixer {
 /// The key of S8d's entry `index`: short, as ids are (a string stored inline).
 func cacheKey(_ index: Int) -> String { "k\(index)" }
 
-func makeCacheSubstance() -> ReactiveSubstance<CacheState, CacheMixers> {
-    ReactiveSubstance<CacheState, CacheMixers>(name: "cache") { define in
+/// S8d's and S8dt's states: a dictionary of `size` counters, and how many loads filled it.
+protocol CacheBenchState: State {
+    var loads: Int { get set }
+    /// Fills the dictionary with `size` entries at zero.
+    mutating func fill(_ size: Int)
+    /// Adds one to the entry under `key`.
+    mutating func bump(_ key: String)
+}
+
+extension CacheState: CacheBenchState {
+    mutating func fill(_ size: Int) { entries = Dictionary(uniqueKeysWithValues: (0..<size).map { (cacheKey($0), 0) }) }
+    mutating func bump(_ key: String) { entries[key, default: 0] += 1 }
+}
+
+/// S8d's and S8dt's substance, of either state.
+func makeCacheSubstance<S: CacheBenchState>(_ type: S.Type, name: String) -> ReactiveSubstance<S, CacheMixers> {
+    ReactiveSubstance<S, CacheMixers>(name: name) { define in
         define(mix: .load) { cache, payload, react, _ in
-            let size = payload?["size"] as? Int ?? 0
-            cache.prop.entries = Dictionary(uniqueKeysWithValues: (0..<size).map { (cacheKey($0), 0) })
+            cache.prop.fill(payload?["size"] as? Int ?? 0)
             cache.prop.loads += 1
             react()
         }
         define(mix: .bump) { cache, payload, react, _ in
-            let index = payload?["index"] as? Int ?? 0
-            cache.prop.entries[cacheKey(index), default: 0] += 1
+            cache.prop.bump(cacheKey(payload?["index"] as? Int ?? 0))
             react()
         }
     }
@@ -291,20 +304,11 @@ struct BigCacheState: State {
     var loads = 0
 }
 
-func makeBigCacheSubstance() -> ReactiveSubstance<BigCacheState, CacheMixers> {
-    ReactiveSubstance<BigCacheState, CacheMixers>(name: "big-cache") { define in
-        define(mix: .load) { cache, payload, react, _ in
-            let size = payload?["size"] as? Int ?? 0
-            cache.prop.entries = BigDictionary(Dictionary(uniqueKeysWithValues: (0..<size).map { (cacheKey($0), 0) }))
-            cache.prop.loads += 1
-            react()
-        }
-        define(mix: .bump) { cache, payload, react, _ in
-            let index = payload?["index"] as? Int ?? 0
-            cache.prop.entries[cacheKey(index), default: 0] += 1
-            react()
-        }
+extension BigCacheState: CacheBenchState {
+    mutating func fill(_ size: Int) {
+        entries = BigDictionary(Dictionary(uniqueKeysWithValues: (0..<size).map { (cacheKey($0), 0) }))
     }
+    mutating func bump(_ key: String) { entries[key, default: 0] += 1 }
 }
 
 /// S8do's store: S8d's dictionary in an `@Observable` class, changed in place (no copy, no

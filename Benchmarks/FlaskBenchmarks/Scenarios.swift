@@ -256,11 +256,24 @@ func collectionPosition(_ round: Int, size: Int) -> Int {
 }
 
 /// S8 of SCENARIOS.md: a list of `size` items, one toggled per dispatch, round-robin (see
-/// `collectionPosition`), with a reactor on the list.
-func collectionScenario(size: Int) -> Scenario {
-    Scenario(id: "S8", name: "collection-\(size)", defaultCount: max(1_000, min(1_000_000, 200_000_000 / size))) {
+/// `collectionPosition`), with a reactor on the list. With `big`, S8t: the same edits of a
+/// `BigArray` list.
+func collectionScenario(size: Int, big: Bool = false) -> Scenario {
+    Scenario(
+        id: big ? "S8t" : "S8", name: "\(big ? "big-" : "")collection-\(size)",
+        defaultCount: big ? 100_000 : max(1_000, min(1_000_000, 200_000_000 / size))
+    ) {
         counter in
-        let substance = TodoSubstance()
+        let substance: any AnySubstance
+        let done: (Int) -> Bool
+        let itemCount: () -> Int
+        if big {
+            let todos = makeBigTodoSubstance()
+            (substance, done, itemCount) = (todos, { todos.state.items[$0].done }, { todos.state.items.count })
+        } else {
+            let todos = TodoSubstance()
+            (substance, done, itemCount) = (todos, { todos.state.items[$0].done }, { todos.state.items.count })
+        }
         Flask.substances(reactTo: TodoMixers.load, payload: ["size": size])
         settleBus()  // loaded before the reactor is attached and the clock starts
         let rounds = RoundRobin(over: Int.max)
@@ -271,42 +284,14 @@ func collectionScenario(size: Int) -> Scenario {
                     reactTo: TodoMixers.toggle, payload: ["index": collectionPosition(rounds.next(), size: size)])
             },
             verify: { count in
-                let items = substance.state.items
                 for index in [0, size / 2, size - 1] {
                     let toggles = (0..<count).count { collectionPosition($0, size: size) == index }
                     // `done` is true after an odd number of toggles.
-                    if items[index].done != !toggles.isMultiple(of: 2) {
-                        return "item \(index) done is \(items[index].done) after \(toggles) toggles"
+                    if done(index) != !toggles.isMultiple(of: 2) {
+                        return "item \(index) done is \(done(index)) after \(toggles) toggles"
                     }
                 }
-                return items.count == size ? nil : "\(items.count) items"
-            })
-    }
-}
-
-/// S8t (not in SCENARIOS.md): S8's edits of a `BigArray` list, with a reactor on the list.
-func bigCollectionScenario(size: Int) -> Scenario {
-    Scenario(id: "S8t", name: "big-collection-\(size)", defaultCount: 100_000) {
-        counter in
-        let substance = makeBigTodoSubstance()
-        Flask.substances(reactTo: TodoMixers.load, payload: ["size": size])
-        settleBus()  // loaded before the reactor is attached and the clock starts
-        let rounds = RoundRobin(over: Int.max)
-        return oneReactorRig(
-            counter, substance: substance, key: "items",
-            dispatch: {
-                Flask.substances(
-                    reactTo: TodoMixers.toggle, payload: ["index": collectionPosition(rounds.next(), size: size)])
-            },
-            verify: { count in
-                let items = substance.state.items
-                for index in [0, size / 2, size - 1] {
-                    let toggles = (0..<count).count { collectionPosition($0, size: size) == index }
-                    if items[index].done != !toggles.isMultiple(of: 2) {
-                        return "item \(index) done is \(items[index].done) after \(toggles) toggles"
-                    }
-                }
-                return items.count == size ? nil : "\(items.count) items"
+                return itemCount() == size ? nil : "\(itemCount()) items"
             })
     }
 }
@@ -349,10 +334,10 @@ func dictionaryScenario(size: Int, journal: Bool = false, big: Bool = false) -> 
         let entry: (String) -> Int?
         let entryCount: () -> Int
         if big {
-            let cache = makeBigCacheSubstance()
+            let cache = makeCacheSubstance(BigCacheState.self, name: "big-cache")
             (substance, entry, entryCount) = (cache, { cache.state.entries[$0] }, { cache.state.entries.count })
         } else {
-            let cache = makeCacheSubstance()
+            let cache = makeCacheSubstance(CacheState.self, name: "cache")
             (substance, entry, entryCount) = (cache, { cache.state.entries[$0] }, { cache.state.entries.count })
         }
         Flask.substances(reactTo: CacheMixers.load, payload: ["size": size])
@@ -495,9 +480,9 @@ let allScenarios = tableScenarios(collections: collectionSizes, dictionaries: di
 /// at the two largest, S8t, S8dt and S8do at theirs, and S10 at its three sizes.
 func tableScenarios(collections: [Int], dictionaries: [Int]) -> [Scenario] {
     scenarios + declaredKeyScenarios + actionScenarios + concurrencyScenarios + toolScenarios + scaleScenarios
-        + collections.map(collectionScenario(size:)) + dictionaries.map { dictionaryScenario(size: $0) }
+        + collections.map { collectionScenario(size: $0) } + dictionaries.map { dictionaryScenario(size: $0) }
         + dictionaries.suffix(2).map { dictionaryScenario(size: $0, journal: true) }
-        + bigCollectionSizes.map(bigCollectionScenario(size:))
+        + bigCollectionSizes.map { collectionScenario(size: $0, big: true) }
         + bigCollectionSizes.map { dictionaryScenario(size: $0, big: true) }
         + bigCollectionSizes.map(observableDictionaryScenario(size:))
         + durableSizes.map(durableScenario(size:))

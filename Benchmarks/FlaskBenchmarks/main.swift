@@ -173,7 +173,7 @@ if let wanted = options.scenario {
         let size = options.size ?? 100_000
         let sized: Scenario? =
             switch name.lowercased() {
-            case "s8t": bigCollectionScenario(size: size)
+            case "s8t": collectionScenario(size: size, big: true)
             case "s8dt": dictionaryScenario(size: size, big: true)
             case "s8do": observableDictionaryScenario(size: size)
             default: nil

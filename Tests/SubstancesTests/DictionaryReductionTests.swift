@@ -110,6 +110,29 @@ struct DictionaryReductionTests {
         return String(describing: value)
     }
 
+    /// How the changes `found` differ from the `expected` ones: their keys, then the old and new
+    /// values of the entries' (dotted) keys as `describe` writes them; nil when they agree. (A
+    /// property's own change may carry its typed value on one path and its flattening on the
+    /// other, so only the entries' values are compared: they are flattened on every path.)
+    static func difference(
+        _ found: SubstanceChanges?, _ expected: SubstanceChanges?, describe: (Any?) -> String = describe
+    ) -> String? {
+        let foundKeys = Set(found?.keys ?? [])
+        let expectedKeys = Set(expected?.keys ?? [])
+        if foundKeys != expectedKeys {
+            return
+                "missing \(expectedKeys.subtracting(foundKeys).sorted()), extra \(foundKeys.subtracting(expectedKeys).sorted())"
+        }
+        for key in expectedKeys.sorted() where key.contains(".") {
+            let a = found?.change(key)
+            let b = expected?.change(key)
+            let values = (describe(a?.oldValue()), describe(a?.newValue()))
+            let reference = (describe(b?.oldValue()), describe(b?.newValue()))
+            if values != reference { return "\(key): \(values) where the reference has \(reference)" }
+        }
+        return nil
+    }
+
     @Test("both reduction paths find the same keys and values: the entry-by-entry one and the whole flattening")
     func againstFlattening() {
         let seed = UInt64.random(in: 0...UInt64.max)
@@ -130,28 +153,8 @@ struct DictionaryReductionTests {
             let new = state
             let found = StateReducer.reduce(old, new, plan: layout, reference: substance.reference)
             let expected = StateReducer.reduce(old, new, plan: codable, reference: substance.reference)
-            let foundKeys = Set(found?.keys ?? [])
-            let expectedKeys = Set(expected?.keys ?? [])
-            if !expectedKeys.isEmpty { changedCases += 1 }
-            var difference = ""
-            if foundKeys != expectedKeys {
-                difference =
-                    "missing \(expectedKeys.subtracting(foundKeys).sorted()), extra \(foundKeys.subtracting(expectedKeys).sorted())"
-            } else {
-                // The entries' keys: their values are flattened on both paths. (A property's own
-                // change carries its typed value on the layout path, its flattening on the other.)
-                for key in expectedKeys.sorted() where key.contains(".") {
-                    let a = found?.change(key)
-                    let b = expected?.change(key)
-                    let values = (Self.describe(a?.oldValue()), Self.describe(a?.newValue()))
-                    let reference = (Self.describe(b?.oldValue()), Self.describe(b?.newValue()))
-                    if values != reference {
-                        difference = "\(key): \(values) where the flattening has \(reference)"
-                        break
-                    }
-                }
-            }
-            if !difference.isEmpty {
+            if !(expected?.keys ?? []).isEmpty { changedCases += 1 }
+            if let difference = Self.difference(found, expected) {
                 mismatches += 1
                 if mismatches <= 3 { Issue.record("case \(index) of seed \(seed): \(difference)") }
             }

@@ -58,7 +58,7 @@ public struct BigDictionary<Key: Hashable & Sendable, Value: Sendable> {
     public var isEmpty: Bool { _count == 0 }
 
     /// The value under `key`, or nil; setting nil removes the entry. Costs a path through the
-    /// trie (five nodes or so for a million entries), whatever the size.
+    /// trie, a few nodes long, whatever the size.
     public subscript(key: Key) -> Value? {
         get { HashTrie.find(_root, key, HashTrie.hash(key)).map(Self.value(of:)) }
         set {
@@ -132,12 +132,11 @@ public struct BigDictionary<Key: Hashable & Sendable, Value: Sendable> {
 
     /// A dictionary of the same keys, each value transformed.
     public func mapValues<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> BigDictionary<Key, T> {
-        var entries: [HashTrieEntry] = []
-        entries.reserveCapacity(_count)
-        try HashTrie.forEach(_root) { entry in
-            entries.append(HashTrieEntry(hash: entry.hash, key: entry.key, value: try transform(Self.value(of: entry))))
+        // The same keys, so the same slots: the trie is mapped node by node, not built again.
+        let root = try HashTrie.mapEntries(_root) { entry in
+            HashTrieEntry(hash: entry.hash, key: entry.key, value: try transform(Self.value(of: entry)))
         }
-        return BigDictionary<Key, T>(root: HashTrie.build(entries), count: _count)
+        return BigDictionary<Key, T>(root: root, count: _count)
     }
 
     /// The entries as a plain dictionary.

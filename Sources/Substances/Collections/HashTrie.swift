@@ -66,8 +66,8 @@ enum HashTrie {
     /// The bits of the hash each level takes: 16 slots to a node. A write copies the nodes on its
     /// path, and each copy retains every entry and child the node shares; in a big trie those
     /// reference counts are cache misses, which made a one-entry edit slower as the trie grew
-    /// for the same instructions. Half the slots touch fewer of them for one level more
-    /// (docs/big-collections.md has the figures).
+    /// for the same instructions. Fewer slots touch fewer of them, for a deeper trie
+    /// (docs/big-collections.md).
     static let digitBits = 4
     static let digitMask: UInt64 = 1 &<< UInt64(digitBits) &- 1
     /// The shift of the last level; past it, keys with equal hashes go to a collision node.
@@ -258,6 +258,16 @@ enum HashTrie {
         return order
     }
 
+    /// `node` with each entry below it replaced by `transform`'s, in the same slots: for a
+    /// transform that keeps each entry's key and hash.
+    static func mapEntries(
+        _ node: HashTrieNode, _ transform: (HashTrieEntry) throws -> HashTrieEntry
+    ) rethrows -> HashTrieNode {
+        HashTrieNode(
+            entryMap: node.entryMap, childMap: node.childMap, entries: try node.entries.map(transform),
+            children: try node.children.map { try mapEntries($0, transform) })
+    }
+
     /// Calls `body` with every entry below `node`: a node's entries, then its children's.
     static func forEach(_ node: HashTrieNode, _ body: (HashTrieEntry) throws -> Void) rethrows {
         for entry in node.entries { try body(entry) }
@@ -296,7 +306,7 @@ enum HashTrie {
         }
     }
 
-    /// Checks the trie's shape (debug builds and tests): maps and slots agree, every key lies on
+    /// Checks the trie's shape (tests): maps and slots agree, every key lies on
     /// its hash's path, no child is empty or a lone entry, and `count` entries in all.
     static func isWellFormed(_ root: HashTrieNode, count: Int) -> Bool {
         var total = 0

@@ -39,25 +39,35 @@ extension Dictionary: StringKeyedDictionary where Key == String {
         _ old: [String: Value], _ new: [String: Value], candidates: [String], prefix: String,
         into changes: inout [FlatChange]
     ) -> Bool {
-        var candidates = candidates
-        if candidates.isEmpty { return false }
-        candidates.sort()
-        var changed = false
-        for key in candidates {
-            // A key with a dot is escaped (`a\.b`): it never reads as the nested path `a.b`.
-            let path = prefix.isEmpty ? DottedKey.escape(key) : prefix + "." + DottedKey.escape(key)
-            if FlatValue.diff(old[key].map(flatten), new[key].map(flatten), prefix: path, into: &changes) {
-                changed = true
-            }
-        }
-        return changed
+        entryDiff(candidates: candidates, prefix: prefix, old: { old[$0] }, new: { new[$0] }, into: &changes)
     }
+}
 
-    /// An entry's value flattened, as the whole dictionary's flattening makes it.
-    private static func flatten(_ value: Value) -> FlatValue {
+/// Appends the changes of the entries under `candidates`, read from the two sides with `old` and
+/// `new`, as ``FlatValue/diff(_:_:prefix:into:)`` of both dictionaries flattened whole would: keys
+/// sorted, each entry's value flattened alone; whether any changed. Plain and big dictionaries
+/// both report their entries through it.
+func entryDiff<Value>(
+    candidates: consuming [String], prefix: String, old: (String) -> Value?, new: (String) -> Value?,
+    into changes: inout [FlatChange]
+) -> Bool {
+    if candidates.isEmpty { return false }
+    // Sorted where they lie: the caller's array is its own to give.
+    var candidates = candidates
+    candidates.sort()
+    func flatten(_ value: Value) -> FlatValue {
         guard let encodable = value as? any Encodable else { return .null }
         return FlatEncoder.flatten(encodable)
     }
+    var changed = false
+    for key in candidates {
+        // A key with a dot is escaped (`a\.b`): it never reads as the nested path `a.b`.
+        let path = prefix.isEmpty ? DottedKey.escape(key) : prefix + "." + DottedKey.escape(key)
+        if FlatValue.diff(old(key).map(flatten), new(key).map(flatten), prefix: path, into: &changes) {
+            changed = true
+        }
+    }
+    return changed
 }
 
 extension Optional: StringKeyedDictionary where Wrapped: StringKeyedDictionary {
@@ -89,28 +99,12 @@ extension BigDictionary: StringKeyedDictionary where Key == String {
                 new.withValue(as: BigDictionary.self) { new in
                     let old = copy old
                     let new = copy new
-                    var candidates = candidates(old, new) { significant.same($0, $1) }
-                    if candidates.isEmpty { return false }
-                    candidates.sort()
-                    var changed = false
-                    var previous: String?
-                    for key in candidates where key != previous {
-                        previous = key
-                        let path = prefix.isEmpty ? DottedKey.escape(key) : prefix + "." + DottedKey.escape(key)
-                        if FlatValue.diff(old[key].map(flatten), new[key].map(flatten), prefix: path, into: &changes) {
-                            changed = true
-                        }
-                    }
-                    return changed
+                    return entryDiff(
+                        candidates: candidates(old, new) { significant.same($0, $1) }, prefix: prefix,
+                        old: { old[$0] }, new: { new[$0] }, into: &changes)
                 }
             }
         }
-    }
-
-    /// An entry's value flattened, as the whole dictionary's flattening makes it.
-    private static func flatten(_ value: Value) -> FlatValue {
-        guard let encodable = value as? any Encodable else { return .null }
-        return FlatEncoder.flatten(encodable)
     }
 }
 
