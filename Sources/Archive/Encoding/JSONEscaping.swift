@@ -6,15 +6,15 @@
 /// ends: NEL (U+0085), the line and paragraph separators (U+2028, U+2029), as `\u0085`, `\u2028`,
 /// `\u2029`. Any JSON reader reads the escapes back as the same characters; a line-oriented one
 /// (JSON lines, a script embedded in a page) no longer splits a string in two.
-package enum JSONEscaping {
+public enum JSONEscaping {
     /// Whether `string` has a character to escape. U+0085 is C2 85 in UTF-8, U+2028 and U+2029 are
     /// E2 80 A8 and A9: a C2 or E2 byte is a candidate, checked when the string is written.
-    package static func needsEscaping(_ string: String) -> Bool {
+    public static func needsEscaping(_ string: String) -> Bool {
         string.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xC2 || $0 == 0xE2 }
     }
 
     /// Appends `string` to `bytes` as a JSON string, quotes included.
-    package static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
+    public static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         guard needsEscaping(string) else {
             bytes.append(contentsOf: string.utf8)
@@ -52,7 +52,7 @@ package enum JSONEscaping {
     }
 
     /// Appends `string` to `text` as a JSON string, quotes included, escaped as for bytes.
-    package static func appendQuoted(_ string: String, to text: inout String) {
+    public static func appendQuoted(_ string: String, to text: inout String) {
         guard needsEscaping(string) else {
             text += "\""
             text += string
@@ -68,7 +68,7 @@ package enum JSONEscaping {
     /// `json`, a JSON text written by an encoder that leaves U+0085, U+2028 and U+2029 as they are
     /// (Foundation's `JSONEncoder`), with those escaped: they can only stand in its strings, where
     /// an escape means the same character.
-    package static func escapingLineSeparators(in json: String) -> String {
+    public static func escapingLineSeparators(in json: String) -> String {
         guard json.utf8.contains(where: { $0 == 0xC2 || $0 == 0xE2 }),
             json.unicodeScalars.contains(where: isLineSeparator)
         else { return json }

@@ -1,6 +1,6 @@
 import Archive
-import FlaskLocking
 import Foundation
+import Synchronization
 
 /// An `ArchiveStore` in memory, for tests: nothing touches the disk, every write is recorded,
 /// and writes or reads can be made to fail.
@@ -26,11 +26,11 @@ public final class InMemoryArchiveStore: ArchiveStore {
         var onWrite: (@Sendable () -> Void)?
     }
 
-    private let state: LockedValue<State>
+    private let state: Mutex<State>
 
     /// A store holding `contents` (empty by default).
     public init(contents: [String: Data] = [:]) {
-        state = LockedValue(State(contents: contents))
+        state = Mutex(State(contents: contents))
     }
 
     /// What is stored, by key.

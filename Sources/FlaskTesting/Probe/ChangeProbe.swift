@@ -1,7 +1,7 @@
-import FlaskLocking
 import FlaskTools
 import FluxBus
 import Substances
+import Synchronization
 
 /// Records every change some substances commit, for an app's tests to assert exhaustively: every
 /// change, in order, with its old and new values.
@@ -40,12 +40,13 @@ public final class ChangeProbe: Sendable {
         /// The dotted key.
         public let key: String
         /// The value before, nil when it was nil.
-        public var oldValue: Any? { values.value.old }
+        public var oldValue: Any? { change.oldValue() }
         /// The value after, nil when it is nil.
-        public var newValue: Any? { values.value.new }
-        /// The values, read from the committed state snapshots, which are `Sendable` (states are);
-        /// typed `Any` only by the untyped `SubstanceChange` accessors they come through.
-        let values: UncheckedSendable<(old: Any?, new: Any?)>
+        public var newValue: Any? { change.newValue() }
+        /// The change, read from changes marked escaped on the bus: read anywhere after.
+        let changes: SubstanceChanges
+        let slot: Int
+        var change: SubstanceChange { changes.all[slot] }
         /// The values as a report shows them: secret keys of the state redacted, at any depth.
         let shown: (old: String, new: String)
 
@@ -94,18 +95,13 @@ public final class ChangeProbe: Sendable {
         }
     }
 
-    private let recorded = LockedValue<[Change]>([])
-    private let recorder: CommitClosureObserver
+    private let recorder: Recorder
     private let substances: [any AnySubstance]
 
     /// Starts recording the changes of `substances`.
     public init(_ substances: [any AnySubstance]) {
         self.substances = substances
-        let recorded = self.recorded
-        self.recorder = CommitClosureObserver { changes in
-            let leaves = ChangeProbe.leaves(of: changes)
-            recorded.withLock { $0.append(contentsOf: leaves) }
-        }
+        self.recorder = Recorder()
         for substance in substances { substance.bind(recorder) }
     }
 
@@ -122,7 +118,7 @@ public final class ChangeProbe: Sendable {
     /// not yet expected, and forgets them.
     public func takeChanges() async -> [Change] {
         for bus in uniqueBuses { await bus.flush() }
-        return recorded.withLock { changes in
+        return recorder.recorded.withLock { changes in
             defer { changes.removeAll() }
             return changes
         }
@@ -202,6 +198,7 @@ public final class ChangeProbe: Sendable {
     /// The changes of a commit, one per leaf key: a change of `info.counter` is not also recorded
     /// as a change of `info`.
     static func leaves(of changes: SubstanceChanges) -> [Change] {
+        changes.markEscaped()
         let all = changes.all
         let keys = all.map { $0.key() }
         let name = changes.substance.name()
@@ -214,7 +211,7 @@ public final class ChangeProbe: Sendable {
             let (old, new) = (change.oldValue(), change.newValue())
             leaves.append(
                 Change(
-                    substance: name, key: key, values: UncheckedSendable((old, new)),
+                    substance: name, key: key, changes: changes, slot: index,
                     shown: (shown(old, key: key, secrets: secrets), shown(new, key: key, secrets: secrets))))
         }
         return leaves
@@ -226,18 +223,46 @@ public final class ChangeProbe: Sendable {
         let progress = secrets.progress(at: key)
         if progress.isDead { return render(value) }
         if progress.isSecret(in: secrets) { return "<redacted>" }
-        guard let value = value.flatMap(unwrap) else { return "nil" }
+        guard let value = value.flatMap(unwrapped) else { return "nil" }
         return JournalValue(encoding: value).redacting(secrets, from: progress).description
     }
 
     static func render(_ value: Any?) -> String {
-        guard let value = value.flatMap(unwrap) else { return "nil" }
+        guard let value = value.flatMap(unwrapped) else { return "nil" }
         return String(reflecting: value)
     }
 
     static func equal<Value: Equatable>(_ recorded: Any?, _ expected: Value?) -> Bool {
-        let recorded = recorded.flatMap(unwrap)
+        let recorded = recorded.flatMap(unwrapped)
         guard let expected else { return recorded == nil }
         return (recorded as? Value) == expected
     }
+}
+
+extension ChangeProbe {
+    /// The probe's observer of its substances: records each commit's leaf changes, on the bus.
+    private final class Recorder: SubstanceObserver {
+        /// The changes recorded and not yet taken.
+        let recorded = Mutex<[Change]>([])
+
+        func didCommit(_ commit: Commit) {
+            let leaves = ChangeProbe.leaves(of: commit.changes)
+            recorded.withLock { $0.append(contentsOf: leaves) }
+        }
+    }
+}
+
+/// `value` with its optionals unwrapped; nil for one that is nil.
+private func unwrapped(_ value: Any) -> Any? {
+    if let optional = value as? any ProbedOptional { return optional.probedValue.flatMap(unwrapped) }
+    return value
+}
+
+/// An optional, seen through its type: what lets the probe unwrap a value read untyped.
+private protocol ProbedOptional {
+    var probedValue: Any? { get }
+}
+
+extension Optional: ProbedOptional {
+    fileprivate var probedValue: Any? { self.map { $0 as Any } }
 }

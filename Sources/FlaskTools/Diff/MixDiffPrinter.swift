@@ -1,4 +1,4 @@
-@_spi(FlaskInternals) import FluxBus
+import FluxBus
 import Substances
 
 /// A middleware that prints each mix as a diff of what it changed: the mix's line (as `FluxLogger`
@@ -38,10 +38,8 @@ public final class MixDiffPrinter: FluxMiddleware {
     /// The text printed for a report: its line, then the changed keys' values before and after.
     public static func diff(of report: FluxMixReport, showingPayloadValues: Bool = false) -> String {
         var lines = [FluxLogger.line(for: report, showingPayloadValues: showingPayloadValues)]
-        for record in report.recordsReadInPlace {
-            guard let entry = MixOutcome.Entry.unboxed(record), case .committed(let changes) = entry.result else {
-                continue
-            }
+        report.forEachOutcome { entry in
+            guard case .committed(let changes) = entry.result else { return }
             for change in changes.journalKeyChanges(limit: MixJournal.valueLimit) {
                 lines.append("  \(entry.receiverName).\(change.key)")
                 lines.append("  - \(change.old.json)")

@@ -1,4 +1,3 @@
-import FlaskLocking
 import Foundation
 import Substances
 
@@ -16,8 +15,8 @@ extension JournalValue {
         case let value as Bool: return (.bool(value), false)
         case let value as String: return JournalValue.string(value).bounded(to: limit)
         default:
-            if let optional = value as? any OptionalProtocol {
-                return captured(optional.wrapped, limit: limit)
+            if let optional = value as? any OptionalValue {
+                return captured(optional.wrappedValue, limit: limit)
             }
             return JournalValue(encoding: value).strippingInternalKeys(of: value).bounded(to: limit)
         }
@@ -48,7 +47,7 @@ extension JournalValue {
         case .uint(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
         case .double(let value): self = .double(value)
         case .string(let value): self = .string(value)
-        case .ref(let object): self = .unrepresentable(type: "\(type(of: object.value))")
+        case .ref: self = .unrepresentable(type: value.referencedObject.map { "\(type(of: $0))" } ?? "AnyObject")
         case .keyed(let values): self = .object(values.mapValues(JournalValue.init(flattened:)))
         case .unkeyed(let values): self = .array(values.map(JournalValue.init(flattened:)))
         }
@@ -112,7 +111,7 @@ extension JournalValue {
     /// (told apart from properties through the flattening the reduction uses).
     func strippingInternalKeys(of value: Any) -> JournalValue {
         guard hasInternalLookingKey else { return self }
-        return stripping(against: (value as? any Encodable).map { FlatEncoder.flatten($0) })
+        return stripping(against: (value as? any Encodable).map { FlatValue(encoding: $0) })
     }
 
     /// Whether an object at any depth has a `_`-prefixed key: most values have none, and need not

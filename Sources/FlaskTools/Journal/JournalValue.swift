@@ -87,8 +87,8 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         case let value as [Any]: self = .array(value.map(JournalValue.init(_:)))
         case let value as [String: Any]: self = .object(value.mapValues(JournalValue.init(_:)))
         default:
-            if let optional = value as? any OptionalProtocol {
-                self = optional.wrapped.map(JournalValue.init(_:)) ?? .null
+            if let optional = value as? any OptionalValue {
+                self = optional.wrappedValue.map(JournalValue.init(_:)) ?? .null
             } else {
                 self = .unrepresentable(type: "\(type(of: value))")
             }
@@ -256,4 +256,14 @@ private struct AnyJSONKey: CodingKey {
 
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
+}
+
+/// An optional, seen through its type: what lets the journal unwrap a value of any `Optional`.
+protocol OptionalValue {
+    /// The wrapped value; nil for `.none`.
+    var wrappedValue: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    var wrappedValue: Any? { self.map { $0 as Any } }
 }

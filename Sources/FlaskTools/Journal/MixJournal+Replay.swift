@@ -1,7 +1,7 @@
-import FlaskLocking
-@_spi(FlaskInternals) import FluxBus
+import FluxBus
 import Foundation
 import Substances
+import Synchronization
 
 extension MixJournal {
     /// What a replay did, and where it did not reproduce the recording.
@@ -128,13 +128,13 @@ extension MixJournal {
         }
         var skipped: [Replay.Skip] = []
         if !starts.isEmpty {
-            let failed = LockedValue<[String]>([])
-            await FluxReceipt().await(on: bus, mix: "replay start") { [starts] in
+            let failed = FailedNames()
+            _ = await bus.performAndWait(mix: "replay start") { [starts] in
                 for (target, state) in starts where !target.applyStartState(state) {
-                    failed.withLock { $0.append(target.name()) }
+                    failed.append(target.name())
                 }
             }
-            for name in failed.withLock({ $0 }) {
+            for name in failed.names {
                 skipped.append(
                     Replay.Skip(
                         serial: 0, mixer: "replay start", reason: "the starting state of \(name) does not decode"))
@@ -298,22 +298,21 @@ extension MixJournal {
                 targets.append((target, .changes(values)))
             }
         }
-        let receipt = FluxReceipt()
-        let failed = LockedValue<[String]>([])
-        await receipt.await(on: bus, mix: FluxMixerName(entry.mixer)) { [targets] in
+        let failed = FailedNames()
+        let outcome = await bus.performAndWait(mix: FluxMixerName(entry.mixer)) { [targets] in
             for (target, replay) in targets {
                 let applied =
                     switch replay {
                     case .state(let data): target.applyEncodedState(data)
                     case .changes(let values): target.applyKeyChanges(values)
                     }
-                if !applied { failed.withLock { $0.append(target.name()) } }
+                if !applied { failed.append(target.name()) }
             }
         }
-        if let name = failed.withLock({ $0.first }) {
+        if let name = failed.names.first {
             return .failure(skip(entry, "the recorded state of \(name) does not decode as its state type"))
         }
-        return .success(MixOutcome(receipt: receipt).entries.map(Change.init))
+        return .success(outcome.entries.map(Change.init))
     }
 
     private static func skip(_ entry: Entry, _ reason: String) -> Replay.Skip {
@@ -373,7 +372,7 @@ extension Substance: EncodedStateApplying {
     }
 
     func applyKeyChanges(_ changes: [KeyChange]) -> Bool {
-        var state = JournalValue(encoding: committedState)
+        var state = JournalValue(encoding: self.state)
         for change in changes { state.apply(change) }
         return applyStartState(state)
     }
@@ -382,11 +381,21 @@ extension Substance: EncodedStateApplying {
         // The journal left out secret keys and `_` properties: they keep this substance's values.
         guard
             let merged = recorded.puttingBack(
-                S.secrets, from: JournalValue(encoding: committedState), progress: S.secrets.root
+                SecretKeys.of(S.self), from: JournalValue(encoding: state), progress: SecretKeys.of(S.self).root
             ).jsonData,
             let state = try? JSONDecoder().decode(S.self, from: merged)
         else { return false }
         replaceState(with: state)
         return true
     }
+}
+
+/// The names of the substances whose recorded state did not apply, collected on the bus and read
+/// by the replay once the mix is done.
+private final class FailedNames: Sendable {
+    private let storage = Mutex<[String]>([])
+
+    func append(_ name: String) { storage.withLock { $0.append(name) } }
+
+    var names: [String] { storage.withLock { $0 } }
 }

@@ -1,7 +1,7 @@
-import FlaskLocking
-@_spi(FlaskInternals) import FluxBus
+import FluxBus
 import Foundation
 import Substances
+import Synchronization
 
 /// An opt-in record of every mix on a bus: the mixer and payload, which substances changed which
 /// keys, how long it took, how many reactors were notified, which locks were held.
@@ -206,7 +206,7 @@ public final class MixJournal: FluxMiddleware {
                 // Secret fields redacted: an action's (`FlaskAction.secretKeys`), a mixer
                 // enumeration's payload keys (`SubstanceMixer.secretPayloadKeys`).
                 let payloadSecrets = (recorded.mixer.domain as? any FluxPayloadSecrets.Type).map { domain in
-                    SecretKeysCache.secrets(of: domain, domain.secretPayloadKeys)
+                    SecretKeys.of(domain, keys: domain.secretPayloadKeys)
                 }
                 payload = recorded.payload.map { payload in
                     let values = payload.mapValues { JournalValue($0) }
@@ -220,7 +220,7 @@ public final class MixJournal: FluxMiddleware {
                     let encoded = JournalValue(encoding: value)
                     guard let action = value as? any FlaskAction else { return encoded }
                     let type = Swift.type(of: action)
-                    return encoded.redacting(SecretKeysCache.secrets(of: type, type.secretKeys))
+                    return encoded.redacting(SecretKeys.of(type, keys: type.secretKeys))
                 }
                 liveAction = recorded.value
             }
@@ -305,8 +305,7 @@ public final class MixJournal: FluxMiddleware {
             var states: [String: Data]? = nil
             var starts: [(substance: String, state: JournalValue)] = []
             let recordsTaskStates = recordsStates && reportKind == .task
-            for record in report.recordsReadInPlace {
-                guard let entry = MixOutcome.Entry.unboxed(record) else { continue }
+            report.forEachOutcome { entry in
                 reactorsNotified += entry.reactorsNotified
                 switch entry.result {
                 case .committed(let committed):
@@ -468,9 +467,9 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    private let storage = LockedValue(Storage())
+    private let storage = Mutex(Storage())
     /// The substances seen so far (on the bus only, but behind a lock: `clear()` comes from anywhere).
-    private let seen = LockedValue<Set<ObjectIdentifier>>([])
+    private let seen = Mutex<Set<ObjectIdentifier>>([])
     /// Dates the entries from the bus's monotonic clock.
     private let clock = JournalClock()
 

@@ -1,7 +1,7 @@
 /// The keys one commit changed, kept as the plan's entry numbers (and the flattened keys, which
 /// have no entry) and spelled only when read: a mix journal records every commit's keys, and
 /// spelling them as strings on the bus was most of its cost.
-package struct ChangedKeySnapshot: Sendable {
+public struct ChangedKeySnapshot: Sendable {
     /// The state type's reduction plan, which names the entries. Immutable once built.
     let plan: ReductionPlan?
     let entries: PlanEntrySet
@@ -9,7 +9,7 @@ package struct ChangedKeySnapshot: Sendable {
     let flattened: [String]
 
     /// The keys, parents included, in the order ``SubstanceChanges/keys`` gives them.
-    package var keys: [String] {
+    public var keys: [String] {
         var keys: [String] = []
         keys.reserveCapacity(entries.count + flattened.count)
         if let plan {
@@ -22,7 +22,7 @@ package struct ChangedKeySnapshot: Sendable {
 
 extension SubstanceChanges {
     /// The changed keys, as a snapshot that does not keep the changes (nor their states) alive.
-    package var keySnapshot: ChangedKeySnapshot {
+    public var keySnapshot: ChangedKeySnapshot {
         ChangedKeySnapshot(plan: plan, entries: entries, flattened: flattenedKeys)
     }
 }

@@ -2,10 +2,14 @@
 /// diff printer) reads it through `SubstanceChanges.changedValues(at:)`: numbers, booleans and
 /// strings as what they are, read without a cast (how is chosen once per property type); any
 /// other value as itself.
-package enum ChangedValue {
+public enum ChangedValue {
+    /// An integer.
     case int(Int)
+    /// A floating-point number.
     case double(Double)
+    /// A Boolean.
     case bool(Bool)
+    /// A string.
     case string(String)
     /// Any other value (an optional that is nil: nil).
     case other(Any?)
@@ -17,7 +21,7 @@ package enum ChangedValue {
     case absent
 
     /// Whether there is no value here, or a nil one: a key below it can have none either.
-    package var isNilOrAbsent: Bool {
+    public var isNilOrAbsent: Bool {
         switch self {
         case .absent: true
         case .other(let value): value.flatMap(unwrap) == nil

@@ -120,8 +120,11 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     }
 
     /// Marks the changes as read off the bus from now on, so that they are never refilled: call it
-    /// on the bus before handing them to another thread. Cheap when already marked.
-    package final func markEscaped() {
+    /// on the bus (in an observer's ``SubstanceObserver/didCommit(_:)``, say) before keeping them
+    /// past the delivery or handing them to another thread. Until then they read the new state
+    /// where the substance keeps it, which the next commit overwrites; marking copies it out once.
+    /// Cheap when already marked (``FluxMixReport/commits`` and `reaction.commit` mark them).
+    public final func markEscaped() {
         if !escaped.load(ordering: .relaxed) {
             materializeNew()
             keepSource()
@@ -174,7 +177,9 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// Whether nothing changed.
     public var isEmpty: Bool { count == 0 }
 
-    package func key(at slot: Int) -> String { "" }
+    /// The changed key at `slot` (from 0 to ``count``, in the order of ``all``), without making
+    /// the others.
+    public func key(at slot: Int) -> String { "" }
     func slot(of key: String) -> Int? { nil }
 
     // MARK: Keys by entry (package): reactions look keys up in the plan's key table, then compare
@@ -258,14 +263,14 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// The values before and after at `slot` (from 0 to ``count``, in the order of ``all``), for a
     /// tool that records changes (a journal, a diff printer; on the bus): a property's read as its
     /// type, without a cast, a flattened key's as it was flattened.
-    package func changedValues(at slot: Int) -> (old: ChangedValue, new: ChangedValue) { (.other(nil), .other(nil)) }
+    public func changedValues(at slot: Int) -> (old: ChangedValue, new: ChangedValue) { (.other(nil), .other(nil)) }
 
     /// The states before and after the commit, for a tool that records them (a journal's starting
     /// states and a task's new states); nil for changes without a state type.
-    package var states: (old: any State, new: any State)? { nil }
+    public var states: (old: any State, new: any State)? { nil }
 
     /// The secret keys of the state type (none without one).
-    package var secrets: SecretKeys { .none }
+    public var secrets: SecretKeys { .none }
 
     func oldValue(at slot: Int) -> Any? { nil }
     func newValue(at slot: Int) -> Any? { nil }

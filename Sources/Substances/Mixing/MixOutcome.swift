@@ -1,6 +1,6 @@
 import Archive
 import FlaskLocking
-import FluxBus
+@_spi(FlaskInternals) import FluxBus
 
 /// What an awaited mix did: whether a middleware stopped it, and for each substance that ran a
 /// mixer (or a chain step), whether it committed changes, committed nothing, or aborted.
@@ -159,5 +159,34 @@ extension MixOutcome.Entry {
             T.self == MixOutcome.Entry.self ? uncheckedSameType(value, as: MixOutcome.Entry.self) : nil
         }
         return open(record)
+    }
+}
+
+extension FluxMixReport {
+    /// Calls `body` with each substance's part in the mix, in the order they ran: for a middleware
+    /// that copies what it needs of them (a journal, a diff printer) and keeps nothing else. Read
+    /// this way, a commit's changes are not told that someone kept them (``commits`` tells them),
+    /// which spares a copy of the new state per commit: read them inside `body` only.
+    public func forEachOutcome(_ body: (MixOutcome.Entry) throws -> Void) rethrows {
+        for record in recordsReadInPlace {
+            if let entry = MixOutcome.Entry.unboxed(record) { try body(entry) }
+        }
+    }
+}
+
+extension Flux {
+    /// Runs `work` on the bus as a mix of its own named `label` (a task: a replay, a restore, a jump
+    /// in time) and returns once middleware have seen it, with what each substance did: a
+    /// substance whose state `work` replaced (``Substance/replaceState(with:lock:source:)``)
+    /// delivers its commit to observers and reactors as any mix does. Returns an empty outcome if
+    /// the bus was purged before `work` ran.
+    public func performAndWait(
+        mix label: FluxMixerName, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function, _ work: @escaping @Sendable () -> Void
+    ) async -> MixOutcome {
+        let receipt = FluxReceipt()
+        let origin = FluxOrigin(fileID: fileID, line: line, function: function)
+        await receipt.await(on: self, mix: label, origin: origin, work)
+        return MixOutcome(receipt: receipt, label: label.description)
     }
 }

@@ -5,18 +5,44 @@ import FlaskLocking
 ///
 /// The one reference it can hold (`ref`, from a ``FlaskRef``) is only ever compared by identity
 /// and handed back to the user as it was given: it crosses threads as an `UncheckedSendable`.
-package enum FlatValue: Equatable, Sendable {
+///
+/// A tool that writes changes out (a journal, a diff printer) meets it in
+/// ``ChangedValue/flat(_:)``; ``init(encoding:)`` flattens a value the same way.
+public enum FlatValue: Equatable, Sendable {
+    /// Nil, or an encoded null.
     case null
+    /// A Boolean.
     case bool(Bool)
+    /// A signed integer.
     case int(Int64)
+    /// An unsigned integer too large for `Int64`'s positive range, or encoded as unsigned.
     case uint(UInt64)
+    /// A floating-point number.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An object held by a ``FlaskRef``, compared by identity (see ``referencedObject``).
     case ref(UncheckedSendable<AnyObject>)
+    /// A keyed container: a struct's properties, a dictionary's entries.
     case keyed([String: FlatValue])
+    /// An unkeyed container: an array's elements.
     case unkeyed([FlatValue])
 
-    package static func == (lhs: FlatValue, rhs: FlatValue) -> Bool {
+    /// `value` flattened through its own `encode(to:)`: custom coding keys honoured, a
+    /// ``FlaskRef``'s object kept by identity, the `_`-prefixed properties of structs left out (a
+    /// dictionary's keys are data, all kept).
+    public init(encoding value: some Encodable) {
+        self = FlatEncoder.flatten(value)
+    }
+
+    /// The object of a ``ref(_:)``; nil for any other value.
+    public var referencedObject: AnyObject? {
+        if case .ref(let object) = self { object.value } else { nil }
+    }
+
+    /// Whether two flattened values are the same: numbers by value (an `int` and a `uint` of the
+    /// same number are equal), objects by identity.
+    public static func == (lhs: FlatValue, rhs: FlatValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b

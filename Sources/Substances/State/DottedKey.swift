@@ -3,9 +3,9 @@
 /// A dictionary key (of a `FlaskDictRef`) may itself contain a dot: in a dotted key it is written
 /// with the dot escaped by a backslash (`"a.b"` is `a\.b`, and a backslash is `\\`), so that it
 /// can never be mistaken for the nested path `a` → `b`.
-package enum DottedKey {
+public enum DottedKey {
     /// The key one component stands for in a dotted key: dots and backslashes escaped.
-    package static func escape(_ component: String) -> String {
+    public static func escape(_ component: String) -> String {
         guard component.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "\\") }) else {
             return component
         }
@@ -18,13 +18,13 @@ package enum DottedKey {
     }
 
     /// Whether `key` is below `parent` (`info.counter` below `info`, not `information`).
-    package static func isKey(_ key: String, below parent: String) -> Bool {
+    public static func isKey(_ key: String, below parent: String) -> Bool {
         key.utf8.count > parent.utf8.count && key.utf8.starts(with: parent.utf8)
             && key.utf8.dropFirst(parent.utf8.count).first == UInt8(ascii: ".")
     }
 
     /// The components of a dotted key, escapes undone.
-    package static func components(of key: String) -> [String] {
+    public static func components(of key: String) -> [String] {
         guard key.utf8.contains(UInt8(ascii: "\\")) else {
             return key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         }

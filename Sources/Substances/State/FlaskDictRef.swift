@@ -197,7 +197,10 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
 
     // MARK: Converting user values
 
-    package static func flatten(_ value: Any) -> FlatValue? {
+    /// `value` as a dictionary reference stores it: a number, Boolean, string or null as itself (a
+    /// Foundation number as what it holds: an `NSNumber` of a Boolean is `bool`, never `1`), an
+    /// array or a `[String: Any]` of those as a container; nil for any other value.
+    public static func flatten(_ value: Any) -> FlatValue? {
         if let bool = value as? Bool, type(of: value) == Bool.self { return .bool(bool) }
         if let number = value as? NSNumber, type(of: value) is NSNumber.Type { return flatten(number) }
         switch value {

@@ -10,7 +10,7 @@ import FluxBus
 /// when it starts with the secret key's first component and holds the others in order; what lies
 /// below a secret path is secret too. So `password` names the state's own `password` only, and
 /// `account.password` the `password` of `account` and of anything inside it.
-package struct SecretKeys: Sendable {
+public struct SecretKeys: Sendable {
     /// Each secret key's components.
     let keys: [[String]]
     /// The other spelling of a name, in the types the keys apply to: a property's coding key, a
@@ -38,29 +38,31 @@ package struct SecretKeys: Sendable {
         secret == component || aliases[secret]?.contains(component) == true
     }
 
-    package static let none = SecretKeys([])
+    /// No secret keys.
+    public static let none = SecretKeys([])
 
-    package var isEmpty: Bool { keys.isEmpty }
+    /// Whether there are no secret keys.
+    public var isEmpty: Bool { keys.isEmpty }
 
     /// How far each secret key is matched at some place in a value: nil for a key that can no
     /// longer match there, its count once matched whole (the place is secret).
-    package struct Progress: Sendable {
+    public struct Progress: Sendable {
         var matched: [Int?]
 
         /// Whether the place is secret.
-        package func isSecret(in secrets: SecretKeys) -> Bool {
+        public func isSecret(in secrets: SecretKeys) -> Bool {
             zip(matched, secrets.keys).contains { $0 == $1.count }
         }
 
         /// Whether nothing below the place can be secret.
-        package var isDead: Bool { matched.allSatisfy { $0 == nil } }
+        public var isDead: Bool { matched.allSatisfy { $0 == nil } }
     }
 
     /// The progress at the root of a state.
-    package var root: Progress { Progress(matched: keys.map { _ in 0 }) }
+    public var root: Progress { Progress(matched: keys.map { _ in 0 }) }
 
     /// The progress one level below a place with `progress`, through the object key `component`.
-    package func step(_ progress: Progress, _ component: String) -> Progress {
+    public func step(_ progress: Progress, _ component: String) -> Progress {
         var next = progress.matched
         for index in keys.indices {
             guard let matched = progress.matched[index] else { continue }
@@ -77,13 +79,26 @@ package struct SecretKeys: Sendable {
     }
 
     /// The progress at the place of the dotted `key` of a state.
-    package func progress(at key: String) -> Progress {
+    public func progress(at key: String) -> Progress {
         DottedKey.components(of: key).reduce(root) { step($0, $1) }
     }
 
     /// Whether the dotted `key` is secret: one of the keys, or below one.
-    package func isSecret(_ key: String) -> Bool {
+    public func isSecret(_ key: String) -> Bool {
         !isEmpty && progress(at: key).isSecret(in: self)
+    }
+}
+
+extension SecretKeys {
+    /// The secret keys of a state type, as the tools redact them (``State/secretKeys``, matched
+    /// under property names and coding keys), made once per type.
+    public static func of<S: State>(_ type: S.Type) -> SecretKeys { S.secrets }
+
+    /// The secret keys `keys` of `type` (an action type and its `FlaskAction/secretKeys`, a mixer
+    /// enumeration and its `SubstanceMixer/secretPayloadKeys`), matched under property names and
+    /// coding keys, made once per type: a journal asks at every mix it records.
+    public static func of(_ type: any Any.Type, keys: @autoclosure () -> Set<String>) -> SecretKeys {
+        SecretKeysCache.secrets(of: type, keys())
     }
 }
 

@@ -429,9 +429,12 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         slots.setInitial(value)
     }
 
-    /// Replaces the committed state in one transaction, as a bus item; observers react to the
-    /// difference. Used by rollback and restore.
-    package func replaceState(with value: S, lock: FluxLock? = nil, source: MixSource? = nil) {
+    /// Replaces the committed state in one transaction; observers and reactors receive the
+    /// difference as a commit of `source` (a task: a rollback, a restore, an undo, a replay, a jump
+    /// in time), like any other. Call it on the bus, inside a mix of its own
+    /// (`Flux.performAndWait(mix:_:)`, or `Flux.perform(mix:)`): it is a transaction, and checked as
+    /// one in debug builds.
+    public func replaceState(with value: S, lock: FluxLock? = nil, source: MixSource? = nil) {
         beginTransaction()
         slots.working(S.self).pointee = value
         if let changes = commitTransaction(source: source) { deliver(changes, lock: lock) }
