@@ -210,12 +210,15 @@ let toolScenarios: [Scenario] = [
         Flask.bus.use(middleware)
         return counterRig(counter, substance: CounterSubstance(), teardown: { Flask.bus.remove(middleware) })
     },
+    // S1j and S1jk with a ring of 1,000 entries: a full journal (an app's after 10,000 mixes) folds
+    // the oldest entry into the starting states at each mix, which instructions.sh's 5,000
+    // dispatches would not reach with the default 10,000.
     Scenario(id: "S1j", name: "counter+journal", defaultCount: 1_000_000) { counter in
-        journalRig(counter, journal: MixJournal(capacity: 10_000))
+        journalRig(counter, journal: MixJournal(capacity: 1_000))
     },
     // The journal keeping no values of the changes: names, keys and payloads only.
     Scenario(id: "S1jk", name: "counter+journal-keys", defaultCount: 1_000_000) { counter in
-        journalRig(counter, journal: MixJournal(capacity: 10_000, recordsChangedValues: false))
+        journalRig(counter, journal: MixJournal(capacity: 1_000, recordsChangedValues: false))
     },
 ]
 
@@ -327,8 +330,10 @@ func dictionaryScenario(size: Int, journal: Bool = false, big: Bool = false) -> 
     ) {
         counter in
         // S8dj: the mix journal recording, with its default settings (issue #51: one-entry edits of
-        // a 50,000-entry dictionary cost at most 3x the same edits without it).
-        let recorder = journal ? MixJournal() : nil
+        // a 50,000-entry dictionary cost at most 3x the same edits without it) but a ring of 100
+        // entries, so that the run measures a journal that is full, as an app's is after 10,000
+        // mixes: each mix recorded then folds the oldest into the starting states.
+        let recorder = journal ? MixJournal(capacity: 100) : nil
         if let recorder { Flask.bus.use(recorder) }
         let substance: any AnySubstance
         let entry: (String) -> Int?

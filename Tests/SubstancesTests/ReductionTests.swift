@@ -501,4 +501,12 @@ struct DottedDictionaryKeyTests {
             #expect(DottedKey.components(of: dotted) == ["top", key, "leaf"], "\(key)")
         }
     }
+
+    @Test("a dotted key splits at each dot, empty components kept, as split(separator:) does")
+    func componentsWithoutEscapes() {
+        for key in ["counter", "", ".", "..", "a.b", "a..b", ".a", "a.", "info.nest.foo", "é.ü.日本", "a b.c"] {
+            let expected = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            #expect(DottedKey.components(of: key) == expected, "\(key)")
+        }
+    }
 }

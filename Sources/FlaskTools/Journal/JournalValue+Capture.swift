@@ -197,9 +197,14 @@ extension JournalValue {
             values = existing
             self = .null  // the dictionary is changed in place, not copied
         }
-        var child = values[first] ?? .null
-        child.set(newValue, at: components.dropFirst())
-        values[first] = child
+        // Changed where it lies (one lookup, no copy): a child read out and written back was shared
+        // with the dictionary while it changed, and copied whole, a 50,000-entry dictionary for
+        // its one changed entry.
+        if components.count == 1 {
+            values[first] = newValue
+        } else {
+            values[first, default: .null].set(newValue, at: components.dropFirst())
+        }
         self = .object(values)
     }
 }

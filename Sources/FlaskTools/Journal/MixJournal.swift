@@ -461,8 +461,11 @@ public final class MixJournal: FluxMiddleware {
         /// the first entry kept, exactly.
         mutating func fold(_ dropped: Recorded) {
             dropped.changes.visit { change in
-                guard let values = change.values, !change.aborted, starts[change.substance] != nil else { return }
-                for value in values { starts[change.substance]?.apply(value) }
+                guard let values = change.values, !change.aborted,
+                    let index = starts.index(forKey: change.substance)
+                else { return }
+                // Applied where the state lies: one lookup, and the state is not copied.
+                for value in values { starts.values[index].apply(value) }
             }
         }
     }

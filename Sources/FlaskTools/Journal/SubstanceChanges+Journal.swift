@@ -15,6 +15,8 @@ extension SubstanceChanges {
     func journalKeyChanges(limit: Int) -> [KeyChange] {
         let count = self.count
         guard count > 0 else { return [] }
+        // One key (most commits): no parent among the keys, nothing to order.
+        if count == 1 { return [keyChange(key(at: 0), changedValues(at: 0), secrets: secrets, limit: limit)] }
         let keys = (0..<count).map { key(at: $0) }
         // A key with changed keys below it: its children carry what changed, unless it is recorded
         // whole. (Found by the keys' parents, so a commit of many keys costs their number.)

@@ -25,9 +25,31 @@ public enum DottedKey {
 
     /// The components of a dotted key, escapes undone.
     public static func components(of key: String) -> [String] {
-        guard key.utf8.contains(UInt8(ascii: "\\")) else {
-            return key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // One pass over the bytes: most keys have no backslash, many no dot (a journal folds a
+        // key per dropped entry; `split` cost about 4,000 instructions for `counter`).
+        var dot = false
+        for byte in key.utf8 {
+            if byte == UInt8(ascii: "\\") { return escapedComponents(of: key) }
+            if byte == UInt8(ascii: ".") { dot = true }
         }
+        guard dot else { return [key] }
+        var components: [String] = []
+        let utf8 = key.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: ".") {
+                components.append(String(decoding: utf8[start..<index], as: UTF8.self))
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        components.append(String(decoding: utf8[start...], as: UTF8.self))
+        return components
+    }
+
+    /// The components of a dotted key with escapes in it, escapes undone.
+    private static func escapedComponents(of key: String) -> [String] {
         var components: [String] = []
         var current = ""
         var escaping = false
