@@ -46,7 +46,8 @@ struct OwnToolSampleTests {
         await bus.flush()
         #expect(outcome.entries.map(\.receiverName) == ["login"])
         #expect(outcome.entries.first?.commit?.mix.name.description == "jump")
-        #expect(lines.lines.withLock { $0 }.sorted() == [#"login.password = <redacted>"#, #"login.user = string("ada")"#])
+        let written = lines.lines.withLock { $0 }.sorted()
+        #expect(written == [#"login.password = <redacted>"#, #"login.user = string("ada")"#])
         #expect(login.state == LoginState(user: "ada", password: "s3cret"))
     }
 }
