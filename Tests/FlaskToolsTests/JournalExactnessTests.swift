@@ -44,7 +44,7 @@ private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
         id: Int.random(in: 0..<20, using: &random), title: "t\(Int.random(in: 0..<5, using: &random))",
         tags: Bool.random(using: &random) ? [] : ["x", "y"].shuffled(using: &random))
     let key = "k\(Int.random(in: 0..<6, using: &random))"
-    switch Int.random(in: 0..<16, using: &random) {
+    switch Int.random(in: 0..<18, using: &random) {
     case 0: board.title = "title \(Int.random(in: 0..<3, using: &random))"
     case 1: board.selected = card
     case 2: board.selected = nil
@@ -62,6 +62,9 @@ private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
     case 12: board.nested.count += 1
     case 13: board.nested.note = Bool.random(using: &random) ? nil : "n\(Int.random(in: 0..<3, using: &random))"
     case 14: board.nested.inner.label = Bool.random(using: &random) ? nil : key
+    // An array's element changed where it lies (recorded as that element, at its index).
+    case 16: if !board.order.isEmpty { board.order[Int.random(in: 0..<board.order.count, using: &random)] += 1 }
+    case 17: if board.columns[key]?.isEmpty == false { board.columns[key]?[0].title += "?" }
     default:
         board.maybeNested =
             Bool.random(using: &random) ? nil : Board.Nested(count: Int.random(in: 0..<3, using: &random))
@@ -105,6 +108,32 @@ struct JournalExactnessTests {
         #expect(!removal.newExists && removal.oldExists)
         let written = journal.jsonLines()
         #expect(!written.contains(#""id":null"#), "no card made of nulls: \(written)")
+    }
+
+    @Test("an array's changed element is recorded as that element, at its index; a new length as the array")
+    func arrayElements() async throws {
+        let bus = Flux(label: "exact.elements")
+        let board = Substance<Board>(bus: bus)
+        let journal = MixJournal()
+        bus.use(journal)
+        func recorded() -> [String]? { journal.entries.last?.changes.first?.values?.map(\.key) }
+        await ChainReaction().mix(board) { $0.prop.order = [1, 2, 3] }.reactAndWait()
+        await ChainReaction().mix(board) { $0.prop.order[1] = 20 }.reactAndWait()
+        let element = try #require(journal.entries.last?.changes.first?.values?.first)
+        #expect(recorded() == ["order.1"])
+        #expect(element.old == .int(2) && element.new == .int(20))
+        await ChainReaction().mix(board) { $0.prop.order = [7, 8, 9] }.reactAndWait()
+        #expect(recorded() == ["order"], "every element changed: the array")
+        await ChainReaction().mix(board) { $0.prop.order.append(1) }.reactAndWait()
+        #expect(recorded() == ["order"], "a new length: the array")
+        await ChainReaction().mix(board) {
+            $0.prop.columns["todo"] = [.init(id: 1, title: "a"), .init(id: 2, title: "b")]
+        }
+        .reactAndWait()
+        await ChainReaction().mix(board) { $0.prop.columns["todo"]?[1].title = "c" }.reactAndWait()
+        #expect(recorded() == ["columns.todo.1"])
+        let state = try #require(journal.document.states(after: journal.entries.last?.serial ?? 0)[board.name()])
+        #expect(try decode(Board.self, state) == board.state)
     }
 
     @Test(

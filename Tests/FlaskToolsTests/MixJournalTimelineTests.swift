@@ -341,7 +341,8 @@ struct MixJournalTimelineTests {
             return #"{"substance":"\#(substance)","keys":["k"],"aborted":\#(aborted)\#(values)}"#
         }
         let lines = [
-            #"{"flaskJournal":{"version":2,"startStates":{"a":{"n":1,"obj":{"x":1},"s":"t"},"b":{"list":[1,2]}}}}"#,
+            #"{"flaskJournal":{"version":2,"startStates":{"a":{"n":1,"obj":{"x":1},"s":"t"},"#
+                + #""b":{"list":[1,2],"rows":[{"t":"a"},{"t":"b"}]}}}}"#,
             // Through a number: it becomes an object.
             entry(1, change("a", values: #"{"key":"n.deep","old":null,"new":5}"#)),
             // An object, then a key below it: the recorded object is not changed in place.
@@ -366,15 +367,23 @@ struct MixJournalTimelineTests {
                     + change("a", values: #"{"key":"s","old":"t","new":{"$redacted":true}}"#)),
             // A dictionary key with a dot of its own, escaped in the dotted key: one component.
             entry(7, change("a", values: #"{"key":"esc.a\\.b","old":null,"new":7}"#)),
+            // An array's element at its index (how the journal records an array whose length
+            // stayed), and a path through an element; an object's key that looks like an index.
+            entry(
+                8,
+                change(
+                    "b",
+                    values: #"{"key":"list.0","old":3,"new":4},{"key":"rows.1.t","old":"b","new":"c"},"#
+                        + #"{"key":"digits.0","old":null,"new":1}"#)),
         ]
         let document = try MixJournal.Document(jsonLines: lines.joined(separator: "\n"))
-        #expect(document.entries.count == 7)
+        #expect(document.entries.count == 8)
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("timeline.html")
         try document.timelineHTML().write(to: url, atomically: true, encoding: .utf8)
         // 99 is no mix's serial: the state after all of them, as states(after:) gives.
-        for serial: UInt64 in [3, 4, 99] {
+        for serial: UInt64 in [3, 4, 8, 99] {
             let dom = try await Chromium.run(
                 ["--dump-dom", "--virtual-time-budget=5000"], url: url, fragment: "mix=\(serial)")
             let expected = document.states(after: serial)
@@ -391,6 +400,10 @@ struct MixJournalTimelineTests {
         let escaped = try #require(document.states(after: 7)["a"])
         #expect(escaped.value(at: "esc") == .object(["a.b": .int(7)]))
         #expect(escaped.value(at: #"esc.a\.b"#) == .int(7))
+        let elements = try #require(document.states(after: 8)["b"])
+        #expect(elements.value(at: "list") == .array([.int(4)]))
+        #expect(elements.value(at: "rows") == .array([.object(["t": .string("a")]), .object(["t": .string("c")])]))
+        #expect(elements.value(at: "digits") == .object(["0": .int(1)]))
     }
 
     @Test(

@@ -151,8 +151,18 @@ extension JournalValue {
     public func value(at key: String) -> JournalValue? {
         var current = self
         for component in DottedKey.components(of: key) {
-            guard case .object(let values) = current, let next = values[component] else { return nil }
-            current = next
+            switch current {
+            case .object(let values):
+                guard let next = values[component] else { return nil }
+                current = next
+            case .array(let elements):
+                guard component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let index = Int(component),
+                    elements.indices.contains(index)
+                else { return nil }
+                current = elements[index]
+            default:
+                return nil
+            }
         }
         return current
     }
@@ -190,6 +200,16 @@ extension JournalValue {
     private mutating func set(_ newValue: JournalValue, at components: ArraySlice<String>) {
         guard let first = components.first else {
             self = newValue
+            return
+        }
+        // An array's element, at its index (the journal records an array's changed elements so).
+        if case .array(var elements) = self, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let index = Int(first),
+            elements.indices.contains(index)
+        {
+            self = .null  // the array is changed in place, not copied
+            elements[index].set(newValue, at: components.dropFirst())
+            self = .array(elements)
             return
         }
         var values: [String: JournalValue] = [:]

@@ -165,6 +165,14 @@ extension TimelinePage {
           // recorded values) are copied before they change: they are shared.
           function setAt(root, parts, at, value, owned) {
             if (at === parts.length) return value;
+            // An array's element, at its index (the journal records an array's changed elements so).
+            var index = Number(parts[at]);
+            if (Array.isArray(root) && /^[0-9]+$/.test(parts[at]) && index < root.length) {
+              var array = owned.has(root) ? root : root.slice();
+              owned.add(array);
+              array[index] = setAt(array[index], parts, at + 1, value, owned);
+              return array;
+            }
             var object;
             if (isObject(root)) {
               if (owned.has(root)) {

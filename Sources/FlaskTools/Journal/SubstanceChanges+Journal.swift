@@ -16,7 +16,11 @@ extension SubstanceChanges {
         let count = self.count
         guard count > 0 else { return [] }
         // One key (most commits): no parent among the keys, nothing to order.
-        if count == 1 { return [keyChange(key(at: 0), changedValues(at: 0), secrets: secrets, limit: limit)] }
+        if count == 1 {
+            let change = keyChange(key(at: 0), changedValues(at: 0), secrets: secrets, limit: limit)
+            guard change.mayHaveElements else { return [change] }
+            return elementChanges(key(at: 0), changedValues(at: 0), change, secrets: secrets, limit: limit)
+        }
         let keys = (0..<count).map { key(at: $0) }
         // A key with changed keys below it: its children carry what changed, unless it is recorded
         // whole. (Found by the keys' parents, so a commit of many keys costs their number.)
@@ -45,7 +49,14 @@ extension SubstanceChanges {
                 guard values.old.isNilOrAbsent || values.new.isNilOrAbsent else { continue }
                 whole.append(key)
             }
-            recorded.append((slot, keyChange(key, values, secrets: secrets, limit: limit)))
+            let change = keyChange(key, values, secrets: secrets, limit: limit)
+            if change.mayHaveElements {
+                for element in elementChanges(key, values, change, secrets: secrets, limit: limit) {
+                    recorded.append((slot, element))
+                }
+            } else {
+                recorded.append((slot, change))
+            }
         }
         if !parents.isEmpty { recorded.sort { $0.slot < $1.slot } }
         return recorded.map(\.change)
@@ -55,6 +66,29 @@ extension SubstanceChanges {
     /// children).
     private func depth(_ key: String) -> Int {
         key.utf8.count { $0 == UInt8(ascii: ".") }
+    }
+
+    /// For an array whose length stayed, its changed elements, each at its index, compared before
+    /// they are cut to the limit (a big array with one changed element records that element
+    /// exactly); the key's `change` itself when its length changed, or every element did, or it is
+    /// no array. Out of line: the rarer case.
+    @inline(never)
+    private func elementChanges(
+        _ key: String, _ values: (old: ChangedValue, new: ChangedValue), _ change: KeyChange, secrets: SecretKeys,
+        limit: Int
+    ) -> [KeyChange] {
+        let whole = change.cut ? keyChange(key, values, secrets: secrets, limit: .max) : change
+        guard case .array(let old) = whole.old, case .array(let new) = whole.new, old.count == new.count else {
+            return [change]
+        }
+        let changed = old.indices.filter { old[$0] != new[$0] }
+        guard changed.count < old.count else { return [change] }
+        return changed.map { index in
+            let (oldElement, newElement) = (old[index].bounded(to: limit), new[index].bounded(to: limit))
+            return KeyChange(
+                key: key + "." + String(index), old: oldElement.value, new: newElement.value,
+                cut: oldElement.cut || newElement.cut)
+        }
     }
 
     /// One key's change as the journal records it: its values captured, secrets redacted, a side
@@ -101,5 +135,15 @@ extension SubstanceChanges {
         // from the substance it replays into).
         return JournalValue(encoding: new).strippingInternalKeys(of: new).removing(secrets, from: secrets.root)
             .jsonData
+    }
+}
+
+extension KeyChange {
+    /// Whether the change may be told element by element: both sides arrays, or cut (an array may
+    /// have been cut).
+    fileprivate var mayHaveElements: Bool {
+        if cut { return true }
+        guard case .array = old, case .array = new else { return false }
+        return true
     }
 }
