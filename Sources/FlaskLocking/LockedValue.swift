@@ -1,4 +1,4 @@
-/// A value behind an ``InPlaceLock``, reached only through ``withLock(_:)``: for state that is not
+/// A value behind an `InPlaceLock`, reached only through ``withLock(_:)``: for state that is not
 /// already a field of an object that can hold the lock itself. One allocation: the lock and the
 /// value live in one box.
 ///

@@ -29,3 +29,8 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The same upcoming features as the package's own targets.
+for target in package.targets {
+    target.swiftSettings = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+}

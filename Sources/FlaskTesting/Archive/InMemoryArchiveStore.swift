@@ -1,6 +1,6 @@
 import Archive
 import Foundation
-import Synchronization
+import Substances
 
 /// An `ArchiveStore` in memory, for tests: nothing touches the disk, every write is recorded,
 /// and writes or reads can be made to fail.
@@ -26,11 +26,11 @@ public final class InMemoryArchiveStore: ArchiveStore {
         var onWrite: (@Sendable () -> Void)?
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// A store holding `contents` (empty by default).
     public init(contents: [String: Data] = [:]) {
-        state = Mutex(State(contents: contents))
+        state = LockedValue(State(contents: contents))
     }
 
     /// What is stored, by key.

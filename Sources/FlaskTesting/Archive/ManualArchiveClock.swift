@@ -1,6 +1,6 @@
 import Archive
 import Foundation
-import Synchronization
+import Substances
 
 /// A clock that moves only when told to: for tests of debounced and bounded writes that take no
 /// real time.
@@ -22,7 +22,7 @@ public final class ManualArchiveClock: ArchiveClock, Sendable {
     }
 
     /// The time and the wake-ups; actions run outside the lock.
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// A clock at zero, with no wake-up armed.
     public init() {}

@@ -1,7 +1,6 @@
 import FlaskTools
 import FluxBus
 import Substances
-import Synchronization
 
 /// Records every change some substances commit, for an app's tests to assert exhaustively: every
 /// change, in order, with its old and new values.
@@ -243,7 +242,7 @@ extension ChangeProbe {
     /// The probe's observer of its substances: records each commit's leaf changes, on the bus.
     private final class Recorder: SubstanceObserver {
         /// The changes recorded and not yet taken.
-        let recorded = Mutex<[Change]>([])
+        let recorded = LockedValue<[Change]>([])
 
         func didCommit(_ commit: Commit) {
             let leaves = ChangeProbe.leaves(of: commit.changes)

@@ -1,7 +1,6 @@
 import FluxBus
 import Foundation
 import Substances
-import Synchronization
 
 extension MixJournal {
     /// What a replay did, and where it did not reproduce the recording.
@@ -128,13 +127,13 @@ extension MixJournal {
         }
         var skipped: [Replay.Skip] = []
         if !starts.isEmpty {
-            let failed = FailedNames()
+            let failed = LockedValue<[String]>([])
             _ = await bus.performAndWait(mix: "replay start") { [starts] in
                 for (target, state) in starts where !target.applyStartState(state) {
-                    failed.append(target.name())
+                    failed.withLock { $0.append(target.name()) }
                 }
             }
-            for name in failed.names {
+            for name in failed.withLock({ $0 }) {
                 skipped.append(
                     Replay.Skip(
                         serial: 0, mixer: "replay start", reason: "the starting state of \(name) does not decode"))
@@ -298,7 +297,7 @@ extension MixJournal {
                 targets.append((target, .changes(values)))
             }
         }
-        let failed = FailedNames()
+        let failed = LockedValue<[String]>([])
         let outcome = await bus.performAndWait(mix: FluxMixerName(entry.mixer)) { [targets] in
             for (target, replay) in targets {
                 let applied =
@@ -306,10 +305,10 @@ extension MixJournal {
                     case .state(let data): target.applyEncodedState(data)
                     case .changes(let values): target.applyKeyChanges(values)
                     }
-                if !applied { failed.append(target.name()) }
+                if !applied { failed.withLock { $0.append(target.name()) } }
             }
         }
-        if let name = failed.names.first {
+        if let name = failed.withLock({ $0.first }) {
             return .failure(skip(entry, "the recorded state of \(name) does not decode as its state type"))
         }
         return .success(outcome.entries.map(Change.init))
@@ -388,14 +387,4 @@ extension Substance: EncodedStateApplying {
         replaceState(with: state)
         return true
     }
-}
-
-/// The names of the substances whose recorded state did not apply, collected on the bus and read
-/// by the replay once the mix is done.
-private final class FailedNames: Sendable {
-    private let storage = Mutex<[String]>([])
-
-    func append(_ name: String) { storage.withLock { $0.append(name) } }
-
-    var names: [String] { storage.withLock { $0 } }
 }

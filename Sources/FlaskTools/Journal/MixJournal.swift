@@ -1,7 +1,6 @@
 import FluxBus
 import Foundation
 import Substances
-import Synchronization
 
 /// An opt-in record of every mix on a bus: the mixer and payload, which substances changed which
 /// keys, how long it took, how many reactors were notified, which locks were held.
@@ -470,9 +469,9 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = LockedValue(Storage())
     /// The substances seen so far (on the bus only, but behind a lock: `clear()` comes from anywhere).
-    private let seen = Mutex<Set<ObjectIdentifier>>([])
+    private let seen = LockedValue<Set<ObjectIdentifier>>([])
     /// Dates the entries from the bus's monotonic clock.
     private let clock = JournalClock()
 

@@ -123,7 +123,7 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// on the bus (in an observer's ``SubstanceObserver/didCommit(_:)``, say) before keeping them
     /// past the delivery or handing them to another thread. Until then they read the new state
     /// where the substance keeps it, which the next commit overwrites; marking copies it out once.
-    /// Cheap when already marked (``FluxMixReport/commits`` and `reaction.commit` mark them).
+    /// Cheap when already marked (`FluxMixReport.commits` and `reaction.commit` mark them).
     public final func markEscaped() {
         if !escaped.load(ordering: .relaxed) {
             materializeNew()

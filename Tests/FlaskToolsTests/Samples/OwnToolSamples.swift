@@ -2,12 +2,11 @@
 // below: a tool written on the core's public API alone, as FlaskTools itself is.
 import FluxBus
 import Substances
-import Synchronization
 import Testing
 
 /// A middleware of your own: each commit's changed keys with their new values, secrets redacted.
 final class ChangeLines: FluxMiddleware {
-    let lines = Mutex<[String]>([])
+    let lines = LockedValue<[String]>([])
 
     func didMix(_ report: FluxMixReport) {
         report.forEachOutcome { entry in
