@@ -222,17 +222,17 @@ public final class ChangeProbe: Sendable {
         let progress = secrets.progress(at: key)
         if progress.isDead { return render(value) }
         if progress.isSecret(in: secrets) { return "<redacted>" }
-        guard let value = value.flatMap(unwrapped) else { return "nil" }
+        guard let value = value.flatMap(unwrappingOptionals) else { return "nil" }
         return JournalValue(encoding: value).redacting(secrets, from: progress).description
     }
 
     static func render(_ value: Any?) -> String {
-        guard let value = value.flatMap(unwrapped) else { return "nil" }
+        guard let value = value.flatMap(unwrappingOptionals) else { return "nil" }
         return String(reflecting: value)
     }
 
     static func equal<Value: Equatable>(_ recorded: Any?, _ expected: Value?) -> Bool {
-        let recorded = recorded.flatMap(unwrapped)
+        let recorded = recorded.flatMap(unwrappingOptionals)
         guard let expected else { return recorded == nil }
         return (recorded as? Value) == expected
     }
@@ -249,19 +249,4 @@ extension ChangeProbe {
             recorded.withLock { $0.append(contentsOf: leaves) }
         }
     }
-}
-
-/// `value` with its optionals unwrapped; nil for one that is nil.
-private func unwrapped(_ value: Any) -> Any? {
-    if let optional = value as? any ProbedOptional { return optional.probedValue.flatMap(unwrapped) }
-    return value
-}
-
-/// An optional, seen through its type: what lets the probe unwrap a value read untyped.
-private protocol ProbedOptional {
-    var probedValue: Any? { get }
-}
-
-extension Optional: ProbedOptional {
-    fileprivate var probedValue: Any? { self.map { $0 as Any } }
 }

@@ -156,9 +156,7 @@ extension JournalValue {
                 guard let next = values[component] else { return nil }
                 current = next
             case .array(let elements):
-                guard component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let index = Int(component),
-                    elements.indices.contains(index)
-                else { return nil }
+                guard let index = Self.index(component, in: elements) else { return nil }
                 current = elements[index]
             default:
                 return nil
@@ -191,6 +189,16 @@ extension JournalValue {
         self = .object(values)
     }
 
+    /// The element `component` names in `elements`: its index, written in decimal digits alone,
+    /// within the array; nil for any other component (an object's key that looks like a number
+    /// stays a key where the state holds an object).
+    private static func index(_ component: String, in elements: [JournalValue]) -> Int? {
+        guard component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let index = Int(component),
+            elements.indices.contains(index)
+        else { return nil }
+        return index
+    }
+
     /// Applies a recorded change: its new value set at its key, or the key removed when it no
     /// longer exists.
     public mutating func apply(_ change: KeyChange) {
@@ -203,10 +211,7 @@ extension JournalValue {
             return
         }
         // An array's element, at its index (the journal records an array's changed elements so).
-        if case .array(var elements) = self, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-            let index = Int(first),
-            elements.indices.contains(index)
-        {
+        if case .array(var elements) = self, let index = Self.index(first, in: elements) {
             self = .null  // the array is changed in place, not copied
             elements[index].set(newValue, at: components.dropFirst())
             self = .array(elements)

@@ -258,7 +258,14 @@ private struct AnyJSONKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-/// An optional, seen through its type: what lets the journal unwrap a value of any `Optional`.
+/// `value` with its optionals unwrapped (`User??` holding a user is the user); nil for one that
+/// is nil. For the tools, which read values untyped (the journal, the test probe).
+package func unwrappingOptionals(_ value: Any) -> Any? {
+    if let optional = value as? any OptionalValue { return optional.wrappedValue.flatMap(unwrappingOptionals) }
+    return value
+}
+
+/// An optional, seen through its type: what lets the tools unwrap a value of any `Optional`.
 protocol OptionalValue {
     /// The wrapped value; nil for `.none`.
     var wrappedValue: Any? { get }

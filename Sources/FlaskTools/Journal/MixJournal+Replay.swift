@@ -378,10 +378,10 @@ extension Substance: EncodedStateApplying {
 
     func applyStartState(_ recorded: JournalValue) -> Bool {
         // The journal left out secret keys and `_` properties: they keep this substance's values.
+        let secrets = SecretKeys.of(S.self)
         guard
-            let merged = recorded.puttingBack(
-                SecretKeys.of(S.self), from: JournalValue(encoding: state), progress: SecretKeys.of(S.self).root
-            ).jsonData,
+            let merged = recorded.puttingBack(secrets, from: JournalValue(encoding: state), progress: secrets.root)
+                .jsonData,
             let state = try? JSONDecoder().decode(S.self, from: merged)
         else { return false }
         replaceState(with: state)

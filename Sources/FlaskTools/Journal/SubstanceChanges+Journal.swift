@@ -17,9 +17,10 @@ extension SubstanceChanges {
         guard count > 0 else { return [] }
         // One key (most commits): no parent among the keys, nothing to order.
         if count == 1 {
-            let change = keyChange(key(at: 0), changedValues(at: 0), secrets: secrets, limit: limit)
+            let (key, values) = (key(at: 0), changedValues(at: 0))
+            let change = keyChange(key, values, secrets: secrets, limit: limit)
             guard change.mayHaveElements else { return [change] }
-            return elementChanges(key(at: 0), changedValues(at: 0), change, secrets: secrets, limit: limit)
+            return elementChanges(key, values, change, secrets: secrets, limit: limit)
         }
         let keys = (0..<count).map { key(at: $0) }
         // A key with changed keys below it: its children carry what changed, unless it is recorded

@@ -25,8 +25,9 @@ public enum DottedKey {
 
     /// The components of a dotted key, escapes undone.
     public static func components(of key: String) -> [String] {
-        // One pass over the bytes: most keys have no backslash, many no dot (a journal folds a
-        // key per dropped entry; `split` cost about 4,000 instructions for `counter`).
+        // One pass over the bytes: most keys have no backslash, many no dot, and a full journal
+        // splits a key per dropped entry (`split` cost more than the rest of the fold: the figure
+        // is in docs/performance.md).
         var dot = false
         for byte in key.utf8 {
             if byte == UInt8(ascii: "\\") { return escapedComponents(of: key) }
