@@ -24,8 +24,8 @@ extension Flux {
     /// takes the lane's items to run them. Only threads that can wait safely do:
     ///
     /// - **not the main thread, nor the main queue** (where the main actor runs), which never
-    ///   wait: a UI dispatches at human speed, and a main actor that slept could be the one whose
-    ///   reaction releases a lock the bus waits for;
+    ///   wait: a UI dispatches at human speed, and a main thread that slept could be the one whose
+    ///   work releases a lock the bus waits for;
     /// - **not a bus's own thread** (a handler or task that dispatches), which would wait for
     ///   itself or for a bus that waits for it;
     /// - **not a Swift concurrency task**, which must not block its thread: in async code,

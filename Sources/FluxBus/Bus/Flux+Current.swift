@@ -1,15 +1,15 @@
 import Synchronization
 
 extension Flux {
-    /// The bus that facade calls and new substances use when they are given none: the one
+    /// The bus that the layers above use when they are given none: the one
     /// ``withCurrent(_:operation:)-(_,()->Result)`` set around the running code (a test, an
     /// independent part of an app); inside the code a bus runs (a mixer body, a handler, a
-    /// middleware, a task, a lock's `onRelease`, and the main-actor and actor reactions of
-    /// `Reactors`), that bus, on whatever thread it runs; else ``shared``.
+    /// middleware, a task, a lock's `onRelease`, and the work the layers above run for it on
+    /// other threads), that bus, on whatever thread it runs; else ``shared``.
     ///
     /// ```swift
     /// Flux.withCurrent(Flux(label: "a test's bus")) {
-    ///     // Substances made here, and facade calls given no bus, use this one.
+    ///     // What is made here and given no bus uses this one.
     ///     assert(Flux.current.label == "a test's bus")
     /// }
     /// ```
@@ -28,7 +28,7 @@ extension Flux {
     /// Runs `body` as code of `bus`: with `bus` as ``current`` inside it, unless every bus is the
     /// shared one (then that is what `current` returns anyway, and nothing is set). What the bus
     /// runs goes through here: its drains, a claimed run, a lock's callback; and what the modules
-    /// above run for it elsewhere (a reaction on the main actor or on an actor).
+    /// above run for it elsewhere (on another thread or an actor).
     @inline(__always)
     package static func runningAsCurrent<Result>(_ bus: Flux, _ body: () throws -> Result) rethrows -> Result {
         guard currentMayDiffer.load(ordering: .relaxed) else { return try body() }

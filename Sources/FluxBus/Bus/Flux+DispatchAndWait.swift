@@ -2,7 +2,7 @@ import FlaskLocking
 
 extension Flux {
     /// Dispatches a mixer on the main lane and suspends until it has run: its observers were
-    /// called (so substances committed and their bus reactors reacted). Returns what they recorded.
+    /// called (so the receivers on the bus have done their work). Returns what they recorded.
     ///
     /// The dispatch keeps its place in the FIFO: it runs after everything enqueued before it. When
     /// the bus is idle and the caller is not on the main actor, the mix runs on the caller's own
@@ -79,8 +79,8 @@ extension Flux {
     /// Runs an awaited dispatch's mix, on the bus, recording what it did in `receipt`.
     private func run(_ item: FluxItem, awaitedWith receipt: FluxReceipt) {
         let called = withReceipt(receipt) {
-            if let chain = confined.state.value.chain.map(Unretained.init) {
-                return mix(item, through: chain)
+            if let pipeline = confined.state.value.pipeline.map(Unretained.init) {
+                return mix(item, through: pipeline)
             }
             let called = registry.deliver(item.event)
             item.lock?.mixRan()
@@ -104,11 +104,11 @@ extension Flux {
     }
 
     /// A number of the work item running now, different for each item of this bus (on the bus
-    /// only): commits made under one number were made by one mix, a chain's included. A hook for
-    /// the undo history (FlaskTools), which groups the commits of one mix.
+    /// only): work done under one number was done by one item, a task's included. A hook for the
+    /// layers above that group what one item did.
     @_spi(FlaskInternals) public var workItemSerial: UInt64 { confined.state.value.itemSerial }
 
-    /// The receipt of the awaited dispatch running now, if any (on the bus only). A hook for
-    /// substances (Substances), which record their outcome in it.
+    /// The receipt of the awaited dispatch running now, if any (on the bus only). A hook for the
+    /// receivers of the layers above, which record what they did in it.
     @_spi(FlaskInternals) public var activeReceipt: FluxReceipt? { confined.state.value.activeReceipt }
 }

@@ -191,10 +191,10 @@ extension Flux {
 
     private func runItem(_ item: borrowing FluxItem) {
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.
-        guard let chain = confined.state.value.chain.map(Unretained.init) else {
+        guard let pipeline = confined.state.value.pipeline.map(Unretained.init) else {
             if item.isTask {
                 // A flush waiter, or bookkeeping that looks at owners (a task that is no mix), sees
-                // none held for earlier deliveries; a mix (a chain's step) keeps them.
+                // none held for earlier deliveries; a mix (a task's step) keeps them.
                 if item.mixKind == nil { ownerHolds.releaseAll() }
                 item.runTask()
                 return
@@ -208,17 +208,17 @@ extension Flux {
             item.runTask()
             return
         }
-        mix(item, through: chain)
+        mix(item, through: pipeline)
     }
 
-    /// Runs a mix through `chain`, the bus's middleware now, borrowed (not retained: the chain is
+    /// Runs a mix through `pipeline`, the bus's middleware now, borrowed (not retained: the pipeline is
     /// replaced only between items, which a debug build checks), then settles what the mix
     /// learned about the middleware. Returns the number of observers called.
     @discardableResult
-    func mix(_ item: borrowing FluxItem, through chain: Unretained<FluxMiddlewareChain>) -> Int {
-        let called = chain.withObject { chain in
-            let called = mix(item, through: chain)
-            assert(confined.state.value.chain === chain, "the bus's middleware changed while a mix ran")
+    func mix(_ item: borrowing FluxItem, through pipeline: Unretained<FluxMiddlewarePipeline>) -> Int {
+        let called = pipeline.withObject { pipeline in
+            let called = mix(item, through: pipeline)
+            assert(confined.state.value.pipeline === pipeline, "the bus's middleware changed while a mix ran")
             return called
         }
         if !confined.state.value.newlyIgnoring.isEmpty {
@@ -234,25 +234,25 @@ extension Flux {
     /// The common case stays short: every middleware passes the item's own event (lent, not
     /// copied) and none reads reports. A replacement or a stop continues in
     /// ``mix(_:through:decided:by:)``.
-    private func mix(_ item: borrowing FluxItem, through chain: FluxMiddlewareChain) -> Int {
+    private func mix(_ item: borrowing FluxItem, through pipeline: FluxMiddlewarePipeline) -> Int {
         if !item.isTask {
             // By index: an iterator would retain the array.
-            for index in chain.interceptors.indices {
-                let decision = Unretained(chain.interceptors[index]).withObject {
+            for index in pipeline.interceptors.indices {
+                let decision = Unretained(pipeline.interceptors[index]).withObject {
                     $0.middleware.willMix(item.event)
                 }
-                guard case .pass = decision else { return mix(item, through: chain, decided: decision, by: index) }
+                guard case .pass = decision else { return mix(item, through: pipeline, decided: decision, by: index) }
             }
         }
-        guard chain.hasReaders else { return mixUnreported(item, event: item.event, stopped: false) }
-        return mixReported(item, event: item.event, dispatched: nil, stop: nil, readers: chain.readers)
+        guard pipeline.hasReaders else { return mixUnreported(item, event: item.event, stopped: false) }
+        return mixReported(item, event: item.event, dispatched: nil, stop: nil, readers: pipeline.readers)
     }
 
     /// The rest of a mix whose middleware number `index` replaced or stopped it: the middleware
     /// after it see the replacement, none after a stop.
     @inline(never)
     private func mix(
-        _ item: borrowing FluxItem, through chain: FluxMiddlewareChain, decided first: FluxMiddlewareDecision,
+        _ item: borrowing FluxItem, through pipeline: FluxMiddlewarePipeline, decided first: FluxMiddlewareDecision,
         by firstIndex: Int
     ) -> Int {
         var event = item.event
@@ -266,17 +266,17 @@ extension Flux {
                 event = event.replacing(mixer: mixer, payload: payload)
             } else if case .stop(let reason) = decision {
                 stop = FluxMixReport.Stop(
-                    middleware: chain.interceptors[index].middleware.middlewareName, reason: reason)
+                    middleware: pipeline.interceptors[index].middleware.middlewareName, reason: reason)
                 // An awaited dispatch tells its caller.
                 confined.state.value.activeReceipt?.stop = stop
                 break
             }
             index += 1
-            guard index < chain.interceptors.count else { break }
-            decision = chain.interceptors[index].middleware.willMix(event)
+            guard index < pipeline.interceptors.count else { break }
+            decision = pipeline.interceptors[index].middleware.willMix(event)
         }
-        guard chain.hasReaders else { return mixUnreported(item, event: event, stopped: stop != nil) }
-        return mixReported(item, event: event, dispatched: dispatched, stop: stop, readers: chain.readers)
+        guard pipeline.hasReaders else { return mixUnreported(item, event: event, stopped: stop != nil) }
+        return mixReported(item, event: event, dispatched: dispatched, stop: stop, readers: pipeline.readers)
     }
 
     /// The rest of a mix when no middleware reads reports: it runs as it would without middleware

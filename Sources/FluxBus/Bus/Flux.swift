@@ -2,7 +2,7 @@ import Dispatch
 import FlaskLocking
 import Synchronization
 
-/// The single serial bus of Flask: every mix, chain reaction and bus task is a work item run in
+/// The single serial bus of Flask: every mix and bus task is a work item run in
 /// FIFO order, one at a time, on the bus's own serial executor.
 ///
 /// There are two lanes:
@@ -26,7 +26,7 @@ import Synchronization
 /// bus.dispatch("refresh", payload: ["page": 2])
 /// ```
 public final class Flux: Sendable {
-    /// The shared bus that substances and reactors use unless given another.
+    /// The shared bus, used unless another is given.
     public static let shared = Flux(label: "flask.flux.shared", drainSchedule: nil, isShared: true)
 
     /// The label of the bus's executor queue.
@@ -171,8 +171,8 @@ public final class Flux: Sendable {
         perform(FluxTask(task))
     }
 
-    /// Enqueues a task that mixes substances on the main lane: like ``perform(_:)-(()->Void)``, but
-    /// ``FluxMiddleware`` see it as a mix named `label` (chain reactions, rollbacks and undo use it).
+    /// Enqueues a task on the main lane: like ``perform(_:)-(()->Void)``, but ``FluxMiddleware`` see
+    /// it as a mix named `label` (the layers above queue their multi-step work so).
     public func perform(
         mix label: FluxMixerName, fileID: StaticString = #fileID, line: UInt = #line,
         function: StaticString = #function, _ task: @escaping @Sendable () -> Void
@@ -197,9 +197,9 @@ public final class Flux: Sendable {
         enqueue(.task(work))
     }
 
-    /// Enqueues work that mixes substances on the main lane, as `perform(mix:_:)` does a closure,
+    /// Enqueues work on the main lane as a mix, as `perform(mix:_:)` does a closure,
     /// given as an object: queueing it allocates nothing more. `origin` is where it was asked for
-    /// (a chain's `react()`), for ``FluxEvent/origin``.
+    /// (its caller's call site), for ``FluxEvent/origin``.
     public func perform(mix label: FluxMixerName, _ work: FluxWork, origin: FluxOrigin? = nil) {
         enqueue(.mixTask(label, work, origin: origin))
     }
@@ -218,14 +218,14 @@ public final class Flux: Sendable {
 
     /// Calls `wake` on the bus when it next lets go of what it holds: at the end of the batch it
     /// is running, after at most 128 work items, before a task. A consumer of what the bus
-    /// produces (a change stream, the owners a reactor's route holds), woken then rather than at
+    /// produces (a stream, the owners a route holds), woken then rather than at
     /// each item, takes a batch at a time.
     package func wakeWhenLettingGo(_ wake: any FluxDeferredWake) {
         ownerHolds.wakeWhenLettingGo(wake)
     }
 
     /// The bus's one object of type `T`, made by `make` the first time it is asked for: state a
-    /// module built on the bus keeps per bus (the owners its reactors hold, say), as long as the
+    /// module built on the bus keeps per bus (the owners its routes hold, say), as long as the
     /// bus lives.
     package func clientObject<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
         clientObjects.withLock { objects in
@@ -460,8 +460,8 @@ public final class Flux: Sendable {
     /// mixes are released (reason ``FluxLock/Release/purged``); other locks stay held.
     ///
     /// Waiters of ``flush()`` among the dropped items are resumed, and so are the callers awaiting
-    /// dropped work (`dispatchAndWait`, an awaited `Flask.apply`, a chain's `commit()`, a history's
-    /// `undo()`): they get an outcome in which nothing ran. Bookkeeping on the exclusive lane
+    /// dropped work (`dispatchAndWait`, and the awaited spellings of the layers above): they get
+    /// an outcome in which nothing ran. Bookkeeping on the exclusive lane
     /// (observers and middleware added or removed, counts asked for) is not dropped.
     ///
     /// - Returns: the number of work items dropped (flush waiters not counted).
@@ -497,8 +497,8 @@ public final class Flux: Sendable {
     ///
     /// It is reported once per crossing: again only after the backlog has come down to half the
     /// mark. Waiting items are those queued and those the bus has taken to run and not run yet. A
-    /// backlog means the code that dispatches is faster than the bus runs the mixes (and their
-    /// reactions), so the queue, and the memory it holds, grows without bound: see
+    /// backlog means the code that dispatches is faster than the bus runs the mixes (and what
+    /// their receivers do), so the queue, and the memory it holds, grows without bound: see
     /// docs/performance.md, "Backlog", for what each waiting item costs and what to do.
     public var backlogHighWaterMark: Int? {
         get { queue.withLock { $0.backlogMark == .max ? nil : $0.backlogMark } }

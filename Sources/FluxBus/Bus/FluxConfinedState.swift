@@ -7,31 +7,31 @@ final class FluxConfinedState: Sendable {
         var activeReceipt: FluxReceipt?
         /// The installed middleware, in order; changed by exclusive-lane tasks, between items.
         var middleware: [any FluxMiddleware] = [] {
-            didSet { updateChain() }
+            didSet { updatePipeline() }
         }
         /// The middleware known to ignore reports.
         var ignoringReports: Set<ObjectIdentifier> = [] {
-            didSet { updateChain() }
+            didSet { updatePipeline() }
         }
         /// The middleware found to ignore reports while a mix ran (`FluxMixReport.ignored(by:)`),
-        /// added to `ignoringReports` once the mix is over: the mix borrows the chain that adding
+        /// added to `ignoringReports` once the mix is over: the mix borrows the pipeline that adding
         /// them replaces.
         var newlyIgnoring: [ObjectIdentifier] = []
         /// The middleware as a mix runs through them, nil when there is none.
-        private(set) var chain: FluxMiddlewareChain?
+        private(set) var pipeline: FluxMiddlewarePipeline?
         /// The number of mixes middleware have seen.
         var mixSerial: UInt64 = 0
-        /// The number of work items run: tells which commits one item made (a chain's, say).
+        /// The number of work items run: tells what one item did (a task's steps, say).
         var itemSerial: UInt64 = 0
-        /// The label and origin of the task that mixes running now (a chain, a rollback, an undo),
-        /// for the commits it makes; nil outside one.
+        /// The label and origin of the task queued as a mix running now, for what its steps do;
+        /// nil outside one.
         var runningMix: FluxRunningMix?
 
-        private mutating func updateChain() {
-            chain =
+        private mutating func updatePipeline() {
+            pipeline =
                 middleware.isEmpty
                 ? nil
-                : FluxMiddlewareChain(
+                : FluxMiddlewarePipeline(
                     all: middleware, readers: middleware.filter { !ignoringReports.contains(ObjectIdentifier($0)) })
         }
     }
@@ -45,8 +45,7 @@ final class FluxConfinedState: Sendable {
     }
 }
 
-/// A task that mixes, as the commits it makes tell it: its label (`chain`, `rollback`, `undo`) and
-/// where it was queued from.
+/// A task queued as a mix, as the work it does tells it: its label and where it was queued from.
 package struct FluxRunningMix: Sendable {
     package let label: FluxMixerName
     package let origin: FluxOrigin?

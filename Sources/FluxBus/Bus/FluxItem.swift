@@ -38,7 +38,7 @@ struct FluxItem: Sendable {
     /// Whether the item is a task rather than a mixer to deliver.
     var isTask: Bool { kind.rawValue > Kind.emptyValueMixer.rawValue }
 
-    /// Whether the item is a task that mixes substances (a chain, a rollback, an undo).
+    /// Whether the item is a task queued as a mix (``Flux/perform(mix:_:origin:)``).
     var isMixTask: Bool { kind == .mixTask }
 
     /// Runs the item's task (it must be one).

@@ -1,6 +1,6 @@
 /// A unit of work the bus runs, as an object: the form a closure given to `Flux.perform(_:)` takes
-/// on the queue, and the form Flask queues a chain reaction's steps in, without that closure's
-/// allocation.
+/// on the queue, and a form the layers above queue their multi-step work in, without that
+/// closure's allocation.
 ///
 /// For work of your own, `bus.perform { ... }` is the spelling: its closure is checked
 /// `@Sendable`. A subclass that overrides ``run()`` saves one allocation per item where the work

@@ -29,7 +29,7 @@ final class FluxDrainer: Sendable {
     func trapOffBus(_ what: String, file: StaticString = #file, line: UInt = #line) {
         preconditionFailure(
             "\(what) is confined to the bus \"\(label)\" and was reached off it: only its work items "
-                + "(mixers, chain steps, reactions on the bus, bus tasks) may touch it", file: file, line: line)
+                + "(mixers, observers, middleware, bus tasks) may touch it", file: file, line: line)
     }
 
     /// The calling thread starts running the bus's work. One thread at a time: the queue's

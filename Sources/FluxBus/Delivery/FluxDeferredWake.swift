@@ -1,5 +1,5 @@
 /// Something the bus wakes when it lets go of what it holds (see
-/// ``Flux/wakeWhenLettingGo(_:)``): a change stream's waiting consumer, a reactor route's held
+/// ``Flux/wakeWhenLettingGo(_:)``): a stream's waiting consumer, a route's held
 /// owners.
 package protocol FluxDeferredWake: AnyObject {
     /// Called on the bus, once per ``Flux/wakeWhenLettingGo(_:)``.

@@ -1,7 +1,7 @@
 import FlaskLocking
 import Synchronization
 
-/// The weakly held objects (observers' owners, reactors' owners) that the bus delivered to in the
+/// The weakly held objects (observers' owners, the layers above's) that the bus delivered to in the
 /// work items it is running, kept alive until it lets go of them all at once: before a task, after
 /// every 128 items, at the end of each batch.
 ///
@@ -23,7 +23,7 @@ final class FluxOwnerHolds: Sendable {
     /// Changes whenever the held objects are let go. A reference remembered with an older epoch
     /// may be gone. Only the bus touches it: relaxed ordering is all it needs. Read it through
     /// ``object(in:)``, or, where a call would cost too much (a delivery to each of many
-    /// reactors), right after a check of the bus, as `held.epoch == epoch.load(ordering: .relaxed)`.
+    /// receivers), right after a check of the bus, as `held.epoch == epoch.load(ordering: .relaxed)`.
     let epoch = Atomic<UInt64>(1)
     private let objects: BusConfined<[AnyObject]>
     /// What to wake when the bus lets go (see ``wakeWhenLettingGo(_:)``).

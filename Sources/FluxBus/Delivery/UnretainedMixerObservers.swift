@@ -10,9 +10,8 @@ import FlaskLocking
 extension FluxObserverRegistry {
     /// A mixer's observers, in registration order, in storage of their own: a delivery reads them
     /// in place through ``elements`` without retaining an array's buffer (an atomic increment and
-    /// decrement per dispatch); they change only between work items. A substance's bound observers
-    /// are kept the same way (`UnsafeObserverList`, in `Substances`, which says why the two are not
-    /// one generic type).
+    /// decrement per dispatch); they change only between work items. The layers above keep their
+    /// own receivers the same way, in types of their own.
     final class Observers: Sendable {
         /// The storage, on the bus only (checked in debug builds).
         private struct Storage {
@@ -130,7 +129,7 @@ extension FluxObserverRegistry {
 ///
 /// Two-way set-associative: a name goes to one of 16 pairs of slots chosen from the two words of
 /// its `String` value and its domain, and is found there only if both are identical. With one slot
-/// per name, two of a substance's ten mixers landed on one slot more often than not (the domain is
+/// per name, two of a domain's ten mixers landed on one slot more often than not (the domain is
 /// an address, which changes from build to build) and took turns missing; a pair keeps both. A
 /// name inserted into a full pair takes its first slot and moves the first one's name to the
 /// second.
@@ -140,7 +139,7 @@ extension FluxObserverRegistry {
 /// found by the registry's dictionary, as is every name on a platform where a `String` is not two
 /// words.
 ///
-/// The reduction plan's `KeyTable` (Substances) finds keys by the same two words
+/// The layers above find their keys by the same two words
 /// (``stringWords(_:)``).
 ///
 /// Confined to the bus like the registry. The targets are unretained: the registry clears the cache

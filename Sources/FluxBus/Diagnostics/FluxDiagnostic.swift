@@ -4,7 +4,7 @@
 /// handler can print them without leaking user data.
 public struct FluxDiagnostic: Sendable, CustomStringConvertible, Equatable {
     /// What went wrong. Codes are stable; new ones may be added. Each module defines the codes of
-    /// what it reports (`Substances` and `Reactors` extend this type with theirs).
+    /// what it reports (the modules built on the bus extend this type with theirs).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code as written in reports (`lock-released-twice`).
         public let rawValue: String

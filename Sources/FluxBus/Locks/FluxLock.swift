@@ -30,7 +30,7 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
 
     /// The mixer dispatched together with this lock, for an exclusive mix.
     public let mixer: FluxMixerName?
-    /// Whether an exclusive mix that produced no reaction releases this lock by itself.
+    /// Whether an exclusive mix that no receiver answered releases this lock by itself.
     public let autorelease: Bool
     /// A number unique to this lock within its bus, in creation order.
     public let serial: UInt64

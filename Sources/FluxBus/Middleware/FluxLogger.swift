@@ -8,7 +8,7 @@
 ///
 /// ```swift
 /// bus.use(FluxLogger())
-/// // mix #1 SessionMixers.login [user: String] → 1 observer; session: user (1 reactor); 0.04 ms;
+/// // mix #1 SessionMixers.login [user: String] → 1 observer; 0.04 ms;
 /// //   from App/LoginView.swift:42 in signIn()
 /// ```
 public final class FluxLogger: FluxMiddleware {

@@ -1,5 +1,5 @@
 /// An interceptor on a ``Flux`` bus: it sees every mixer and its payload before the observers
-/// (substances) do, may pass it on, replace it or stop it, and sees what every mix did after.
+/// do, may pass it on, replace it or stop it, and sees what every mix did after.
 ///
 /// Install middleware with ``Flux/use(_:)``; they run on the bus, in the order they were added,
 /// inside the work item of the mix, so they see mixes in bus order and must return quickly.
@@ -24,7 +24,7 @@ public protocol FluxMiddleware: AnyObject, Sendable {
     func willMix(_ event: FluxEvent) -> FluxMiddlewareDecision
 
     /// What a mix did, on the bus, once it has run (or been stopped): called for named mixers and
-    /// for the tasks that mix substances (chain reactions, rollbacks, undo).
+    /// for the tasks queued as mixes (``Flux/perform(mix:_:origin:)``).
     func didMix(_ report: FluxMixReport)
 }
 

@@ -1,10 +1,9 @@
 /// What one mix on a ``Flux`` bus did, as ``FluxMiddleware`` sees it once the mix has run.
 ///
 /// A report is read where it is handed over, on the bus, and is not `Sendable`: keep its
-/// ``summary`` (or copy out the fields you need) to send it elsewhere, to a debugging view on the
-/// main actor, say. That lets a receiver lend a record something it reuses for later mixes (a
-/// substance, its commit's changes) and be told when it is read, so a bus
-/// whose middleware never reads records copies nothing.
+/// ``summary`` (or copy out the fields you need) to send it elsewhere, to a debugging view on
+/// another thread, say. That lets a receiver lend a record something it reuses for later mixes
+/// and be told when it is read, so a bus whose middleware never reads records copies nothing.
 public struct FluxMixReport {
     /// What kind of work item the mix was.
     public enum Kind: String, Sendable, Codable {
@@ -12,7 +11,8 @@ public struct FluxMixReport {
         case mixer
         /// A mixer dispatched with a lock on the exclusive lane (an exclusive mix).
         case exclusiveMixer
-        /// A task that mixes substances: a chain reaction, a rollback, an undo.
+        /// A task queued as a mix with ``Flux/perform(mix:_:origin:)``: work of the layers above
+        /// that middleware sees under a label.
         case task
     }
 
@@ -40,15 +40,14 @@ public struct FluxMixReport {
     public let payload: FluxPayload?
     /// The value dispatched with the mixer (a typed action, say), if any.
     public let value: (any Sendable)?
-    /// Where the mix was dispatched from (a task that mixes: where it was queued, a chain's
-    /// `react()`), when the dispatch said.
+    /// Where the mix was dispatched from (a task: where it was queued), when the dispatch said.
     public let origin: FluxOrigin?
     /// The mixer as dispatched, when a middleware replaced it.
     public let dispatchedMixer: FluxMixerName?
     /// Set when a middleware stopped the mix: then no observer saw it.
     public let stop: Stop?
-    /// How many observers of the mixer were called: the substances that define it, and the
-    /// observers added with ``Flux/observe(_:owner:_:)``.
+    /// How many observers of the mixer were called: those added with ``Flux/observe(_:owner:_:)``
+    /// and those of the layers above.
     public let observersCalled: Int
     /// What the receivers recorded, kept as given.
     private let receiverRecords: [any Sendable]
@@ -60,7 +59,7 @@ public struct FluxMixReport {
     public let locksHeld: [UInt64]
     /// When the mix started (`ContinuousClock`).
     public let startedAt: ContinuousClock.Instant
-    /// How long the mix took on the bus, its reactions included.
+    /// How long the mix took on the bus, its receivers' work included.
     public let duration: Duration
 
     init(
@@ -88,8 +87,8 @@ public struct FluxMixReport {
     }
 
     /// What the receivers recorded, in the order they ran (through the bus's ``FluxReceipt``): an
-    /// extension point for the layers above, whose receivers say what they did (a substance
-    /// records whether it committed, and which keys). ``FluxLogger`` writes each record's
+    /// extension point for the layers above, whose receivers say what they did (whether they
+    /// changed anything, and what). ``FluxLogger`` writes each record's
     /// description. What a record holds is the reader's to keep.
     public var records: [any Sendable] {
         for lender in lent { lender.recordWasRead() }
@@ -114,7 +113,7 @@ public struct FluxMixReport {
     /// A `Sendable` copy of a ``FluxMixReport``, to keep or send off the bus.
     ///
     /// Its `description` is the line ``FluxLogger`` writes, payload values redacted:
-    /// `mix #1 SessionMixers.login [user: String] → 1 observer; session: user (1 reactor); 0.04 ms`.
+    /// `mix #1 SessionMixers.login [user: String] → 1 observer; 0.04 ms`, then what each record says.
     public struct Summary: Sendable, CustomStringConvertible {
         /// The line ``FluxLogger`` writes for the mix, payload keys and types only.
         public var description: String { FluxLogger.line(for: self) }

@@ -20,8 +20,8 @@ public final class FluxReceipt: Sendable {
     /// than being read on the bus (the reports of middleware).
     public let crossesThreads: Bool
 
-    /// A receipt to fill on the bus; `dispatchAndWait` and awaited chains make their own. A hook
-    /// for awaited chains (Reactors) and replays (FlaskTools).
+    /// A receipt to fill on the bus; `dispatchAndWait` makes its own. A hook for the layers above
+    /// that await their own tasks.
     @_spi(FlaskInternals) public init(crossesThreads: Bool = true) {
         self.crossesThreads = crossesThreads
     }
@@ -38,11 +38,11 @@ public final class FluxReceipt: Sendable {
         set { contents.withLock { $0.stop = newValue } }
     }
 
-    /// What the receivers recorded, in the order they ran (substances record their outcome).
+    /// What the receivers recorded, in the order they ran.
     public var records: [any Sendable] { contents.withLock { $0.records } }
 
     /// Runs `work` on `bus`'s main lane as a mix named `label`, with this receipt active, and
-    /// returns once it has run. A hook for awaited chains (Reactors) and replays (FlaskTools).
+    /// returns once it has run. A hook for the layers above that await their own tasks.
     @_spi(FlaskInternals) public func await(
         on bus: Flux, mix label: FluxMixerName, origin: FluxOrigin? = nil, _ work: @escaping @Sendable () -> Void
     ) async {
@@ -75,8 +75,7 @@ public final class FluxReceipt: Sendable {
 
     /// Adds a record; called by receivers on the bus. `lent` is something the record lends and
     /// the receiver reuses later unless it is told (``FluxLending/recordWasRead()``) that a
-    /// middleware read the record: a substance's commit changes. A hook for substances
-    /// (Substances) and the undo history (FlaskTools).
+    /// middleware read the record. A hook for the receivers of the layers above.
     package func record(_ record: any Sendable, lending lent: (any FluxLending)? = nil) {
         contents.withLock {
             $0.records.append(record)
@@ -104,7 +103,7 @@ extension FluxReceipt {
 
 /// Something a receiver lends with a record in a ``FluxReceipt`` and reuses for later mixes unless
 /// the record is read: ``FluxMixReport/records`` calls ``recordWasRead()`` on each, with no cast of
-/// the records themselves: a substance's commit changes (Substances).
+/// the records themselves.
 package protocol FluxLending: AnyObject, Sendable {
     /// The record was read (on the bus): what was lent is the reader's from now on.
     func recordWasRead()

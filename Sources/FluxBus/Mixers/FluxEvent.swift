@@ -12,8 +12,8 @@ public struct FluxEvent: Sendable {
     /// observers and middleware the event it holds, built once when the mixer was dispatched.
     @usableFromInline let work: (any AnyObject & Sendable)?
     @usableFromInline let kind: FluxEventKind
-    /// Where the mix was dispatched from (for a task that mixes, where it was queued: a chain's
-    /// `react()`), when the dispatch said.
+    /// Where the mix was dispatched from (for a task queued as a mix, where it was queued), when
+    /// the dispatch said.
     public let origin: FluxOrigin?
 
     /// An event of `mixer`, with its payload and, for an exclusive mix, its lock.
@@ -49,7 +49,7 @@ public struct FluxEvent: Sendable {
     /// The lock dispatched together with the mixer (an *exclusive* mix, see
     /// ``Flux/lock(withMixer:payload:autorelease:fileID:line:function:)``). The receiver hands it on so that
     /// whoever finishes the work can release it later.
-    // Inlinable: a substance reads it through a pointer to the event it borrows, and a call would
+    // Inlinable: a receiver reads it through a pointer to the event it borrows, and a call would
     // copy the event (retaining its name, payload and reference) to pass it.
     @inlinable @inline(__always)
     public var lock: FluxLock? {
@@ -65,7 +65,7 @@ public struct FluxEvent: Sendable {
 
     /// The value dispatched with the mixer, if there is one of type `Value`.
     // Inlined: where `Value` is known, the value is read after one comparison of types, without
-    // the runtime's dynamic cast; and a substance reads it through a pointer to the event it
+    // the runtime's dynamic cast; and a receiver reads it through a pointer to the event it
     // borrows, which a call would copy (retaining its name, payload and reference).
     @inlinable @inline(__always)
     public func value<Value: Sendable>(as type: Value.Type) -> Value? {

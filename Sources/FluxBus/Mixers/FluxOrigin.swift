@@ -4,7 +4,7 @@
 ///
 /// `FluxLogger` ends each mix's line with it (`...; 0.04 ms; from Shop/CartView.swift:42 in
 /// addItem(_:)`); observers of the mixer find it in ``FluxEvent/origin``, middleware in
-/// `FluxMixReport.origin`, reactions in `reaction.commit.origin`.
+/// `FluxMixReport.origin`, and the layers above in their own records.
 ///
 /// The two literals are kept as `StaticString`s, text the program never frees, and read into a
 /// `String` only when asked for. Every bus item carries one; packing the two as raw pointers saved

@@ -2,7 +2,7 @@
 /// (all but those whose `didMix` is the default, which ignores them: they say so the first time
 /// they are called, see ``FluxMixReport/ignored(by:)``; with none, the bus builds no report).
 /// Immutable, made anew when the middleware change: a mix reads it through one reference.
-final class FluxMiddlewareChain: Sendable {
+final class FluxMiddlewarePipeline: Sendable {
     /// Every middleware, in order, each in a box the bus borrows without retaining (a mix called
     /// each middleware retained and released: its existential is loaded from an array as a copy).
     let interceptors: [Interceptor]
