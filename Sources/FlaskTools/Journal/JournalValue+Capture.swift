@@ -167,6 +167,14 @@ extension JournalValue {
 
     /// Sets what is at `key` (dotted, as in ``value(at:)``), making the objects on the way.
     public mutating func set(_ newValue: JournalValue, at key: String) {
+        // A key of one component (most of a full journal's folds: a top-level property) is set
+        // in the object without the array of components.
+        if Self.isOneComponent(key), case .object(var values) = self {
+            self = .null  // the dictionary is changed in place, not copied
+            values[key] = newValue
+            self = .object(values)
+            return
+        }
         set(newValue, at: DottedKey.components(of: key)[...])
     }
 
@@ -174,6 +182,11 @@ extension JournalValue {
     /// goes, with nothing left in its place.
     public mutating func remove(at key: String) {
         remove(at: DottedKey.components(of: key)[...])
+    }
+
+    /// Whether `key` is one component as it is written: no dot, no escape.
+    private static func isOneComponent(_ key: String) -> Bool {
+        !key.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "\\") }
     }
 
     private mutating func remove(at components: ArraySlice<String>) {
