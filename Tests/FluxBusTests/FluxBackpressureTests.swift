@@ -256,7 +256,7 @@ struct FluxBackpressureLockTests {
         let lock = bus.lock()
         // The producer goes on past the limit while the lock holds the lane, as one that found the
         // lock taken would.
-        #expect(done.wait(timeout: .now() + 60) == .success, "the waiting producer was let go by the lock")
+        #expect(await done.waitOffThePool(seconds: 60), "the waiting producer was let go by the lock")
         #expect(bus.producersWaitingForRoom == 0)
         lock.release()
         pause.release()
@@ -304,11 +304,25 @@ struct FluxBackpressureLockTests {
             for n in 0..<100 { bus.dispatch("imported", payload: ["n": n]) }
             finished.signal()
         }
-        let importerFinished = finished.wait(timeout: .now() + 60) == .success
+        let importerFinished = await finished.waitOffThePool(seconds: 60)
         #expect(importerFinished, "the importer finished its dispatches")
         // A regression fails here rather than hanging the suite: lifting the limit lets it go.
         if !importerFinished { bus.backlogLimit = nil }
         await bus.flush()
         #expect(seen.load(ordering: .relaxed) == 100)
+    }
+}
+
+extension DispatchSemaphore {
+    /// Waits for the semaphore off the cooperative pool, from an async test: a wait in the test
+    /// itself held one of the pool's threads (two on a 2-core machine) for as long as it lasted,
+    /// and under the thread sanitizer on a loaded machine starved other suites' tasks past their
+    /// time limits (two of them in one CI run). True if it was signalled in time.
+    func waitOffThePool(seconds: Int) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.wait(timeout: .now() + .seconds(seconds)) == .success)
+            }
+        }
     }
 }
