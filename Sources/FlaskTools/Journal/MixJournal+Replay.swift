@@ -362,9 +362,13 @@ protocol EncodedStateApplying: AnySubstance {
     /// Commits the state recorded as a journal's starting state (on the bus); false if it does not
     /// decode.
     func applyStartState(_ state: JournalValue) -> Bool
+    /// Whether the substance writes its state to an archive.
+    var archives: Bool { get }
 }
 
 extension Substance: EncodedStateApplying {
+    var archives: Bool { !archiveDisabled() }
+
     func applyEncodedState(_ data: Data) -> Bool {
         guard let recorded = try? JSONDecoder().decode(JournalValue.self, from: data) else { return false }
         return applyStartState(recorded)

@@ -532,6 +532,26 @@ public final class MixJournal: FluxMiddleware {
         return recorded.map { Entry($0, clock: clock) }
     }
 
+    /// The entries kept whose serial is greater than `serial`, oldest first: what a view that has
+    /// shown the mixes up to `serial` shows next. Only those entries are made, so that a view
+    /// that asks often pays for what is new, not for the whole ring.
+    public func entries(after serial: UInt64) -> [Entry] {
+        let recorded = storage.withLock { storage -> [Recorded] in
+            let count = storage.entries.count
+            var newer: [Recorded] = []
+            // From the newest back: serials grow along the ring.
+            var offset = count - 1
+            while offset >= 0 {
+                let entry = storage.entries[(storage.start + offset) % count]
+                guard entry.serial > serial else { break }
+                newer.append(entry)
+                offset -= 1
+            }
+            return newer.reversed()
+        }
+        return recorded.map { Entry($0, clock: clock) }
+    }
+
     /// The entries kept, and each substance's state before the first of them, from which the state
     /// after each mix is rebuilt.
     public var document: Document {
