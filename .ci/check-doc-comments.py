@@ -15,6 +15,7 @@ import sys
 MODULES = [
     "FlaskLocking", "FluxBus", "Archive", "Substances", "Reactors", "FlaskAPI", "FlaskTools", "FlaskTesting",
     "FlaskJournalTool",
+    "FlaskLiveSession",
 ]
 DECLARATION = re.compile(
     r"^\s*(?:@[\w().:, \"]+\s+)*(?:(?:public|open)(?:\(set\))?\s+)+(?:(?:final|static|class|override|"
@@ -59,7 +60,9 @@ def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     report = []
     for module in MODULES:
-        for folder, _, files in os.walk(os.path.join(root, "Sources", module)):
+        # The live session's module lives in a package of its own.
+        sources = "FlaskLiveSession/Sources" if module == "FlaskLiveSession" else "Sources"
+        for folder, _, files in os.walk(os.path.join(root, sources, module)):
             for name in sorted(files):
                 if name.endswith(".swift"):
                     report += missing(os.path.relpath(os.path.join(folder, name), root))

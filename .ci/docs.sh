@@ -16,12 +16,17 @@ for target in FlaskAPI FlaskTesting; do
     swift build --scratch-path "$scratch" --target "$target" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
 done
+# The live session's module, in a package of its own.
+swift build --package-path FlaskLiveSession --scratch-path FlaskLiveSession/.build-docs --target FlaskLiveSession \
+    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
 status=0
-for module in FluxBus Archive Substances Reactors FlaskAPI FlaskTools FlaskTesting; do
+for module in FluxBus Archive Substances Reactors FlaskAPI FlaskTools FlaskTesting FlaskLiveSession; do
     dir=$(mktemp -d)
     cp "$graphs/$module.symbols.json" "$dir/"
     cp "$graphs/$module"@*.symbols.json "$dir/" 2>/dev/null || true
-    log=$(docc convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$dir" \
+    catalog="Sources/$module/$module.docc"
+    [ "$module" = FlaskLiveSession ] && catalog="FlaskLiveSession/Sources/$module/$module.docc"
+    log=$(docc convert "$catalog" --additional-symbol-graph-dir "$dir" \
         --output-path ".build/docs/$module.doccarchive" --analyze 2>&1) || status=1
     rm -rf "$dir"
     warnings=$(grep -cE "^(warning|error):" <<<"$log" || true)

@@ -100,17 +100,17 @@ struct DocumentationSamplesTests {
     }
 
     /// The Swift files a sample may be compiled in: under Tests/, which the test build compiles,
-    /// and the sources of the sample packages under Samples/, which CI builds (a sample that needs
-    /// a server framework lives there).
+    /// and the sources of the sample packages under Samples/ and of the live session's package
+    /// (FlaskLiveSession/), which CI builds and tests (what needs a server framework lives there).
     static var compiledSources: [[String]] {
         var sources: [[String]] = []
-        for folder in ["Tests", "Samples"] {
+        for folder in ["Tests", "Samples", "FlaskLiveSession"] {
             let enumerator = FileManager.default.enumerator(
                 at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
             while let url = enumerator?.nextObject() as? URL {
                 // The client packages are not built by the test build (RejectedClient must not compile).
-                let skipped = [".build", "ClientPackage", "RejectedClient"]
-                if url.pathComponents.contains(where: skipped.contains) { continue }
+                let skipped = ["ClientPackage", "RejectedClient"]
+                if url.pathComponents.contains(where: { skipped.contains($0) || $0.hasPrefix(".build") }) { continue }
                 if url.pathExtension == "swift", let text = try? String(contentsOf: url, encoding: .utf8) {
                     sources.append(normalized(text))
                 }

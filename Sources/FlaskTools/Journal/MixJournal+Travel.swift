@@ -2,7 +2,7 @@ import FluxBus
 import Substances
 
 extension MixJournal {
-    /// What a jump in time did: see ``travel(_:to:substances:on:)``.
+    /// What a jump in time did: see ``MixJournal/travel(_:to:substances:on:fileID:line:function:)``.
     public struct Travel: Sendable, Equatable {
         /// The substances that took their state after the mix.
         public let moved: [String]

@@ -44,7 +44,7 @@ private enum FluxBusDocSamples {
     // Flux.current
     static func current() {
         Flux.withCurrent(Flux(label: "a test's bus")) {
-            // Substances made here, and facade calls given no bus, use this one.
+            // What is made here and given no bus uses this one.
             assert(Flux.current.label == "a test's bus")
         }
     }
@@ -68,7 +68,7 @@ private enum FluxBusDocSamples {
     // FluxLogger
     static func log(_ bus: Flux) {
         bus.use(FluxLogger())
-        // mix #1 SessionMixers.login [user: String] → 1 observer; session: user (1 reactor); 0.04 ms;
+        // mix #1 SessionMixers.login [user: String] → 1 observer; 0.04 ms;
         //   from App/LoginView.swift:42 in signIn()
     }
 

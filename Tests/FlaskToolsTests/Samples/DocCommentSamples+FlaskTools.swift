@@ -61,6 +61,13 @@ private enum FlaskToolsDocSamples {
         try journal.jsonLines().write(to: url, atomically: true, encoding: .utf8)
     }
 
+    // MixJournal.travel(_:to:substances:on:)
+    static func travelBack(_ journal: MixJournal, on bus: Flux, todos: Substance<TodoState>) async {
+        let document = journal.document
+        let travel = await MixJournal.travel(document, to: 3, substances: [todos], on: bus)
+        print(travel.moved)  // ["todos"]
+    }
+
     // MixJournal.timelineHTML(title:)
     static func writeTimeline(of journal: MixJournal, to url: URL) throws {
         try journal.timelineHTML().write(to: url, atomically: true, encoding: .utf8)

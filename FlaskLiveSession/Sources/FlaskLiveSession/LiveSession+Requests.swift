@@ -1,0 +1,140 @@
+import FlaskTools
+import FluxBus
+import FlyingFox
+import Foundation
+import Substances
+
+/// The page's requests: every one carries the token, names this server as its host, and comes
+/// from no other origin; then it is routed by its path.
+extension LiveSession {
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if let refusal = refusal(of: request) { return refusal }
+        let post = request.method == .POST
+        switch (post, request.path) {
+        case (false, "/"):
+            return Self.html(LiveSessionPage.html)
+        case (false, "/api/entries"):
+            let after = request.query["after"].flatMap(UInt64.init) ?? 0
+            return Self.json(entriesResponse(after: after))
+        case (false, "/api/states"):
+            guard let serial = request.query["after"].flatMap(UInt64.init) else {
+                return Self.text(.badRequest, "after?")
+            }
+            return Self.json(journal.document.states(after: serial))
+        case (false, "/api/export"):
+            var response = Self.text(.ok, journal.jsonLines() + "\n")
+            response.headers[.contentType] = "application/x-ndjson; charset=utf-8"
+            response.headers[.contentDisposition] = "attachment; filename=\"flask-session.jsonl\""
+            return response
+        case (false, "/api/actions"):
+            return Self.json(actions.keys.sorted())
+        case (true, "/api/travel"):
+            guard let serial = request.query["to"].flatMap(UInt64.init) else { return Self.text(.badRequest, "to?") }
+            // Recorded as dispatched from the page.
+            return Self.json(
+                TravelReply(await travel(to: serial, fileID: "the live session page", line: 0, function: "Jump")))
+        case (true, "/api/present"):
+            return Self.json(
+                TravelReply(await returnToPresent(fileID: "the live session page", line: 0, function: "Present")))
+        case (true, "/api/pause"):
+            pause()
+            return Self.text(.ok, "paused")
+        case (true, "/api/resume"):
+            resume()
+            return Self.text(.ok, "recording")
+        case (true, "/api/dispatch"):
+            guard let name = request.query["action"], let action = actions[name] else {
+                return Self.text(.badRequest, "no such action: register its type with LiveSession.start(actions:)")
+            }
+            do {
+                let body = try await request.bodyData
+                try action.dispatch(body.isEmpty ? Data("{}".utf8) : body, bus)
+                return Self.text(.ok, "dispatched \(name)")
+            } catch {
+                return Self.text(.badRequest, "\(name) does not decode from that JSON: \(error)")
+            }
+        default:
+            return Self.text(.notFound, "not found")
+        }
+    }
+
+    /// Why `request` is refused, if it is: without the token; for another host (a page of another
+    /// site whose name was pointed at this address); from another origin (a page of another site
+    /// in the same browser).
+    private func refusal(of request: HTTPRequest) -> HTTPResponse? {
+        guard Self.sameBytes(request.query["token"] ?? "", token) else {
+            return Self.text(.forbidden, "the address's token is missing or wrong")
+        }
+        let hosts = ["127.0.0.1:\(port)", "localhost:\(port)"]
+        guard let host = request.headers[.host], hosts.contains(host) else {
+            return Self.text(.forbidden, "not a request for this server")
+        }
+        if let origin = request.headers[HTTPHeader("Origin")], !hosts.map({ "http://" + $0 }).contains(origin) {
+            return Self.text(.forbidden, "requests from another origin are refused")
+        }
+        return nil
+    }
+
+    /// Compared in time that does not depend on where they differ.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// The mixes after `after`, and the session's status.
+    private func entriesResponse(after: UInt64) -> EntriesReply {
+        let status = status.withLock { $0 }
+        return EntriesReply(
+            entries: journal.entries(after: after), dropped: journal.droppedCount, capacity: journal.capacity,
+            paused: status.paused, travelledTo: status.travelledTo)
+    }
+
+    private static func json(_ value: some Encodable) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return text(.internalServerError, "not encodable") }
+        return HTTPResponse(
+            statusCode: .ok,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"], body: data)
+    }
+
+    private static func text(_ status: HTTPStatusCode, _ text: String) -> HTTPResponse {
+        HTTPResponse(
+            statusCode: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+            body: Data(text.utf8))
+    }
+
+    private static func html(_ text: String) -> HTTPResponse {
+        HTTPResponse(
+            statusCode: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                // The page runs its own script only and is never framed by another site.
+                HTTPHeader("Content-Security-Policy"):
+                    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+                    + "frame-ancestors 'none'",
+                HTTPHeader("Referrer-Policy"): "no-referrer",
+            ], body: Data(text.utf8))
+    }
+}
+
+/// What `/api/entries` answers.
+struct EntriesReply: Encodable {
+    let entries: [MixJournal.Entry]
+    let dropped: Int
+    let capacity: Int
+    let paused: Bool
+    let travelledTo: UInt64?
+}
+
+/// What a jump answers.
+struct TravelReply: Encodable {
+    let moved: [String]
+    let left: [String: String]
+
+    init(_ travel: MixJournal.Travel?) {
+        moved = travel?.moved ?? []
+        left = travel?.left ?? [:]
+    }
+}

@@ -1,0 +1,258 @@
+/// The live session's page: one document, its style and script inline (the server's
+/// Content-Security-Policy allows nothing else), that asks the session for new mixes four times a
+/// second and shows them.
+///
+/// It keeps the mixes it was sent (as many as the session keeps) and draws the last 1,000 that
+/// match the filter, so that it stays responsive with 100,000 mixes recorded: finding one among
+/// those takes a filter.
+enum LiveSessionPage {
+    static let html = #"""
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <title>Flask live session</title>
+        <style>
+        body { font: 13px -apple-system, system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #fafafa; }
+        header { position: sticky; top: 0; background: #fff; border-bottom: 1px solid #ddd; padding: 8px 12px;
+          display: flex; flex-wrap: wrap; gap: 8px; align-items: center; z-index: 1; }
+        h1 { font-size: 15px; margin: 0 12px 0 0; }
+        h2 { font-size: 13px; margin: 12px 0 4px; }
+        #status { font-weight: 600; }
+        #status.past { color: #b25000; }
+        button, .button { font: inherit; padding: 3px 9px; border: 1px solid #bbb; border-radius: 5px; background: #fff;
+          cursor: pointer; color: inherit; text-decoration: none; }
+        button:disabled { opacity: .4; cursor: default; }
+        #filter { flex: 1; min-width: 180px; padding: 4px 8px; }
+        main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 12px; padding: 12px; }
+        table { border-collapse: collapse; width: 100%; background: #fff; }
+        td { border-bottom: 1px solid #eee; padding: 4px 6px; vertical-align: top; }
+        tr.mix { cursor: pointer; }
+        tr.mix:hover { background: #f2f6ff; }
+        tr.selected { background: #dde8ff !important; }
+        tr.travel td { color: #b25000; }
+        tr.current td:first-child { box-shadow: inset 3px 0 #b25000; }
+        tr.aborted td, tr.stopped td { color: #999; }
+        .serial { color: #888; width: 4em; text-align: right; }
+        .mixer { font-weight: 600; white-space: nowrap; }
+        .origin, .time { color: #888; font-size: 12px; white-space: nowrap; }
+        .change { font-family: ui-monospace, Menlo, monospace; font-size: 12px; }
+        .old { color: #a00; } .new { color: #070; }
+        pre { background: #fff; border: 1px solid #ddd; padding: 8px; overflow: auto; max-height: 55vh; margin: 0; }
+        textarea { width: 100%; box-sizing: border-box; height: 90px; font-family: ui-monospace, Menlo, monospace; }
+        #note { color: #888; padding: 0 12px; }
+        </style>
+        </head>
+        <body>
+        <header>
+          <h1>Flask live session</h1>
+          <span id="status">connecting…</span>
+          <button id="back" title="the app to the mix before">◀ Back</button>
+          <button id="forward" title="the app to the mix after">Forward ▶</button>
+          <button id="present" title="the app to the last mix it made">Present</button>
+          <button id="pause">Pause</button>
+          <a id="export" class="button" download="flask-session.jsonl">Export</a>
+          <label class="button">Import <input type="file" id="import" accept=".jsonl,.json,.txt" hidden></label>
+          <button id="live" hidden>Back to live</button>
+          <input id="filter" placeholder="filter by substance, mix or key">
+        </header>
+        <div id="note"></div>
+        <main>
+          <section><table><tbody id="rows"></tbody></table></section>
+          <section>
+            <h2 id="stateTitle">State</h2>
+            <pre id="state">Select a mix to see every substance's state after it.</pre>
+            <h2>Dispatch</h2>
+            <select id="action"></select>
+            <textarea id="fields" spellcheck="false">{}</textarea>
+            <button id="send">Dispatch</button> <span id="sent"></span>
+          </section>
+        </main>
+        <script>
+        "use strict";
+        const token = new URLSearchParams(location.search).get("token");
+        const $ = (id) => document.getElementById(id);
+        function api(path, params) {
+          const url = new URL(path, location.origin);
+          url.searchParams.set("token", token);
+          for (const [key, value] of Object.entries(params || {})) url.searchParams.set(key, value);
+          return url;
+        }
+        let entries = [], last = 0, selected = null, imported = false, status = {};
+        const shown = 1000;
+
+        function text(value) {
+          if (value === undefined) return "(none)";
+          const json = JSON.stringify(value);
+          return json.length > 160 ? json.slice(0, 159) + "…" : json;
+        }
+        function matches(entry, filter) {
+          if (!filter) return true;
+          const words = [entry.mixer, entry.domain || "", ...entry.changes.map((c) => c.substance),
+            ...entry.changes.flatMap((c) => c.keys)].join(" ").toLowerCase();
+          return filter.toLowerCase().split(/\s+/).every((word) => words.includes(word));
+        }
+        function isTravel(entry) { return entry.kind === "task" && entry.mixer === "travel"; }
+        function cell(row, className, content) {
+          const td = row.insertCell();
+          td.className = className;
+          if (content instanceof Node) td.append(content); else td.textContent = content;
+          return td;
+        }
+        function render() {
+          if ($("fields").value === "{}") fillFields();
+          const filter = $("filter").value.trim();
+          const matching = entries.filter((entry) => matches(entry, filter));
+          const rows = $("rows");
+          rows.replaceChildren();
+          const from = Math.max(0, matching.length - shown);
+          for (const entry of matching.slice(from)) {
+            const row = rows.insertRow();
+            row.className = "mix" + (isTravel(entry) ? " travel" : "") + (entry.stop ? " stopped" : "")
+              + (entry.serial === selected ? " selected" : "")
+              + (entry.serial === status.travelledTo ? " current" : "");
+            row.dataset.serial = entry.serial;
+            cell(row, "serial", "#" + entry.serial);
+            const name = entry.mixer ? (entry.domain ? entry.domain + "." : "") + entry.mixer : entry.domain;
+            cell(row, "mixer", (isTravel(entry) ? "⟲ " : "") + name + (entry.kind === "task" && !isTravel(entry) ? " (task)" : ""));
+            const changes = document.createElement("div");
+            for (const change of entry.changes) {
+              const line = document.createElement("div");
+              line.className = "change";
+              if (change.aborted) { line.textContent = change.substance + ": aborted"; }
+              else if (!change.values) { line.textContent = change.substance + ": " + (change.keys.join(", ") || "no change"); }
+              else {
+                line.append(change.substance + ": ");
+                change.values.forEach((value, index) => {
+                  if (index) line.append("; ");
+                  const old = document.createElement("span"); old.className = "old"; old.textContent = text(value.old);
+                  old.title = JSON.stringify(value.old);
+                  const now = document.createElement("span"); now.className = "new"; now.textContent = text(value.new);
+                  now.title = JSON.stringify(value.new);
+                  line.append(value.key + " ", old, " → ", now);
+                });
+              }
+              changes.append(line);
+            }
+            if (entry.stop) changes.append("stopped by " + entry.stop.middleware + ": " + entry.stop.reason);
+            cell(row, "", changes);
+            cell(row, "origin", !entry.origin ? "" : entry.origin.line ? entry.origin.fileID + ":" + entry.origin.line
+              : entry.origin.fileID);
+            cell(row, "time", entry.microseconds.toFixed(0) + " µs");
+            const jump = document.createElement("button");
+            jump.textContent = "Jump";
+            jump.className = "jump";
+            jump.disabled = imported;
+            jump.onclick = (event) => { event.stopPropagation(); travel(entry.serial); };
+            cell(row, "", jump);
+            row.onclick = () => select(entry.serial);
+          }
+          $("note").textContent = (from > 0 ? `${from} earlier matching mixes not drawn: filter to find them. ` : "")
+            + (status.dropped ? `${status.dropped} older mixes dropped (keeps ${status.capacity}). ` : "");
+        }
+        function showStatus() {
+          const element = $("status");
+          if (imported) { element.textContent = "an imported session (not live)"; element.className = ""; return; }
+          if (status.travelledTo != null) {
+            element.textContent = `in the past: after mix #${status.travelledTo} (new mixes branch from there)`;
+            element.className = "past";
+          } else {
+            element.textContent = status.paused ? "paused" : `live: ${entries.length} mixes`;
+            element.className = "";
+          }
+          $("pause").textContent = status.paused ? "Resume" : "Pause";
+        }
+        async function select(serial) {
+          selected = serial;
+          render();
+          $("stateTitle").textContent = `State after mix #${serial}`;
+          if (imported) { $("state").textContent = "States of an imported session: open it with flask-journal timeline."; return; }
+          const response = await fetch(api("/api/states", { after: serial }));
+          $("state").textContent = JSON.stringify(await response.json(), null, 2);
+        }
+        async function post(path, params) {
+          const response = await fetch(api(path, params), { method: "POST" });
+          return response.ok ? response.json().catch(() => ({})) : Promise.reject(await response.text());
+        }
+        async function travel(serial) {
+          await post("/api/travel", { to: serial });
+          status.travelledTo = serial;
+          await poll(true);
+          select(serial);
+        }
+        // The mixes the app made itself (a jump is not a place to step to).
+        function steps() { return entries.filter((entry) => !isTravel(entry)).map((entry) => entry.serial); }
+        function step(by) {
+          const serials = steps();
+          if (!serials.length) return;
+          const now = status.travelledTo != null ? status.travelledTo : serials[serials.length - 1];
+          let index = serials.findIndex((serial) => serial >= now);
+          if (index < 0) index = serials.length - 1;
+          const target = serials[Math.min(serials.length - 1, Math.max(0, index + by))];
+          if (target !== undefined) travel(target);
+        }
+        async function poll(once) {
+          if (!imported) {
+            try {
+              const response = await fetch(api("/api/entries", { after: last }));
+              const body = await response.json();
+              status = body;
+              // Two requests may overlap (a jump asks at once): an entry is kept once.
+              for (const entry of body.entries) {
+                if (entry.serial > last) { entries.push(entry); last = entry.serial; }
+              }
+              if (entries.length > body.capacity) entries.splice(0, entries.length - body.capacity);
+              if (body.entries.length || once) render();
+              showStatus();
+            } catch (error) {
+              $("status").textContent = "disconnected: is the app still running?";
+            }
+          }
+          if (!once) setTimeout(poll, 250);
+        }
+        async function loadActions() {
+          const names = await (await fetch(api("/api/actions"))).json();
+          $("action").replaceChildren(...names.map((name) => new Option(name, name)));
+          $("send").disabled = !names.length;
+          if (!names.length) $("sent").textContent = "register actions with LiveSession.start(actions:)";
+          fillFields();
+        }
+        function fillFields() {
+          const name = $("action").value;
+          const lastOne = [...entries].reverse().find((entry) => !entry.mixer && entry.domain === name && entry.action);
+          $("fields").value = lastOne ? JSON.stringify(lastOne.action, null, 2) : "{}";
+        }
+        $("action").onchange = fillFields;
+        $("send").onclick = async () => {
+          const response = await fetch(api("/api/dispatch", { action: $("action").value }),
+            { method: "POST", body: $("fields").value });
+          $("sent").textContent = await response.text();
+        };
+        $("back").onclick = () => step(-1);
+        $("forward").onclick = () => step(1);
+        $("present").onclick = async () => { await post("/api/present"); status.travelledTo = null; await poll(true); };
+        $("pause").onclick = async () => { await post(status.paused ? "/api/resume" : "/api/pause"); await poll(true); };
+        $("filter").oninput = render;
+        $("export").href = api("/api/export");
+        $("import").onchange = async () => {
+          const file = $("import").files[0];
+          if (!file) return;
+          const lines = (await file.text()).split("\n").filter((line) => line.trim());
+          entries = lines.map((line) => JSON.parse(line)).filter((value) => !value.flaskJournal);
+          imported = true;
+          selected = null;
+          $("live").hidden = false;
+          render();
+          showStatus();
+        };
+        $("live").onclick = () => {
+          imported = false; entries = []; last = 0; $("live").hidden = true; $("import").value = "";
+          poll(true);
+        };
+        poll();
+        loadActions();
+        </script>
+        </body>
+        </html>
+        """#
+}

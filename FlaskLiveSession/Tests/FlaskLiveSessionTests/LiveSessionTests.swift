@@ -1,0 +1,204 @@
+import FlaskAPI
+import FlaskTools
+import FlyingFox
+import Foundation
+import Testing
+
+@testable import FlaskLiveSession
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A small todo list, mixed by a typed action and a named mixer.
+struct TodoState: State, Equatable {
+    struct Todo: Codable, Sendable, Equatable {
+        var title: String
+        var done = false
+    }
+    var todos: [Todo] = []
+    var apiKey = "sk-live-secret"
+    static var secretKeys: Set<String> { ["apiKey"] }
+}
+
+enum TodoMixers: SubstanceMixer { case toggle }
+
+struct AddTodo: FlaskAction, Codable {
+    let title: String
+}
+
+func makeTodos(on bus: Flux) -> ReactiveSubstance<TodoState, TodoMixers> {
+    ReactiveSubstance<TodoState, TodoMixers>(name: "todos", bus: bus) { define in
+        define(AddTodo.self) { todos, action, react, _ in
+            todos.prop.todos.append(.init(title: action.title))
+            react()
+        }
+        define(mix: .toggle) { todos, payload, react, abort in
+            guard let index = payload?["index"] as? Int, todos.prop.todos.indices.contains(index) else {
+                return abort()
+            }
+            todos.prop.todos[index].done.toggle()
+            react()
+        }
+    }
+}
+
+/// Requests to a started session, over HTTP on the loopback address.
+struct Client {
+    let session: LiveSession
+
+    func request(
+        _ path: String, method: String = "GET", query: [String: String] = [:], token: String? = nil,
+        headers: [String: String] = [:], body: String? = nil
+    ) async throws -> (status: Int, text: String) {
+        var components = URLComponents(string: "http://127.0.0.1:\(session.port)\(path)")!
+        components.queryItems =
+            [URLQueryItem(name: "token", value: token ?? session.token)]
+            + query.map { URLQueryItem(name: $0.key, value: $0.value) }
+        var request = URLRequest(url: components.url!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body { request.httpBody = Data(body.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+}
+
+@Suite("The live session: its page, its mixes, time travel and dispatch, over HTTP")
+struct LiveSessionTests {
+    @Test("the guide's call: the shared bus, the address printed, the page served")
+    func documentedCall() async throws {
+        let todos = makeTodos(on: .shared)
+        let view = try await LiveSession.start(substances: [todos], actions: [AddTodo.self])
+        // Flask live session: http://127.0.0.1:51234/?token=9f2c...
+        #expect(view.bus === Flux.shared)
+        #expect(try await Client(session: view).request("/").status == 200)
+        await view.stop()
+    }
+
+    @Test("the page needs the address's token, and refuses other origins")
+    func tokenAndOrigin() async throws {
+        let bus = Flux(label: "live.token")
+        let session = try await LiveSession.start(bus: bus, printsAddress: false)
+        let client = Client(session: session)
+        #expect(session.address.hasPrefix("http://127.0.0.1:"))
+        #expect(session.address.hasSuffix("?token=\(session.token)"))
+        #expect(session.token.count == 32)
+        let page = try await client.request("/")
+        #expect(page.status == 200 && page.text.contains("Flask live session"))
+        #expect(try await client.request("/", token: "").status == 403)
+        #expect(try await client.request("/", token: String(repeating: "0", count: 32)).status == 403)
+        #expect(try await client.request("/api/entries", token: "").status == 403)
+        let foreign = try await client.request("/api/entries", headers: ["Origin": "http://evil.example"])
+        #expect(foreign.status == 403)
+        let travel = try await client.request(
+            "/api/travel", method: "POST", query: ["to": "1"], headers: ["Origin": "http://evil.example"])
+        #expect(travel.status == 403, "no other site moves the app")
+        #expect(
+            try await client.request("/api/entries", headers: ["Origin": "http://127.0.0.1:\(session.port)"]).status
+                == 200)
+        await session.stop()
+    }
+
+    @Test("a request for another host (a name pointed at the loopback address) is refused")
+    func otherHost() async throws {
+        let bus = Flux(label: "live.host")
+        let session = try await LiveSession.start(bus: bus, printsAddress: false)
+        let request = HTTPRequest(
+            method: .GET, version: .http11, path: "/api/entries",
+            query: [.init(name: "token", value: session.token)], headers: [.host: "evil.example:\(session.port)"],
+            body: Data())
+        #expect(await session.respond(to: request).statusCode == .forbidden)
+        await session.stop()
+    }
+
+    @Test("mixes appear as they happen, newer than what the page has; secrets are redacted")
+    func entries() async throws {
+        let bus = Flux(label: "live.entries")
+        let todos = makeTodos(on: bus)
+        let session = try await LiveSession.start(bus: bus, substances: [todos], printsAddress: false)
+        let client = Client(session: session)
+        for title in ["milk", "bread"] { await bus.apply(AddTodo(title: title)) }
+        await bus.apply(TodoMixers.toggle, payload: ["index": 0])
+        let all = try JSONDecoder().decode(Reply.self, from: Data(try await client.request("/api/entries").text.utf8))
+        #expect(all.entries.map(\.serial).count == 3)
+        let second = all.entries[1].serial
+        let newer = try await client.request("/api/entries", query: ["after": "\(second)"])
+        #expect(try JSONDecoder().decode(Reply.self, from: Data(newer.text.utf8)).entries.count == 1)
+        let states = try await client.request("/api/states", query: ["after": "\(second)"])
+        #expect(states.text.contains("bread") && !states.text.contains("sk-live-secret"), "\(states.text)")
+        let export = try await client.request("/api/export")
+        #expect(export.text == session.journal.jsonLines() + "\n")
+        #expect(!export.text.contains("sk-live-secret"))
+        await session.stop()
+    }
+
+    @Test("a jump sets the app's state after the mix, as a commit the journal records; present returns")
+    func travel() async throws {
+        let bus = Flux(label: "live.travel")
+        let todos = makeTodos(on: bus)
+        let session = try await LiveSession.start(bus: bus, substances: [todos], printsAddress: false)
+        let client = Client(session: session)
+        for title in ["milk", "bread", "eggs"] { await bus.apply(AddTodo(title: title)) }
+        let present = todos.state
+        let first = try #require(session.journal.entries.first?.serial)
+        let jump = try await client.request("/api/travel", method: "POST", query: ["to": "\(first)"])
+        #expect(jump.status == 200 && jump.text.contains("todos"), "\(jump.text)")
+        #expect(todos.state.todos.map(\.title) == ["milk"])
+        #expect(todos.state.apiKey == "sk-live-secret", "a secret keeps the app's own value")
+        #expect(session.journal.entries.last?.mixer == "travel")
+        let status = try await client.request("/api/entries", query: ["after": "999999"])
+        #expect(status.text.contains(#""travelledTo":\#(first)"#), "\(status.text)")
+        _ = try await client.request("/api/present", method: "POST")
+        #expect(todos.state == present, "back to the last mix the app made")
+        // A new mix in the past branches from there.
+        _ = try await client.request("/api/travel", method: "POST", query: ["to": "\(first)"])
+        await bus.apply(AddTodo(title: "tea"))
+        #expect(todos.state.todos.map(\.title) == ["milk", "tea"])
+        _ = try await client.request("/api/present", method: "POST")
+        #expect(todos.state.todos.map(\.title) == ["milk", "tea"], "the present is now the branch's last mix")
+        await session.stop()
+    }
+
+    @Test("the page dispatches the typed actions it was given, from their JSON")
+    func dispatch() async throws {
+        let bus = Flux(label: "live.dispatch")
+        let todos = makeTodos(on: bus)
+        let session = try await LiveSession.start(
+            bus: bus, substances: [todos], actions: [AddTodo.self], printsAddress: false)
+        let client = Client(session: session)
+        #expect(try await client.request("/api/actions").text == #"["AddTodo"]"#)
+        let sent = try await client.request(
+            "/api/dispatch", method: "POST", query: ["action": "AddTodo"], body: #"{"title":"from the page"}"#)
+        #expect(sent.status == 200, "\(sent.text)")
+        await bus.flush()
+        #expect(todos.state.todos.map(\.title) == ["from the page"])
+        let wrong = try await client.request("/api/dispatch", method: "POST", query: ["action": "AddTodo"], body: "{}")
+        #expect(wrong.status == 400)
+        let unknown = try await client.request(
+            "/api/dispatch", method: "POST", query: ["action": "DeleteAll"], body: "{}")
+        #expect(unknown.status == 400)
+        await session.stop()
+    }
+
+    @Test("pause stops recording until resume")
+    func pause() async throws {
+        let bus = Flux(label: "live.pause")
+        let todos = makeTodos(on: bus)
+        let session = try await LiveSession.start(bus: bus, substances: [todos], printsAddress: false)
+        let client = Client(session: session)
+        await bus.apply(AddTodo(title: "one"))
+        _ = try await client.request("/api/pause", method: "POST")
+        await bus.apply(AddTodo(title: "unseen"))
+        _ = try await client.request("/api/resume", method: "POST")
+        await bus.apply(AddTodo(title: "three"))
+        #expect(session.journal.entries.count == 2)
+        await session.stop()
+    }
+}
+
+/// The part of `/api/entries` the tests read.
+private struct Reply: Decodable {
+    struct Entry: Decodable { let serial: UInt64 }
+    let entries: [Entry]
+}

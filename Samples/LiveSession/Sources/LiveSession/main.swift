@@ -1,0 +1,82 @@
+// A todo list on the shared bus, with the live session view on.
+//
+//     swift run LiveSession
+//     http://127.0.0.1:51234/?token=9f2c...     (open it in a browser)
+//     add milk                                   (a todo titled "milk")
+//     toggle 1                                   (the first todo done, or not)
+//     state                                      (the app's state, as one JSON line)
+//     quit
+import FlaskAPI
+import FlaskLiveSession
+import Foundation
+
+struct TodoState: State {
+    struct Todo: Codable, Sendable {
+        var title: String
+        var done = false
+    }
+    var todos: [Todo] = []
+}
+
+enum TodoMixers: SubstanceMixer { case clear }
+
+struct AddTodo: FlaskAction, Codable {
+    let title: String
+}
+
+struct ToggleTodo: FlaskAction, Codable {
+    /// The todo's number, from 1.
+    let number: Int
+}
+
+let todos = ReactiveSubstance<TodoState, TodoMixers>(name: "todos") { define in
+    define(AddTodo.self) { todos, action, react, _ in
+        todos.prop.todos.append(.init(title: action.title))
+        react()
+    }
+    define(ToggleTodo.self) { todos, action, react, abort in
+        let index = action.number - 1
+        guard todos.prop.todos.indices.contains(index) else { return abort() }
+        todos.prop.todos[index].done.toggle()
+        react()
+    }
+    define(mix: .clear) { todos, _, react, _ in
+        todos.prop.todos = []
+        react()
+    }
+}
+
+let view = try await LiveSession.start(
+    substances: [todos], actions: [AddTodo.self, ToggleTodo.self], printsAddress: false)
+/// A line on standard output, written at once (not held in a buffer: a program reading the app's
+/// output, CI's browser test, waits for it).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+say(view.address)
+
+let encoder = JSONEncoder()
+encoder.outputFormatting = [.sortedKeys]
+while let line = readLine() {
+    let command = line.split(separator: " ", maxSplits: 1).map(String.init)
+    switch (command.first, command.count > 1 ? command[1] : nil) {
+    case ("add", let title?):
+        await Flask.apply(AddTodo(title: title))
+    case ("toggle", let number?):
+        guard let number = Int(number) else {
+            say("toggle takes a number")
+            continue
+        }
+        await Flask.apply(ToggleTodo(number: number))
+    case ("state", nil):
+        await Flux.shared.flush()
+        say(String(decoding: try encoder.encode(todos.state), as: UTF8.self))
+    case ("quit", nil):
+        await view.stop()
+        exit(0)
+    default:
+        say("commands: add TITLE, toggle N, state, quit")
+    }
+}
+await view.stop()

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""The live session's page in a real browser (headless Chromium driven by Selenium), against the
+sample app while it runs: mixes appear as they happen, a jump changes the app's state (the app
+prints its state on request), Present brings it back, dispatch from the page reaches the app, the
+filter narrows the mixes, and the export holds what the page shows.
+
+    Samples/LiveSession/browser-test.py [path to the LiveSession binary] [folder for screenshots]
+
+Exits non-zero, saying what failed, on a failure; skips (exit 0, saying so) without Chromium,
+chromedriver or Selenium.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, ".build/debug/LiveSession"))
+shots = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, ".build/screenshots"))
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+except ImportError:
+    print("SKIP: selenium is not installed (pip install selenium)")
+    sys.exit(0)
+if not shutil.which("chromium") or not shutil.which("chromedriver"):
+    print("SKIP: chromium or chromedriver is missing (apt-get install chromium chromium-driver)")
+    sys.exit(0)
+
+app = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+
+def send(command):
+    app.stdin.write(command + "\n")
+    app.stdin.flush()
+
+
+def state():
+    send("state")
+    return json.loads(app.stdout.readline())
+
+
+def titles():
+    return [todo["title"] for todo in state()["todos"]]
+
+
+address = app.stdout.readline().strip()
+assert address.startswith("http://127.0.0.1:") and "?token=" in address, f"first line: {address!r}"
+
+options = webdriver.ChromeOptions()
+for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900"]:
+    options.add_argument(argument)
+options.binary_location = shutil.which("chromium")
+service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
+browser = webdriver.Chrome(options=options, service=service)
+wait = WebDriverWait(browser, 20, ignored_exceptions=[StaleElementReferenceException])
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+
+
+# Read in one script, not through element references: the page redraws its rows as mixes
+# arrive, and a reference to a row drawn before is stale.
+def row_texts():
+    return browser.execute_script(
+        "return [...document.querySelectorAll('#rows tr.mix')].map((row) => row.innerHTML);")
+
+
+def rows_shown():
+    return browser.execute_script(
+        "return [...document.querySelectorAll('#rows tr.mix')].map((row) => Number(row.dataset.serial));")
+
+
+try:
+    os.makedirs(shots, exist_ok=True)
+    send("add milk")
+    send("add bread")
+    browser.get(address)
+    wait.until(lambda _: len(row_texts()) == 2)
+    check("milk" in row_texts()[0] and "bread" in row_texts()[1], f"the two mixes: {row_texts()}")
+
+    # A mix made while the page is open appears without a reload.
+    started = time.monotonic()
+    send("add eggs")
+    wait.until(lambda _: len(row_texts()) == 3)
+    print(f"a new mix shown after {(time.monotonic() - started) * 1000:.0f} ms")
+    check(titles() == ["milk", "bread", "eggs"], f"the app's state: {titles()}")
+    browser.save_screenshot(os.path.join(shots, "live-session.png"))
+
+    # Jump to the first mix: the app's own state changes.
+    browser.execute_script("document.querySelector('#rows tr.mix button.jump').click();")
+    wait.until(lambda _: "in the past" in browser.find_element(By.ID, "status").text)
+    check(titles() == ["milk"], f"after the jump to the first mix, the app holds {titles()}")
+    wait.until(lambda _: "State after mix" in browser.find_element(By.ID, "stateTitle").text)
+    browser.save_screenshot(os.path.join(shots, "live-session-past.png"))
+
+    # Forward steps one mix; Present returns to the last one the app made.
+    browser.find_element(By.ID, "forward").click()
+    wait.until(lambda _: titles() == ["milk", "bread"])
+    browser.find_element(By.ID, "present").click()
+    wait.until(lambda _: "live" in browser.find_element(By.ID, "status").text)
+    check(titles() == ["milk", "bread", "eggs"], f"after Present, the app holds {titles()}")
+
+    # Dispatch a typed action from the page.
+    Select(browser.find_element(By.ID, "action")).select_by_visible_text("AddTodo")
+    fields = browser.find_element(By.ID, "fields")
+    fields.clear()
+    fields.send_keys('{"title": "from the page"}')
+    browser.find_element(By.ID, "send").click()
+    wait.until(lambda _: "dispatched" in browser.find_element(By.ID, "sent").text)
+    wait.until(lambda _: "from the page" in titles())
+    wait.until(lambda _: any("from the page" in text for text in row_texts()))
+
+    # The filter narrows the mixes to those that match.
+    browser.find_element(By.ID, "filter").send_keys("travel")
+    wait.until(lambda _: all("travel" in text for text in row_texts()))
+    check(len(row_texts()) >= 3, f"three jumps at least: {row_texts()}")
+    browser.find_element(By.ID, "filter").clear()
+    browser.find_element(By.ID, "filter").send_keys(" ")
+
+    # The export is the journal's JSON lines: every mix the page shows, in order.
+    exported = browser.execute_async_script(
+        "const done = arguments[0]; fetch(document.getElementById('export').href)"
+        ".then((r) => r.text()).then(done);")
+    lines = [json.loads(line) for line in exported.splitlines() if line.strip()]
+    serials = [line["serial"] for line in lines if "serial" in line]
+    wait.until(lambda _: len(rows_shown()) == len(serials))
+    shown = rows_shown()
+    check(serials == shown, f"the export's mixes {serials} are the page's {shown}")
+    check(any(line.get("mixer") == "travel" for line in lines), "the export records the jumps")
+    browser.save_screenshot(os.path.join(shots, "live-session-dispatched.png"))
+finally:
+    browser.quit()
+    send("quit")
+    app.wait(timeout=10)
+
+if failures:
+    sys.exit(1)
+print(f"ok: the live session's page, in Chromium (screenshots in {shots})")
