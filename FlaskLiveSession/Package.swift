@@ -25,6 +25,13 @@ let package = Package(
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ]),
+        // What the view costs the app, and the page's load time (docs/live-session.md).
+        .executableTarget(
+            name: "LiveSessionProbe",
+            dependencies: [
+                "FlaskLiveSession",
+                .product(name: "FlaskAPI", package: "FlaskReactor"),
+            ]),
         .testTarget(
             name: "FlaskLiveSessionTests",
             dependencies: [
