@@ -120,6 +120,10 @@ try:
     wait.until(lambda _: "from the page" in titles())
     wait.until(lambda _: any("from the page" in text for text in row_texts()))
 
+    # A recorded mix dispatched again: the first, "add milk".
+    browser.execute_script("document.querySelector('#rows tr.mix button.again').click();")
+    wait.until(lambda _: titles().count("milk") == 2)
+
     # The filter narrows the mixes to those that match.
     browser.find_element(By.ID, "filter").send_keys("travel")
     wait.until(lambda _: all("travel" in text for text in row_texts()))

@@ -42,6 +42,12 @@ extension LiveSession {
         case (true, "/api/resume"):
             resume()
             return Self.text(.ok, "recording")
+        case (true, "/api/again"):
+            guard let serial = request.query["serial"].flatMap(UInt64.init) else {
+                return Self.text(.badRequest, "serial?")
+            }
+            if let reason = await dispatchAgain(serial) { return Self.text(.badRequest, reason) }
+            return Self.text(.ok, "dispatched mix #\(serial) again")
         case (true, "/api/dispatch"):
             guard let name = request.query["action"], let action = actions[name] else {
                 return Self.text(.badRequest, "no such action: register its type with LiveSession.start(actions:)")

@@ -39,6 +39,8 @@ public final class LiveSession: Sendable {
 
     let substances: [any AnySubstance]
     let actions: [String: LiveAction]
+    /// The mixer enumerations and action types a recorded mix may name, to dispatch it again.
+    let domains: [any Any.Type]
     let token: String
     let port: UInt16
     private let server: HTTPServer
@@ -59,13 +61,15 @@ public final class LiveSession: Sendable {
     ///   - bus: the bus to record (the shared bus by default).
     ///   - substances: the substances a jump in time moves (by name, as the journal records them).
     ///   - actions: the typed actions the page may dispatch, decoded from the JSON it sends.
+    ///   - mixers: the mixer enumerations whose recorded mixes the page may dispatch again (the
+    ///     actions given are dispatched again as well).
     ///   - maxAge: the most mixes kept (older ones are dropped first), as Redux DevTools' `maxAge`.
     ///   - port: the port to listen on; 0 (the default) takes a free one.
     ///   - printsAddress: print `Flask live session: <address>` once listening (the default).
     public static func start(
         bus: Flux = .shared, substances: [any AnySubstance] = [],
-        actions: [any (FlaskAction & Decodable).Type] = [], maxAge: Int = 10_000, port: UInt16 = 0,
-        printsAddress: Bool = true
+        actions: [any (FlaskAction & Decodable).Type] = [], mixers: [any SubstanceMixer.Type] = [],
+        maxAge: Int = 10_000, port: UInt16 = 0, printsAddress: Bool = true
     ) async throws -> LiveSession {
         let journal = MixJournal(capacity: maxAge)
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), logger: .disabled)
@@ -81,8 +85,9 @@ public final class LiveSession: Sendable {
             throw LiveSessionError.notListening
         }
         let session = LiveSession(
-            bus: bus, journal: journal, substances: substances, actions: actions, port: listening, server: server,
-            task: task)
+            bus: bus, journal: journal, substances: substances, actions: actions,
+            domains: mixers.map { $0 as any Any.Type } + actions.map { $0 as any Any.Type }, port: listening,
+            server: server, task: task)
         box.session = session
         bus.use(journal)
         if printsAddress { print("Flask live session: \(session.address)") }
@@ -91,8 +96,9 @@ public final class LiveSession: Sendable {
 
     private init(
         bus: Flux, journal: MixJournal, substances: [any AnySubstance], actions: [any (FlaskAction & Decodable).Type],
-        port: UInt16, server: HTTPServer, task: Task<Void, any Error>
+        domains: [any Any.Type], port: UInt16, server: HTTPServer, task: Task<Void, any Error>
     ) {
+        self.domains = domains
         self.bus = bus
         self.journal = journal
         self.substances = substances
@@ -139,6 +145,17 @@ public final class LiveSession: Sendable {
         return travel
     }
 
+    /// Dispatches the recorded mix `serial` again (its mixer or action, with its recorded payload
+    /// or fields), as the page's "Again" does; returns why it could not, if it could not.
+    public func dispatchAgain(_ serial: UInt64) async -> String? {
+        guard let entry = journal.entries(after: serial &- 1).first, entry.serial == serial else {
+            return "mix #\(serial) is no longer kept"
+        }
+        // Recorded as dispatched from the page.
+        return await MixJournal.dispatchAgain(
+            entry, on: bus, domains: domains, fileID: "the live session page", line: 0, function: "Again")?.reason
+    }
+
     /// Stops recording (the page shows no new mixes) until ``resume()``.
     public func pause() {
         let wasPaused = status.withLock { status in
@@ -169,7 +186,7 @@ public final class LiveSession: Sendable {
     }
 }
 
-/// Why ``LiveSession/start(bus:substances:actions:maxAge:port:printsAddress:)`` failed.
+/// Why ``LiveSession/start(bus:substances:actions:mixers:maxAge:port:printsAddress:)`` failed.
 public enum LiveSessionError: Error, Sendable {
     /// The server did not report an IPv4 address it listens on.
     case notListening

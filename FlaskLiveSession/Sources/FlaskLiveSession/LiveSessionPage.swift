@@ -41,6 +41,7 @@ enum LiveSessionPage {
         pre { background: #fff; border: 1px solid #ddd; padding: 8px; overflow: auto; max-height: 55vh; margin: 0; }
         textarea { width: 100%; box-sizing: border-box; height: 90px; font-family: ui-monospace, Menlo, monospace; }
         #note { color: #888; padding: 0 12px; }
+        .buttons { display: flex; gap: 4px; }
         </style>
         </head>
         <body>
@@ -152,7 +153,20 @@ enum LiveSessionPage {
             jump.className = "jump";
             jump.disabled = imported;
             jump.onclick = (event) => { event.stopPropagation(); travel(entry.serial); };
-            cell(row, "", jump);
+            const again = document.createElement("button");
+            again.textContent = "Again";
+            again.className = "again";
+            again.title = "dispatch this mix again";
+            again.disabled = imported || entry.kind === "task" || !!entry.stop;
+            again.onclick = async (event) => {
+              event.stopPropagation();
+              const response = await fetch(api("/api/again", { serial: entry.serial }), { method: "POST" });
+              $("sent").textContent = await response.text();
+            };
+            const buttons = document.createElement("div");
+            buttons.className = "buttons";
+            buttons.append(jump, again);
+            cell(row, "", buttons);
             row.onclick = () => select(entry.serial);
           }
           $("note").textContent = (from > 0 ? `${from} earlier matching mixes not drawn: filter to find them. ` : "")

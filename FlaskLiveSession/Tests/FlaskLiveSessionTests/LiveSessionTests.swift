@@ -181,6 +181,33 @@ struct LiveSessionTests {
         await session.stop()
     }
 
+    @Test("a recorded mix, mixer or action, is dispatched again; a jump is not")
+    func again() async throws {
+        let bus = Flux(label: "live.again")
+        let todos = makeTodos(on: bus)
+        let session = try await LiveSession.start(
+            bus: bus, substances: [todos], actions: [AddTodo.self], mixers: [TodoMixers.self], printsAddress: false)
+        let client = Client(session: session)
+        await bus.apply(AddTodo(title: "milk"))
+        await bus.apply(TodoMixers.toggle, payload: ["index": 0])
+        let serials = session.journal.entries.map(\.serial)
+        let action = try await client.request("/api/again", method: "POST", query: ["serial": "\(serials[0])"])
+        #expect(action.status == 200, "\(action.text)")
+        await bus.flush()
+        #expect(todos.state.todos.map(\.title) == ["milk", "milk"])
+        let mixer = try await client.request("/api/again", method: "POST", query: ["serial": "\(serials[1])"])
+        #expect(mixer.status == 200, "\(mixer.text)")
+        await bus.flush()
+        #expect(todos.state.todos.map(\.done) == [false, false], "the first todo toggled back")
+        await session.travel(to: serials[0])
+        let travel = try #require(session.journal.entries.last?.serial)
+        let refused = try await client.request("/api/again", method: "POST", query: ["serial": "\(travel)"])
+        #expect(refused.status == 400 && refused.text.contains("a task is not dispatched again"), "\(refused.text)")
+        let gone = try await client.request("/api/again", method: "POST", query: ["serial": "999"])
+        #expect(gone.status == 400 && gone.text.contains("no longer kept"))
+        await session.stop()
+    }
+
     @Test("pause stops recording until resume")
     func pause() async throws {
         let bus = Flux(label: "live.pause")

@@ -201,6 +201,29 @@ extension MixJournal {
         return Replay(replayed: replayed, skipped: skipped, divergences: divergences)
     }
 
+    /// Dispatches a recorded mix again, by name with its recorded payload or action, and returns
+    /// once it has run: what a live view's "again" does. Returns why it could not, as a replay
+    /// would say it: a task (a chain, a rollback, a jump) is not dispatched again, a mixer whose
+    /// domain is not among `domains` is not found, an action with secret fields was not recorded
+    /// whole.
+    ///
+    /// - Parameters:
+    ///   - entry: the recorded mix, from ``entries`` or a ``Document``.
+    ///   - bus: the bus to dispatch on.
+    ///   - domains: the mixer enumerations and action types the mix may name.
+    ///   - fileID: where the new mix says it was dispatched from, with `line` and `function`:
+    ///     leave the defaults.
+    public static func dispatchAgain(
+        _ entry: Entry, on bus: Flux, domains: [any Any.Type], fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function
+    ) async -> Replay.Skip? {
+        guard entry.kind != .task else { return skip(entry, "a task is not dispatched again") }
+        guard entry.stop == nil else { return skip(entry, "a middleware stopped it") }
+        let result = await replayMixer(entry, on: bus, domains: domains, fileID: fileID, line: line, function: function)
+        if case .failure(let skip) = result { return skip }
+        return nil
+    }
+
     /// The keys whose new values differ between a recording and its replay, for the substances
     /// whose values the recording has (the same substances and keys, in the same order).
     private static func valueDivergences(_ recorded: [Change], _ replayed: [Change]) -> [Replay.ValueDivergence] {
@@ -231,7 +254,8 @@ extension MixJournal {
     }
 
     private static func replayMixer(
-        _ entry: Entry, on bus: Flux, domains: [any Any.Type]
+        _ entry: Entry, on bus: Flux, domains: [any Any.Type], fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function
     ) async -> Result<[Change], Replay.Skip> {
         var name = FluxMixerName(entry.mixer)
         if let domain = entry.domain {
@@ -257,10 +281,11 @@ extension MixJournal {
             guard let action = entry.liveAction ?? entry.action.flatMap({ decodeAction(type, from: $0) }) else {
                 return .failure(skip(entry, "its action \(type) was not recorded, or does not decode as Decodable"))
             }
-            let receipt = await bus.dispatchAndWait(name, payload: payload, value: action)
+            let receipt = await bus.dispatchAndWait(
+                name, payload: payload, value: action, fileID: fileID, line: line, function: function)
             return .success(MixOutcome(receipt: receipt).entries.map(Change.init))
         }
-        let receipt = await bus.dispatchAndWait(name, payload: payload)
+        let receipt = await bus.dispatchAndWait(name, payload: payload, fileID: fileID, line: line, function: function)
         return .success(MixOutcome(receipt: receipt).entries.map(Change.init))
     }
 

@@ -47,7 +47,7 @@ let todos = ReactiveSubstance<TodoState, TodoMixers>(name: "todos") { define in
 }
 
 let view = try await LiveSession.start(
-    substances: [todos], actions: [AddTodo.self, ToggleTodo.self], printsAddress: false)
+    substances: [todos], actions: [AddTodo.self, ToggleTodo.self], mixers: [TodoMixers.self], printsAddress: false)
 /// A line on standard output, written at once (not held in a buffer: a program reading the app's
 /// output, CI's browser test, waits for it).
 func say(_ line: String) {
