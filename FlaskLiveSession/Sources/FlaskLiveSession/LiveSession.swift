@@ -19,8 +19,8 @@ import Substances
 /// request must carry the random token of the printed address, and requests from another origin
 /// or for another host are refused, so that no other page in the browser can read or move the
 /// app. What the page shows is what the journal records: secret keys and secret action fields
-/// redacted. The bus never waits for the page: the journal records on the bus, and the page reads
-/// the journal when it asks.
+/// redacted. The bus never waits for the page or the network: the journal records on the bus, and
+/// the page's requests read it, holding its lock only while they copy references to its entries.
 ///
 /// A jump sets the substances given in `substances` to their states after the chosen mix, as a
 /// task mix named `travel` that reactors receive like any other commit (so the app's views
