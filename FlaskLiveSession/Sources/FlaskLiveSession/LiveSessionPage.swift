@@ -123,7 +123,9 @@ enum LiveSessionPage {
             row.dataset.serial = entry.serial;
             cell(row, "serial", "#" + entry.serial);
             const name = entry.mixer ? (entry.domain ? entry.domain + "." : "") + entry.mixer : entry.domain;
-            cell(row, "mixer", (isTravel(entry) ? "⟲ " : "") + name + (entry.kind === "task" && !isTravel(entry) ? " (task)" : ""));
+            const kind = entry.kind === "task" && !isTravel(entry) ? " (task)"
+              : entry.kind === "exclusiveMixer" ? " (exclusive)" : "";
+            cell(row, "mixer", (isTravel(entry) ? "⟲ " : "") + name + kind);
             const changes = document.createElement("div");
             for (const change of entry.changes) {
               const line = document.createElement("div");
@@ -144,6 +146,12 @@ enum LiveSessionPage {
               changes.append(line);
             }
             if (entry.stop) changes.append("stopped by " + entry.stop.middleware + ": " + entry.stop.reason);
+            if (entry.locksHeld && entry.locksHeld.length) {
+              const locks = document.createElement("div");
+              locks.className = "origin";
+              locks.textContent = "locks held: " + entry.locksHeld.map((serial) => "#" + serial).join(", ");
+              changes.append(locks);
+            }
             cell(row, "", changes);
             cell(row, "origin", !entry.origin ? "" : entry.origin.line ? entry.origin.fileID + ":" + entry.origin.line
               : entry.origin.fileID);
