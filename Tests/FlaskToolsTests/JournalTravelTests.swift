@@ -42,6 +42,22 @@ struct JournalTravelTests {
         board.unbind(observer)
     }
 
+    @Test("serial 0 is before the first mix kept; a serial not kept moves nothing and says so")
+    func startAndUnknown() async throws {
+        let bus = Flux(label: "travel.start")
+        let board = Substance<Board>(name: "board", bus: bus)
+        let journal = MixJournal()
+        bus.use(journal)
+        let before = board.state
+        await ChainReaction().mix(board) { $0.prop.title = "one" }.reactAndWait()
+        let unknown = await MixJournal.travel(journal.document, to: 999, substances: [board], on: bus)
+        #expect(unknown.moved.isEmpty && unknown.left["board"] == "the journal keeps no mix #999")
+        #expect(board.state.title == "one")
+        let start = await MixJournal.travel(journal.document, to: 0, substances: [board], on: bus)
+        #expect(start.moved == ["board"])
+        #expect(board.state == before)
+    }
+
     @Test("entries(after:) gives the entries newer than a serial, in a ring that has wrapped too")
     func entriesAfter() async throws {
         let bus = Flux(label: "travel.after")

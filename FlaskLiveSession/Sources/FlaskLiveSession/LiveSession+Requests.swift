@@ -14,13 +14,21 @@ extension LiveSession {
         case (false, "/"):
             return Self.html(LiveSessionPage.html)
         case (false, "/api/entries"):
-            let after = request.query["after"].flatMap(UInt64.init) ?? 0
+            guard let after = Self.serial(request.query["after"], absent: 0) else {
+                return Self.text(.badRequest, "after: a mix's serial")
+            }
             return Self.json(entriesResponse(after: after))
         case (false, "/api/states"):
-            guard let serial = request.query["after"].flatMap(UInt64.init) else {
-                return Self.text(.badRequest, "after?")
+            guard let serial = Self.serial(request.query["after"], absent: nil) else {
+                return Self.text(.badRequest, "after: a mix's serial")
             }
-            return Self.json(journal.document.states(after: serial))
+            let document = journal.document
+            // 0: before the first mix kept.
+            if serial == 0 { return Self.json(document.startStates) }
+            guard document.entries.contains(where: { $0.serial == serial }) else {
+                return Self.text(.badRequest, "the journal keeps no mix #\(serial)")
+            }
+            return Self.json(document.states(after: serial))
         case (false, "/api/export"):
             var response = Self.text(.ok, journal.jsonLines() + "\n")
             response.headers[.contentType] = "application/x-ndjson; charset=utf-8"
@@ -29,10 +37,12 @@ extension LiveSession {
         case (false, "/api/actions"):
             return Self.json(actions.keys.sorted())
         case (true, "/api/travel"):
-            guard let serial = request.query["to"].flatMap(UInt64.init) else { return Self.text(.badRequest, "to?") }
+            guard let serial = Self.serial(request.query["to"], absent: nil) else {
+                return Self.text(.badRequest, "to: a mix's serial")
+            }
             // Recorded as dispatched from the page.
-            return Self.json(
-                TravelReply(await travel(to: serial, fileID: "the live session page", line: 0, function: "Jump")))
+            let travel = await travel(to: serial, fileID: "the live session page", line: 0, function: "Jump")
+            return Self.json(TravelReply(travel), status: travel.moved.isEmpty ? .conflict : .ok)
         case (true, "/api/present"):
             return Self.json(
                 TravelReply(await returnToPresent(fileID: "the live session page", line: 0, function: "Present")))
@@ -43,8 +53,8 @@ extension LiveSession {
             resume()
             return Self.text(.ok, "recording")
         case (true, "/api/again"):
-            guard let serial = request.query["serial"].flatMap(UInt64.init) else {
-                return Self.text(.badRequest, "serial?")
+            guard let serial = Self.serial(request.query["serial"], absent: nil) else {
+                return Self.text(.badRequest, "serial: a mix's serial")
             }
             if let reason = await dispatchAgain(serial) { return Self.text(.badRequest, reason) }
             return Self.text(.ok, "dispatched mix #\(serial) again")
@@ -72,10 +82,13 @@ extension LiveSession {
             return Self.text(.forbidden, "the address's token is missing or wrong")
         }
         let hosts = ["127.0.0.1:\(port)", "localhost:\(port)"]
-        guard let host = request.headers[.host], hosts.contains(host) else {
+        // Host names are case-insensitive.
+        guard let host = request.headers[.host]?.lowercased(), hosts.contains(host) else {
             return Self.text(.forbidden, "not a request for this server")
         }
-        if let origin = request.headers[HTTPHeader("Origin")], !hosts.map({ "http://" + $0 }).contains(origin) {
+        if let origin = request.headers[HTTPHeader("Origin")]?.lowercased(),
+            !hosts.map({ "http://" + $0 }).contains(origin)
+        {
             return Self.text(.forbidden, "requests from another origin are refused")
         }
         return nil
@@ -96,12 +109,18 @@ extension LiveSession {
             paused: status.paused, travelledTo: status.travelledTo)
     }
 
-    private static func json(_ value: some Encodable) -> HTTPResponse {
+    /// A mix's serial given in a query: `absent` when it is not given, nil when it is not a serial.
+    private static func serial(_ text: String?, absent: UInt64?) -> UInt64? {
+        guard let text else { return absent }
+        return UInt64(text)
+    }
+
+    private static func json(_ value: some Encodable, status: HTTPStatusCode = .ok) -> HTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return text(.internalServerError, "not encodable") }
         return HTTPResponse(
-            statusCode: .ok,
+            statusCode: status,
             headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"], body: data)
     }
 

@@ -90,7 +90,9 @@ public final class LiveSession: Sendable {
             server: server, task: task)
         box.session = session
         bus.use(journal)
-        if printsAddress { print("Flask live session: \(session.address)") }
+        // Written at once: `print` holds its line in a buffer when standard output is a pipe or a
+        // file, where a developer (or a script waiting for the address) would not see it.
+        if printsAddress { FileHandle.standardOutput.write(Data("Flask live session: \(session.address)\n".utf8)) }
         return session
     }
 
@@ -118,7 +120,8 @@ public final class LiveSession: Sendable {
         serverTask.cancel()
     }
 
-    /// Moves the app to the states after mix `serial`, as the page's jump does (recorded as
+    /// Moves the app to the states after mix `serial` (an entry's `serial`; 0: before the first mix
+    /// kept), as the page's jump does (recorded as
     /// dispatched from where this is called: leave `fileID`, `line` and `function` to their
     /// defaults).
     @discardableResult
@@ -128,7 +131,8 @@ public final class LiveSession: Sendable {
         let travel = await MixJournal.travel(
             journal.document, to: serial, substances: substances, on: bus, fileID: fileID, line: line,
             function: function)
-        status.withLock { $0.travelledTo = serial }
+        // In the past only once something moved (not for a mix the journal no longer keeps).
+        if !travel.moved.isEmpty { status.withLock { $0.travelledTo = serial } }
         return travel
     }
 

@@ -184,7 +184,8 @@ enum LiveSessionPage {
           const element = $("status");
           if (imported) { element.textContent = "an imported session (not live)"; element.className = ""; return; }
           if (status.travelledTo != null) {
-            element.textContent = `in the past: after mix #${status.travelledTo} (new mixes branch from there)`;
+            const where = status.travelledTo === 0 ? "before the first mix" : `after mix #${status.travelledTo}`;
+            element.textContent = `in the past: ${where} (new mixes branch from there)`;
             element.className = "past";
           } else {
             element.textContent = status.paused ? "paused" : `live: ${entries.length} mixes`;
@@ -205,7 +206,12 @@ enum LiveSessionPage {
           return response.ok ? response.json().catch(() => ({})) : Promise.reject(await response.text());
         }
         async function travel(serial) {
-          await post("/api/travel", { to: serial });
+          try {
+            await post("/api/travel", { to: serial });
+          } catch (error) {
+            $("note").textContent = "The jump moved nothing: " + error;
+            return;
+          }
           status.travelledTo = serial;
           await poll(true);
           select(serial);
@@ -218,7 +224,8 @@ enum LiveSessionPage {
           const now = status.travelledTo != null ? status.travelledTo : serials[serials.length - 1];
           let index = serials.findIndex((serial) => serial >= now);
           if (index < 0) index = serials.length - 1;
-          const target = serials[Math.min(serials.length - 1, Math.max(0, index + by))];
+          // Back from the first mix: before it (0, the states the journal starts from).
+          const target = index + by < 0 ? 0 : serials[Math.min(serials.length - 1, index + by)];
           if (target !== undefined) travel(target);
         }
         async function poll(once) {

@@ -23,6 +23,12 @@ struct TodoState: State, Equatable {
 
 enum TodoMixers: SubstanceMixer { case toggle }
 
+/// An action with a secret field.
+struct RotateKey: FlaskAction, Codable {
+    let key: String
+    static var secretKeys: Set<String> { ["key"] }
+}
+
 struct AddTodo: FlaskAction, Codable {
     let title: String
 }
@@ -157,6 +163,58 @@ struct LiveSessionTests {
         #expect(todos.state.todos.map(\.title) == ["milk", "tea"])
         _ = try await client.request("/api/present", method: "POST")
         #expect(todos.state.todos.map(\.title) == ["milk", "tea"], "the present is now the branch's last mix")
+        await session.stop()
+    }
+
+    @Test("a jump to a mix not kept moves nothing and says so; 0 is before the first mix; bad serials are refused")
+    func travelEdges() async throws {
+        let bus = Flux(label: "live.edges")
+        let todos = makeTodos(on: bus)
+        let session = try await LiveSession.start(bus: bus, substances: [todos], printsAddress: false)
+        let client = Client(session: session)
+        for title in ["milk", "bread"] { await bus.apply(AddTodo(title: title)) }
+        let missing = try await client.request("/api/travel", method: "POST", query: ["to": "999"])
+        #expect(missing.status == 409 && missing.text.contains("keeps no mix #999"), "\(missing.text)")
+        #expect(todos.state.todos.count == 2)
+        #expect(session.status.withLock { $0.travelledTo } == nil, "not in the past: nothing moved")
+        let start = try await client.request("/api/states", query: ["after": "0"])
+        #expect(start.text.contains(#""todos":[]"#), "\(start.text)")
+        let before = try await client.request("/api/travel", method: "POST", query: ["to": "0"])
+        #expect(before.status == 200)
+        #expect(todos.state.todos.isEmpty, "before the first mix")
+        #expect(try await client.request("/api/entries", query: ["after": "abc"]).status == 400)
+        #expect(try await client.request("/api/states", query: ["after": "-1"]).status == 400)
+        #expect(try await client.request("/api/states", query: ["after": "999"]).status == 400)
+        await session.stop()
+    }
+
+    @Test("Again refuses a mix whose action has secret fields: the journal redacted them")
+    func againRefusesSecrets() async throws {
+        let bus = Flux(label: "live.again-secret")
+        let vault = ReactiveSubstance<TodoState, TodoMixers>(name: "vault", bus: bus) { define in
+            define(RotateKey.self) { vault, action, react, _ in
+                vault.prop.apiKey = action.key
+                react()
+            }
+        }
+        let session = try await LiveSession.start(
+            bus: bus, substances: [vault], actions: [RotateKey.self], printsAddress: false)
+        await bus.apply(RotateKey(key: "sk-new-secret"))
+        let serial = try #require(session.journal.entries.first?.serial)
+        let again = try await Client(session: session).request(
+            "/api/again", method: "POST", query: ["serial": "\(serial)"])
+        #expect(again.status == 400 && again.text.contains("secret"), "\(again.text)")
+        await session.stop()
+    }
+
+    @Test("a host name in capitals is the same host")
+    func hostCase() async throws {
+        let bus = Flux(label: "live.host-case")
+        let session = try await LiveSession.start(bus: bus, printsAddress: false)
+        let request = HTTPRequest(
+            method: .GET, version: .http11, path: "/api/actions", query: [.init(name: "token", value: session.token)],
+            headers: [.host: "LOCALHOST:\(session.port)"], body: Data())
+        #expect(await session.respond(to: request).statusCode == .ok)
         await session.stop()
     }
 

@@ -203,9 +203,10 @@ extension MixJournal {
 
     /// Dispatches a recorded mix again, by name with its recorded payload or action, and returns
     /// once it has run: what a live view's "again" does. Returns why it could not, as a replay
-    /// would say it: a task (a chain, a rollback, a jump) is not dispatched again, a mixer whose
-    /// domain is not among `domains` is not found, an action with secret fields was not recorded
-    /// whole.
+    /// would say it: a task (a chain, a rollback, a jump) is not dispatched again, nor a mix whose
+    /// action or payload has secret fields (their values are redacted in the journal, and are not
+    /// re-applied from memory either), and a mixer whose domain is not among `domains` is not
+    /// found.
     ///
     /// - Parameters:
     ///   - entry: the recorded mix, from ``entries`` or a ``Document``.
@@ -219,6 +220,11 @@ extension MixJournal {
     ) async -> Replay.Skip? {
         guard entry.kind != .task else { return skip(entry, "a task is not dispatched again") }
         guard entry.stop == nil else { return skip(entry, "a middleware stopped it") }
+        // What the journal redacted is not dispatched again, even where the journal kept the live
+        // value in memory: no one who reads the journal re-applies a secret they cannot read.
+        if entry.action?.containsRedacted == true || entry.payload?.values.contains(where: \.containsRedacted) == true {
+            return skip(entry, "it carries secret fields (secretKeys), which are not dispatched again")
+        }
         let result = await replayMixer(entry, on: bus, domains: domains, fileID: fileID, line: line, function: function)
         if case .failure(let skip) = result { return skip }
         return nil

@@ -6,14 +6,15 @@ extension MixJournal {
     public struct Travel: Sendable, Equatable {
         /// The substances that took their state after the mix.
         public let moved: [String]
-        /// The substances given that were left as they are, and why: no state recorded, an
-        /// archived substance (a jump never writes a past state to an archive), or a recorded
-        /// state that no longer decodes as the state type.
+        /// The substances given that were left as they are, and why: no such mix kept, no state
+        /// recorded, an archived substance (a jump never writes a past state to an archive), or a
+        /// recorded state that no longer decodes as the state type.
         public let left: [String: String]
     }
 
     /// Sets the substances given to their states after the mix numbered `serial` (rebuilt with
-    /// ``Document/states(after:)``), as one task mix named `"travel"` that observers and reactors
+    /// ``Document/states(after:)``; serial 0: the states before the first mix kept, the
+    /// document's ``Document/startStates``), as one task mix named `"travel"` that observers and reactors
     /// receive like any other commit, so that the app's views follow; a journal records it as a
     /// task named `travel`, dispatched from where this was called (`fileID`, `line`, `function`:
     /// leave the defaults). Returns once it has run.
@@ -31,11 +32,17 @@ extension MixJournal {
         _ document: Document, to serial: UInt64, substances: [any AnySubstance], on bus: Flux,
         fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) async -> Travel {
-        let states = document.states(after: serial)
+        // Serial 0: before the first mix kept, the states the journal starts from.
+        let known = serial == 0 || document.entries.contains { $0.serial == serial }
+        let states = serial == 0 ? document.startStates : document.states(after: serial)
         var targets: [(any EncodedStateApplying, JournalValue)] = []
         var left: [String: String] = [:]
         for substance in substances {
             let name = substance.name()
+            guard known else {
+                left[name] = "the journal keeps no mix #\(serial)"
+                continue
+            }
             guard let target = substance as? any EncodedStateApplying else {
                 left[name] = "its state is not Codable"
                 continue
