@@ -88,10 +88,11 @@ try:
     wait.until(lambda _: len(row_texts()) == 2)
     check("milk" in row_texts()[0] and "bread" in row_texts()[1], f"the two mixes: {row_texts()}")
 
-    # A mix made while the page is open appears without a reload.
+    # A mix made while the page is open appears without a reload: pushed over the page's WebSocket.
+    wait.until(lambda _: browser.find_element(By.ID, "push").text == "pushed")
     started = time.monotonic()
     send("add eggs")
-    wait.until(lambda _: len(row_texts()) == 3)
+    WebDriverWait(browser, 20, poll_frequency=0.01).until(lambda _: len(row_texts()) == 3)
     print(f"a new mix shown after {(time.monotonic() - started) * 1000:.0f} ms")
     check(titles() == ["milk", "bread", "eggs"], f"the app's state: {titles()}")
     browser.save_screenshot(os.path.join(shots, "live-session.png"))

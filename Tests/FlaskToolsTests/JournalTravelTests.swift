@@ -58,13 +58,15 @@ struct JournalTravelTests {
         #expect(board.state == before)
     }
 
-    @Test("entries(after:) gives the entries newer than a serial, in a ring that has wrapped too")
+    @Test(
+        "entries(after:) gives the entries newer than a serial, and newestSerial the newest, in a ring that wrapped too"
+    )
     func entriesAfter() async throws {
         let bus = Flux(label: "travel.after")
         let board = Substance<Board>(name: "board", bus: bus)
         let journal = MixJournal(capacity: 3)
         bus.use(journal)
-        #expect(journal.entries(after: 0).isEmpty)
+        #expect(journal.entries(after: 0).isEmpty && journal.newestSerial == nil)
         for title in ["a", "b", "c", "d", "e"] {
             await ChainReaction().mix(board) { $0.prop.title = title }.reactAndWait()
         }
@@ -73,6 +75,7 @@ struct JournalTravelTests {
         #expect(journal.entries(after: 0).map(\.serial) == kept)
         #expect(journal.entries(after: kept[0]).map(\.serial) == Array(kept.dropFirst()))
         #expect(journal.entries(after: kept[2]).isEmpty)
+        #expect(journal.newestSerial == kept[2], "the newest, in a ring that wrapped")
     }
 
     @Test("an archived substance and one the journal never saw are left as they are, saying why")

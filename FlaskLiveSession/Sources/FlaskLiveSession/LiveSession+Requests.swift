@@ -12,7 +12,7 @@ extension LiveSession {
         let post = request.method == .POST
         switch (post, request.path) {
         case (false, "/"):
-            return Self.html(LiveSessionPage.html)
+            return html(LiveSessionPage.html)
         case (false, "/api/entries"):
             guard let after = Self.serial(request.query["after"], absent: 0) else {
                 return Self.text(.badRequest, "after: a mix's serial")
@@ -34,6 +34,16 @@ extension LiveSession {
             response.headers[.contentType] = "application/x-ndjson; charset=utf-8"
             response.headers[.contentDisposition] = "attachment; filename=\"flask-session.jsonl\""
             return response
+        case (false, "/api/live"):
+            // A WebSocket that says when there are new mixes (LiveSignal).
+            do {
+                return try await WebSocketHTTPHandler(
+                    handler: MessageFrameWSHandler(handler: LiveSignal(journal: journal))
+                )
+                .handleRequest(request)
+            } catch {
+                return Self.text(.badRequest, "a WebSocket handshake was expected: \(error)")
+            }
         case (false, "/api/actions"):
             return Self.json(actions.keys.sorted())
         case (true, "/api/travel"):
@@ -130,15 +140,15 @@ extension LiveSession {
             body: Data(text.utf8))
     }
 
-    private static func html(_ text: String) -> HTTPResponse {
+    private func html(_ text: String) -> HTTPResponse {
         HTTPResponse(
             statusCode: .ok,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
                 // The page runs its own script only and is never framed by another site.
                 HTTPHeader("Content-Security-Policy"):
-                    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
-                    + "frame-ancestors 'none'",
+                    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                    + "connect-src 'self' ws://127.0.0.1:\(port) ws://localhost:\(port); frame-ancestors 'none'",
                 HTTPHeader("Referrer-Policy"): "no-referrer",
             ], body: Data(text.utf8))
     }

@@ -48,6 +48,7 @@ enum LiveSessionPage {
         <header>
           <h1>Flask live session</h1>
           <span id="status">connecting…</span>
+          <span id="push" class="origin" title="how the page hears of new mixes">polling</span>
           <button id="back" title="the app to the mix before">◀ Back</button>
           <button id="forward" title="the app to the mix after">Forward ▶</button>
           <button id="present" title="the app to the last mix it made">Present</button>
@@ -79,7 +80,7 @@ enum LiveSessionPage {
           for (const [key, value] of Object.entries(params || {})) url.searchParams.set(key, value);
           return url;
         }
-        let entries = [], last = 0, selected = null, imported = false, status = {};
+        let entries = [], last = 0, selected = null, imported = false, status = {}, pushed = false;
         const shown = 1000;
 
         function text(value) {
@@ -245,7 +246,22 @@ enum LiveSessionPage {
               $("status").textContent = "disconnected: is the app still running?";
             }
           }
-          if (!once) setTimeout(poll, 250);
+          // With the socket open, it says when there is something new; a slow poll stays, in case.
+          if (!once) setTimeout(poll, pushed ? 2000 : 250);
+        }
+        // A WebSocket on which the session says when there are new mixes: they are asked for at
+        // once, rather than at the next poll. Without it (closed, refused), the page polls.
+        function connect() {
+          const url = api("/api/live");
+          url.protocol = "ws:";
+          const socket = new WebSocket(url);
+          socket.onopen = () => { pushed = true; $("push").textContent = "pushed"; };
+          socket.onmessage = () => { if (!imported) poll(true); };
+          socket.onclose = () => {
+            pushed = false;
+            $("push").textContent = "polling";
+            setTimeout(connect, 2000);
+          };
         }
         async function loadActions() {
           const names = await (await fetch(api("/api/actions"))).json();
@@ -289,6 +305,7 @@ enum LiveSessionPage {
           poll(true);
         };
         poll();
+        connect();
         loadActions();
         </script>
         </body>

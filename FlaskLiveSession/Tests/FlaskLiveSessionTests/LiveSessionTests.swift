@@ -218,6 +218,33 @@ struct LiveSessionTests {
         await session.stop()
     }
 
+    @Test(
+        "the page's WebSocket says when there are new mixes, with the newest serial, and ends with the page's",
+        .timeLimit(.minutes(1)))
+    func signal() async throws {
+        // The handler itself: Linux's URLSession has no WebSocket client (libcurl's lacks it);
+        // the browser test opens the real socket.
+        let bus = Flux(label: "live.signal")
+        _ = makeTodos(on: bus)
+        let journal = MixJournal()
+        bus.use(journal)
+        let (client, page) = AsyncStream<WSMessage>.makeStream()
+        let messages = try await LiveSignal(journal: journal).makeMessages(for: client)
+        var iterator = messages.makeAsyncIterator()
+        await bus.apply(AddTodo(title: "milk"))
+        let serial = try #require(journal.newestSerial)
+        #expect(await iterator.next() == .text("\(serial)"))
+        await bus.apply(AddTodo(title: "bread"))
+        await bus.apply(AddTodo(title: "eggs"))
+        let newest = try #require(journal.newestSerial)
+        // A burst is told once, as its newest mix (or twice, if the watch looked between them).
+        var told = await iterator.next()
+        if told != .text("\(newest)") { told = await iterator.next() }
+        #expect(told == .text("\(newest)"))
+        page.finish()
+        #expect(await iterator.next() == nil, "the page closed the socket: the messages end")
+    }
+
     @Test("the page dispatches the typed actions it was given, from their JSON")
     func dispatch() async throws {
         let bus = Flux(label: "live.dispatch")

@@ -532,6 +532,15 @@ public final class MixJournal: FluxMiddleware {
         return recorded.map { Entry($0, clock: clock) }
     }
 
+    /// The serial of the newest entry kept (nil when none is): what a view checks, cheaply, to
+    /// learn that there is something new to ask for.
+    public var newestSerial: UInt64? {
+        storage.withLock { storage in
+            storage.entries.isEmpty
+                ? nil : storage.entries[(storage.start + storage.entries.count - 1) % storage.entries.count].serial
+        }
+    }
+
     /// The entries kept whose serial is greater than `serial`, oldest first: what a view that has
     /// shown the mixes up to `serial` shows next. Only those entries are made, so that a view
     /// that asks often pays for what is new, not for the whole ring.
