@@ -212,8 +212,9 @@ extension MixJournal {
     ///   - entry: the recorded mix, from ``entries`` or a ``Document``.
     ///   - bus: the bus to dispatch on.
     ///   - domains: the mixer enumerations and action types the mix may name.
-    ///   - fileID: where the new mix says it was dispatched from, with `line` and `function`:
-    ///     leave the defaults.
+    ///   - fileID: the file the new mix says it was dispatched from: leave the default.
+    ///   - line: the line it says it was dispatched from: leave the default.
+    ///   - function: the function it says it was dispatched from: leave the default.
     public static func dispatchAgain(
         _ entry: Entry, on bus: Flux, domains: [any Any.Type], fileID: StaticString = #fileID, line: UInt = #line,
         function: StaticString = #function
