@@ -12,10 +12,7 @@ import Testing
 struct JournalTravelTests {
     @Test("the states after the mix, as a commit observers receive and the journal records as travel")
     func travelAndReturn() async throws {
-        let bus = Flux(label: "travel.board")
-        let board = Substance<Board>(name: "board", bus: bus)
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, board, journal) = journaledBoard("travel.board")
         var states: [Board] = []
         for title in ["one", "two", "three"] {
             await ChainReaction().mix(board) {
@@ -44,10 +41,7 @@ struct JournalTravelTests {
 
     @Test("serial 0 is before the first mix kept; a serial not kept moves nothing and says so")
     func startAndUnknown() async throws {
-        let bus = Flux(label: "travel.start")
-        let board = Substance<Board>(name: "board", bus: bus)
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, board, journal) = journaledBoard("travel.start")
         let before = board.state
         await ChainReaction().mix(board) { $0.prop.title = "one" }.reactAndWait()
         let unknown = await MixJournal.travel(journal.document, to: 999, substances: [board], on: bus)
@@ -62,10 +56,7 @@ struct JournalTravelTests {
         "entries(after:) gives the entries newer than a serial, and newestSerial the newest, in a ring that wrapped too"
     )
     func entriesAfter() async throws {
-        let bus = Flux(label: "travel.after")
-        let board = Substance<Board>(name: "board", bus: bus)
-        let journal = MixJournal(capacity: 3)
-        bus.use(journal)
+        let (_, board, journal) = journaledBoard("travel.after", capacity: 3)
         #expect(journal.entries(after: 0).isEmpty && journal.newestSerial == nil)
         for title in ["a", "b", "c", "d", "e"] {
             await ChainReaction().mix(board) { $0.prop.title = title }.reactAndWait()
@@ -97,6 +88,15 @@ struct JournalTravelTests {
         #expect(travel.left["unseen"] == "the journal has no state of it")
         #expect(archived.state.title == "two", "an archive never stores a travelled state")
     }
+}
+
+/// A board named `board` on a bus of its own, with a journal recording it.
+private func journaledBoard(_ label: String, capacity: Int = 10_000) -> (Flux, Substance<Board>, MixJournal) {
+    let bus = Flux(label: label)
+    let board = Substance<Board>(name: "board", bus: bus)
+    let journal = MixJournal(capacity: capacity)
+    bus.use(journal)
+    return (bus, board, journal)
 }
 
 /// Records the keys of each commit it receives.

@@ -22,13 +22,11 @@ extension LiveSession {
             guard let serial = Self.serial(request.query["after"], absent: nil) else {
                 return Self.text(.badRequest, "after: a mix's serial")
             }
-            let document = journal.document
             // 0: before the first mix kept.
-            if serial == 0 { return Self.json(document.startStates) }
-            guard document.entries.contains(where: { $0.serial == serial }) else {
+            guard let states = journal.document.states(afterKept: serial) else {
                 return Self.text(.badRequest, "the journal keeps no mix #\(serial)")
             }
-            return Self.json(document.states(after: serial))
+            return Self.json(states)
         case (false, "/api/export"):
             var response = Self.text(.ok, journal.jsonLines() + "\n")
             response.headers[.contentType] = "application/x-ndjson; charset=utf-8"
@@ -50,12 +48,11 @@ extension LiveSession {
             guard let serial = Self.serial(request.query["to"], absent: nil) else {
                 return Self.text(.badRequest, "to: a mix's serial")
             }
-            // Recorded as dispatched from the page.
-            let travel = await travel(to: serial, fileID: "the live session page", line: 0, function: "Jump")
+            let travel = await travel(to: serial, fileID: Self.page, line: 0, function: "Jump")
             return Self.json(TravelReply(travel), status: travel.moved.isEmpty ? .conflict : .ok)
         case (true, "/api/present"):
             return Self.json(
-                TravelReply(await returnToPresent(fileID: "the live session page", line: 0, function: "Present")))
+                TravelReply(await returnToPresent(fileID: Self.page, line: 0, function: "Present")))
         case (true, "/api/pause"):
             pause()
             return Self.text(.ok, "paused")

@@ -141,9 +141,10 @@ public final class LiveSession: Sendable {
     public func returnToPresent(
         fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) async -> MixJournal.Travel? {
-        guard let last = journal.entries.last(where: { !$0.isTravel }) else { return nil }
+        let document = journal.document
+        guard let last = document.entries.last(where: { !$0.isTravel }) else { return nil }
         let travel = await MixJournal.travel(
-            journal.document, to: last.serial, substances: substances, on: bus, fileID: fileID, line: line,
+            document, to: last.serial, substances: substances, on: bus, fileID: fileID, line: line,
             function: function)
         status.withLock { $0.travelledTo = nil }
         return travel
@@ -152,31 +153,29 @@ public final class LiveSession: Sendable {
     /// Dispatches the recorded mix `serial` again (its mixer or action, with its recorded payload
     /// or fields), as the page's "Again" does; returns why it could not, if it could not.
     public func dispatchAgain(_ serial: UInt64) async -> String? {
-        guard let entry = journal.entries(after: serial &- 1).first, entry.serial == serial else {
-            return "mix #\(serial) is no longer kept"
-        }
-        // Recorded as dispatched from the page.
+        guard let entry = journal.entry(serial: serial) else { return "mix #\(serial) is no longer kept" }
         return await MixJournal.dispatchAgain(
-            entry, on: bus, domains: domains, fileID: "the live session page", line: 0, function: "Again")?.reason
+            entry, on: bus, domains: domains, fileID: Self.page, line: 0, function: "Again")?.reason
     }
 
     /// Stops recording (the page shows no new mixes) until ``resume()``.
-    public func pause() {
-        let wasPaused = status.withLock { status in
-            defer { status.paused = true }
-            return status.paused
-        }
-        if !wasPaused { bus.remove(journal) }
-    }
+    public func pause() { setPaused(true) }
 
     /// Records again after ``pause()``.
-    public func resume() {
+    public func resume() { setPaused(false) }
+
+    /// Pauses or resumes recording: the journal leaves the bus or comes back, once.
+    private func setPaused(_ paused: Bool) {
         let wasPaused = status.withLock { status in
-            defer { status.paused = false }
+            defer { status.paused = paused }
             return status.paused
         }
-        if wasPaused { bus.use(journal) }
+        guard wasPaused != paused else { return }
+        if paused { bus.remove(journal) } else { bus.use(journal) }
     }
+
+    /// Where the mixes the page asks for (jumps, dispatches, mixes again) say they came from.
+    static let page: StaticString = "the live session page"
 
     /// 128 random bits, as 32 hexadecimal digits (`SystemRandomNumberGenerator` is the system's
     /// cryptographic generator).
@@ -220,12 +219,6 @@ struct LiveAction: Sendable {
         throws
     {
         let action = try JSONDecoder().decode(A.self, from: data)
-        // Recorded as dispatched from the page.
-        bus.dispatch(action, fileID: "the live session page", line: 0, function: "Dispatch")
+        bus.dispatch(action, fileID: LiveSession.page, line: 0, function: "Dispatch")
     }
-}
-
-extension MixJournal.Entry {
-    /// Whether the mix was a jump in time (`LiveSession.travel(to:)`).
-    var isTravel: Bool { kind == .task && mixer == "travel" }
 }

@@ -102,6 +102,14 @@ enum LiveSessionPage {
           const text = words(entry);
           return filter.toLowerCase().split(/\s+/).every((word) => text.includes(word));
         }
+        // A value, cut to fit a row; whole on hover.
+        function shownValue(className, value) {
+          const span = document.createElement("span");
+          span.className = className;
+          span.textContent = text(value);
+          span.title = JSON.stringify(value);
+          return span;
+        }
         function isTravel(entry) { return entry.kind === "task" && entry.mixer === "travel"; }
         function cell(row, className, content) {
           const td = row.insertCell();
@@ -137,11 +145,7 @@ enum LiveSessionPage {
                 line.append(change.substance + ": ");
                 change.values.forEach((value, index) => {
                   if (index) line.append("; ");
-                  const old = document.createElement("span"); old.className = "old"; old.textContent = text(value.old);
-                  old.title = JSON.stringify(value.old);
-                  const now = document.createElement("span"); now.className = "new"; now.textContent = text(value.new);
-                  now.title = JSON.stringify(value.new);
-                  line.append(value.key + " ", old, " → ", now);
+                  line.append(value.key + " ", shownValue("old", value.old), " → ", shownValue("new", value.new));
                 });
               }
               changes.append(line);
@@ -213,7 +217,6 @@ enum LiveSessionPage {
             $("note").textContent = "The jump moved nothing: " + error;
             return;
           }
-          status.travelledTo = serial;
           await poll(true);
           select(serial);
         }
@@ -226,8 +229,7 @@ enum LiveSessionPage {
           let index = serials.findIndex((serial) => serial >= now);
           if (index < 0) index = serials.length - 1;
           // Back from the first mix: before it (0, the states the journal starts from).
-          const target = index + by < 0 ? 0 : serials[Math.min(serials.length - 1, index + by)];
-          if (target !== undefined) travel(target);
+          travel(index + by < 0 ? 0 : serials[Math.min(serials.length - 1, index + by)]);
         }
         async function poll(once) {
           if (!imported) {
@@ -283,7 +285,7 @@ enum LiveSessionPage {
         };
         $("back").onclick = () => step(-1);
         $("forward").onclick = () => step(1);
-        $("present").onclick = async () => { await post("/api/present"); status.travelledTo = null; await poll(true); };
+        $("present").onclick = async () => { await post("/api/present"); await poll(true); };
         $("pause").onclick = async () => { await post(status.paused ? "/api/resume" : "/api/pause"); await poll(true); };
         // Drawn once typing pauses, not at each key.
         let typing = null;

@@ -49,6 +49,18 @@ func makeTodos(on bus: Flux) -> ReactiveSubstance<TodoState, TodoMixers> {
     }
 }
 
+/// A todo list on a bus of its own, a session recording it (its todos moved by jumps), and a
+/// client of the session.
+func startedTodos(
+    _ label: String, actions: [any (FlaskAction & Decodable).Type] = [], mixers: [any SubstanceMixer.Type] = []
+) async throws -> (Flux, ReactiveSubstance<TodoState, TodoMixers>, LiveSession, Client) {
+    let bus = Flux(label: label)
+    let todos = makeTodos(on: bus)
+    let session = try await LiveSession.start(
+        bus: bus, substances: [todos], actions: actions, mixers: mixers, printsAddress: false)
+    return (bus, todos, session, Client(session: session))
+}
+
 /// Requests to a started session, over HTTP on the loopback address.
 struct Client {
     let session: LiveSession
@@ -120,10 +132,7 @@ struct LiveSessionTests {
 
     @Test("mixes appear as they happen, newer than what the page has; secrets are redacted")
     func entries() async throws {
-        let bus = Flux(label: "live.entries")
-        let todos = makeTodos(on: bus)
-        let session = try await LiveSession.start(bus: bus, substances: [todos], printsAddress: false)
-        let client = Client(session: session)
+        let (bus, _, session, client) = try await startedTodos("live.entries")
         for title in ["milk", "bread"] { await bus.apply(AddTodo(title: title)) }
         await bus.apply(TodoMixers.toggle, payload: ["index": 0])
         let all = try JSONDecoder().decode(Reply.self, from: Data(try await client.request("/api/entries").text.utf8))
@@ -141,10 +150,7 @@ struct LiveSessionTests {
 
     @Test("a jump sets the app's state after the mix, as a commit the journal records; present returns")
     func travel() async throws {
-        let bus = Flux(label: "live.travel")
-        let todos = makeTodos(on: bus)
-        let session = try await LiveSession.start(bus: bus, substances: [todos], printsAddress: false)
-        let client = Client(session: session)
+        let (bus, todos, session, client) = try await startedTodos("live.travel")
         for title in ["milk", "bread", "eggs"] { await bus.apply(AddTodo(title: title)) }
         let present = todos.state
         let first = try #require(session.journal.entries.first?.serial)
@@ -168,10 +174,7 @@ struct LiveSessionTests {
 
     @Test("a jump to a mix not kept moves nothing and says so; 0 is before the first mix; bad serials are refused")
     func travelEdges() async throws {
-        let bus = Flux(label: "live.edges")
-        let todos = makeTodos(on: bus)
-        let session = try await LiveSession.start(bus: bus, substances: [todos], printsAddress: false)
-        let client = Client(session: session)
+        let (bus, todos, session, client) = try await startedTodos("live.edges")
         for title in ["milk", "bread"] { await bus.apply(AddTodo(title: title)) }
         let missing = try await client.request("/api/travel", method: "POST", query: ["to": "999"])
         #expect(missing.status == 409 && missing.text.contains("keeps no mix #999"), "\(missing.text)")
@@ -247,11 +250,7 @@ struct LiveSessionTests {
 
     @Test("the page dispatches the typed actions it was given, from their JSON")
     func dispatch() async throws {
-        let bus = Flux(label: "live.dispatch")
-        let todos = makeTodos(on: bus)
-        let session = try await LiveSession.start(
-            bus: bus, substances: [todos], actions: [AddTodo.self], printsAddress: false)
-        let client = Client(session: session)
+        let (bus, todos, session, client) = try await startedTodos("live.dispatch", actions: [AddTodo.self])
         #expect(try await client.request("/api/actions").text == #"["AddTodo"]"#)
         let sent = try await client.request(
             "/api/dispatch", method: "POST", query: ["action": "AddTodo"], body: #"{"title":"from the page"}"#)
@@ -268,11 +267,8 @@ struct LiveSessionTests {
 
     @Test("a recorded mix, mixer or action, is dispatched again; a jump is not")
     func again() async throws {
-        let bus = Flux(label: "live.again")
-        let todos = makeTodos(on: bus)
-        let session = try await LiveSession.start(
-            bus: bus, substances: [todos], actions: [AddTodo.self], mixers: [TodoMixers.self], printsAddress: false)
-        let client = Client(session: session)
+        let (bus, todos, session, client) = try await startedTodos(
+            "live.again", actions: [AddTodo.self], mixers: [TodoMixers.self])
         await bus.apply(AddTodo(title: "milk"))
         await bus.apply(TodoMixers.toggle, payload: ["index": 0])
         let serials = session.journal.entries.map(\.serial)
@@ -295,10 +291,7 @@ struct LiveSessionTests {
 
     @Test("pause stops recording until resume")
     func pause() async throws {
-        let bus = Flux(label: "live.pause")
-        let todos = makeTodos(on: bus)
-        let session = try await LiveSession.start(bus: bus, substances: [todos], printsAddress: false)
-        let client = Client(session: session)
+        let (bus, _, session, client) = try await startedTodos("live.pause")
         await bus.apply(AddTodo(title: "one"))
         _ = try await client.request("/api/pause", method: "POST")
         await bus.apply(AddTodo(title: "unseen"))

@@ -15,9 +15,9 @@ extension JournalValue {
         case let value as Bool: return (.bool(value), false)
         case let value as String: return JournalValue.string(value).bounded(to: limit)
         default:
-            if let optional = value as? any OptionalValue {
-                return captured(optional.wrappedValue, limit: limit)
-            }
+            // An optional: what it holds, captured as itself (nil: null).
+            guard let unwrapped = unwrappingOptionals(value) else { return (.null, false) }
+            if !isSameType(unwrapped, value) { return captured(unwrapped, limit: limit) }
             return JournalValue(encoding: value).strippingInternalKeys(of: value).bounded(to: limit)
         }
     }

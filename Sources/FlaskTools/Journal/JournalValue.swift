@@ -87,11 +87,12 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         case let value as [Any]: self = .array(value.map(JournalValue.init(_:)))
         case let value as [String: Any]: self = .object(value.mapValues(JournalValue.init(_:)))
         default:
-            if let optional = value as? any OptionalValue {
-                self = optional.wrappedValue.map(JournalValue.init(_:)) ?? .null
-            } else {
-                self = .unrepresentable(type: "\(type(of: value))")
+            // An optional: what it holds, as itself (nil: null); anything else unwraps to itself.
+            guard let unwrapped = unwrappingOptionals(value) else {
+                self = .null
+                return
             }
+            self = isSameType(unwrapped, value) ? .unrepresentable(type: "\(type(of: value))") : JournalValue(unwrapped)
         }
     }
 
@@ -258,19 +259,8 @@ private struct AnyJSONKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-/// `value` with its optionals unwrapped (`User??` holding a user is the user); nil for one that
-/// is nil. For the tools, which read values untyped (the journal, the test probe).
-package func unwrappingOptionals(_ value: Any) -> Any? {
-    if let optional = value as? any OptionalValue { return optional.wrappedValue.flatMap(unwrappingOptionals) }
-    return value
-}
-
-/// An optional, seen through its type: what lets the tools unwrap a value of any `Optional`.
-protocol OptionalValue {
-    /// The wrapped value; nil for `.none`.
-    var wrappedValue: Any? { get }
-}
-
-extension Optional: OptionalValue {
-    var wrappedValue: Any? { self.map { $0 as Any } }
+/// Whether `a` and `b` hold values of one type: a value that `unwrappingOptionals(_:)` returned
+/// as it was is not an optional.
+func isSameType(_ a: Any, _ b: Any) -> Bool {
+    ObjectIdentifier(type(of: a)) == ObjectIdentifier(type(of: b))
 }

@@ -205,6 +205,16 @@ extension MixJournal {
             return lines.joined(separator: "\n")
         }
 
+        /// Every substance's state after the mix `serial`, as ``states(after:)`` rebuilds it, when
+        /// the document keeps that mix; serial 0: before the first mix kept (``startStates``); nil
+        /// for a mix the document does not keep. What a jump in time, or a view of the states
+        /// after a mix, asks for.
+        public func states(afterKept serial: UInt64) -> [String: JournalValue]? {
+            if serial == 0 { return startStates }
+            guard entries.contains(where: { $0.serial == serial }) else { return nil }
+            return states(after: serial)
+        }
+
         /// Every substance's state after the mix `serial` (after all of them when no entry has that
         /// serial), rebuilt from ``startStates`` and the values each mix recorded: the substances
         /// that have a starting state.

@@ -12,12 +12,12 @@ extension MixJournal {
         public let left: [String: String]
     }
 
-    /// Sets the substances given to their states after the mix numbered `serial` (rebuilt with
-    /// ``Document/states(after:)``; serial 0: the states before the first mix kept, the
-    /// document's ``Document/startStates``), as one task mix named `"travel"` that observers and reactors
-    /// receive like any other commit, so that the app's views follow; a journal records it as a
-    /// task named `travel`, dispatched from where this was called (`fileID`, `line`, `function`:
-    /// leave the defaults). Returns once it has run.
+    /// Sets the substances given to their states after the mix numbered `serial`
+    /// (``Document/states(afterKept:)``: serial 0 is before the first mix kept), as one task mix
+    /// named `travel` that observers and reactors receive like any other commit, so that the app's
+    /// views follow; a journal records it as such a task (``Entry/isTravel``), dispatched from
+    /// where this was called (`fileID`, `line`, `function`: leave the defaults). Returns once it
+    /// has run.
     ///
     /// A substance that archives (`shouldArchive`) is left as it is: its archive would store the
     /// past state as the app's own. Secret keys and `_` properties, which a journal does not
@@ -32,17 +32,14 @@ extension MixJournal {
         _ document: Document, to serial: UInt64, substances: [any AnySubstance], on bus: Flux,
         fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) async -> Travel {
-        // Serial 0: before the first mix kept, the states the journal starts from.
-        let known = serial == 0 || document.entries.contains { $0.serial == serial }
-        let states = serial == 0 ? document.startStates : document.states(after: serial)
+        guard let states = document.states(afterKept: serial) else {
+            let left = substances.map { ($0.name(), "the journal keeps no mix #\(serial)") }
+            return Travel(moved: [], left: Dictionary(left, uniquingKeysWith: { first, _ in first }))
+        }
         var targets: [(any EncodedStateApplying, JournalValue)] = []
         var left: [String: String] = [:]
         for substance in substances {
             let name = substance.name()
-            guard known else {
-                left[name] = "the journal keeps no mix #\(serial)"
-                continue
-            }
             guard let target = substance as? any EncodedStateApplying else {
                 left[name] = "its state is not Codable"
                 continue
@@ -59,7 +56,8 @@ extension MixJournal {
         }
         let failed = LockedValue<[String]>([])
         if !targets.isEmpty {
-            _ = await bus.performAndWait(mix: "travel", fileID: fileID, line: line, function: function) { [targets] in
+            _ = await bus.performAndWait(mix: travelLabel, fileID: fileID, line: line, function: function) {
+                [targets] in
                 for (target, state) in targets where !target.applyStartState(state) {
                     failed.withLock { $0.append(target.name()) }
                 }
@@ -69,4 +67,13 @@ extension MixJournal {
         let moved = targets.map { $0.0.name() }.filter { left[$0] == nil }
         return Travel(moved: moved, left: left)
     }
+
+    /// The label of a jump's task mix.
+    static let travelLabel: FluxMixerName = "travel"
+}
+
+extension MixJournal.Entry {
+    /// Whether the mix was a jump in time: the task mix that
+    /// ``MixJournal/travel(_:to:substances:on:fileID:line:function:)`` runs.
+    public var isTravel: Bool { kind == .task && mixer == MixJournal.travelLabel.name }
 }

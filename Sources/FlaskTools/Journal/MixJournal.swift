@@ -455,6 +455,19 @@ public final class MixJournal: FluxMiddleware {
         var dropped = 0
         var starts: [String: JournalValue] = [:]
 
+        /// The entry `age` places before the newest kept (0: the newest); there must be one.
+        func kept(fromNewest age: Int) -> Recorded {
+            entries[(start + entries.count - 1 - age) % entries.count]
+        }
+
+        /// How many of the newest entries have a serial greater than `serial` (serials grow along
+        /// the ring, so they are found from the newest back).
+        func countNewer(than serial: UInt64) -> Int {
+            var count = 0
+            while count < entries.count, kept(fromNewest: count).serial > serial { count += 1 }
+            return count
+        }
+
         /// Applies the changes of `dropped`, an entry leaving the ring, to the states the rebuild
         /// starts from, in the order they were made: the starting states stay the states before
         /// the first entry kept, exactly.
@@ -535,28 +548,27 @@ public final class MixJournal: FluxMiddleware {
     /// The serial of the newest entry kept (nil when none is): what a view checks, cheaply, to
     /// learn that there is something new to ask for.
     public var newestSerial: UInt64? {
-        storage.withLock { storage in
-            storage.entries.isEmpty
-                ? nil : storage.entries[(storage.start + storage.entries.count - 1) % storage.entries.count].serial
-        }
+        storage.withLock { $0.entries.isEmpty ? nil : $0.kept(fromNewest: 0).serial }
     }
 
     /// The entries kept whose serial is greater than `serial`, oldest first: what a view that has
     /// shown the mixes up to `serial` shows next. Only those entries are made, so that a view
     /// that asks often pays for what is new, not for the whole ring.
     public func entries(after serial: UInt64) -> [Entry] {
-        let recorded = storage.withLock { storage -> [Recorded] in
-            let count = storage.entries.count
-            var newer: [Recorded] = []
-            // From the newest back: serials grow along the ring.
-            var offset = count - 1
-            while offset >= 0 {
-                let entry = storage.entries[(storage.start + offset) % count]
-                guard entry.serial > serial else { break }
-                newer.append(entry)
-                offset -= 1
-            }
-            return newer.reversed()
+        let recorded = storage.withLock { storage in
+            (0..<storage.countNewer(than: serial)).reversed().map { storage.kept(fromNewest: $0) }
+        }
+        return recorded.map { Entry($0, clock: clock) }
+    }
+
+    /// The entry kept with serial `serial`, if the journal keeps it: only that entry is made.
+    public func entry(serial: UInt64) -> Entry? {
+        let recorded = storage.withLock { storage -> Recorded? in
+            guard serial > 0 else { return nil }
+            let newer = storage.countNewer(than: serial - 1)
+            guard newer > 0 else { return nil }
+            let oldest = storage.kept(fromNewest: newer - 1)
+            return oldest.serial == serial ? oldest : nil
         }
         return recorded.map { Entry($0, clock: clock) }
     }

@@ -24,7 +24,7 @@ public enum ChangedValue {
     public var isNilOrAbsent: Bool {
         switch self {
         case .absent: true
-        case .other(let value): value.flatMap(unwrap) == nil
+        case .other(let value): value.flatMap(unwrappingOptionals) == nil
         case .flat(let value): value == .null
         default: false
         }

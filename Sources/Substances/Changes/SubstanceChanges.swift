@@ -446,7 +446,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     ) -> Any? {
         if slot < entries.count {
             let entry = layout.entries[Int(entries[slot])]
-            return withState { unwrap(entry.traits.read($0.advanced(by: entry.offset))) }
+            return withState { unwrappingOptionals(entry.traits.read($0.advanced(by: entry.offset))) }
         }
         return flat??.anyValue
     }

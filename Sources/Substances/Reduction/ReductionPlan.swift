@@ -210,7 +210,7 @@ final class ReductionPlan: Sendable {
                 open.append(key + ".")
                 continue
             }
-            let nested = unwrappingOptionals(field.type)
+            let nested = unwrappingOptionalType(field.type)
             if nested is any ObjectReferencing.Type { continue }
             _ = collectKeys(of: nested, prefix: key + ".", depth: depth + 1, into: &keys, open: &open)
         }

@@ -147,7 +147,7 @@ extension SecretKeys {
     {
         guard let first = components.first else { return true }
         guard depth < 12 else { return true }  // a recursive type: give it the benefit of the doubt
-        let type = unwrappingOptionals(type)
+        let type = unwrappingOptionalType(type)
         if type is any KeyedByContent.Type { return true }  // a dictionary: its keys are data
         if let array = type as? any ElementTyped.Type {
             return canHave(array.elementType, components, anchored: anchored, depth: depth + 1)

@@ -7,7 +7,7 @@ package protocol OptionalProtocol {
 }
 
 /// `type` with its optionals unwrapped (`User??` is `User`).
-func unwrappingOptionals(_ type: any Any.Type) -> any Any.Type {
+func unwrappingOptionalType(_ type: any Any.Type) -> any Any.Type {
     var type = type
     while let optional = type as? any OptionalProtocol.Type { type = optional.wrappedType }
     return type
@@ -24,8 +24,13 @@ extension Optional: OptionalProtocol {
     }
 }
 
-/// Turns an `Any` holding an `Optional` into the wrapped value or nil.
-package func unwrap(_ value: Any) -> Any? {
-    if let optional = value as? any OptionalProtocol { return optional.wrapped.flatMap(unwrap) }
+/// `value` with its optionals unwrapped, however many (`User??` holding a user is the user); nil
+/// for one that is nil; any other value as itself.
+///
+/// For a tool that reads state values untyped, as `Any` (a journal, a diff printer, a test
+/// probe): `SubstanceChanges` hands its values over unwrapped already, but a value found inside
+/// one (an optional in an array, a payload's value) or given by a caller (`String??`) is not.
+public func unwrappingOptionals(_ value: Any) -> Any? {
+    if let optional = value as? any OptionalProtocol { return optional.wrapped.flatMap(unwrappingOptionals) }
     return value
 }
