@@ -136,6 +136,52 @@ struct ArchiveLogTests {
         #expect(try json(store.data(forKey: "k")) == json(value))
     }
 
+    @Test("a read while the log is compacted is a value the key had: never the old snapshot with the new log")
+    func readsDuringCompaction() throws {
+        let store = try FileArchiveStore(directory: directory)
+        try store.set(Data("{}".utf8), forKey: "k")
+        // Line i sets key "i": a value the key had holds the keys 0..<n for some n.
+        let done = LockedBox(false)
+        let wrong = LockedBox<[String]>([])
+        let reads = LockedBox(0)
+        // More readers than cores: a reader is put aside between its reads of the two files, as
+        // on a loaded machine.
+        let readers = (0..<4).map { _ in
+            Thread {
+                while !done.withLock({ $0 }) {
+                    guard let data = try? store.data(forKey: "k"),
+                        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
+                    else {
+                        wrong.withLock { $0.append("unreadable") }
+                        continue
+                    }
+                    reads.withLock { $0 += 1 }
+                    if Set(object.keys) != Set((0..<object.count).map(String.init)) {
+                        wrong.withLock { $0.append("\(object.count) keys, not 0..<\(object.count)") }
+                    }
+                }
+            }
+        }
+        for reader in readers { reader.start() }
+        var value: [String: Int] = [:]
+        var pending = 0
+        for index in 0..<300 {
+            value[String(index)] = index
+            let line = patch(set([String(index)], String(index))).line
+            try store.appendLog(line, forKey: "k")
+            pending += line.count
+            if index % 3 == 2 {
+                try store.compactLog(
+                    forKey: "k", snapshot: JSONSerialization.data(withJSONObject: value), droppingFirst: pending)
+                pending = 0
+            }
+        }
+        done.withLock { $0 = true }
+        while readers.contains(where: { !$0.isFinished }) { usleep(1_000) }
+        #expect(wrong.withLock { $0 }.isEmpty, "\(wrong.withLock { $0.prefix(3) })")
+        #expect(reads.withLock { $0 } > 0)
+    }
+
     @Test("an archiver appends patches after its first whole write, and compacts past the threshold")
     func archiverAppends() throws {
         let store = try FileArchiveStore(directory: directory)

@@ -127,24 +127,46 @@ public struct FileArchiveStore: ArchiveLogStore {
         ArchiveFileName(key).name()
     }
 
-    /// The contents of the key's file, nil when there is none.
+    /// The contents of the key's file with the patches of its log applied, nil when there is none.
+    ///
+    /// Safe beside the store's own writes and compactions on other threads: what it returns is a
+    /// value the key had.
     ///
     /// A key with no file under its name is looked up under the name earlier versions gave it, so
     /// that an archive written before the upgrade is found; the next write stores it under its own
     /// name, and ``removeData(forKey:)`` removes both.
     public func data(forKey key: String) throws -> Data? {
         let name = ArchiveFileName(key)
-        let snapshot: Data?
-        if let (_, data) = try locate(name) {
-            snapshot = data
-        } else if let legacy = legacyURL(of: key) {
-            snapshot = try contents(of: legacy)
-        } else {
-            snapshot = nil
+        // Keys by digest have no log: their file is the value.
+        guard !name.isDigest else { return try locate(name)?.1 }
+        while true {
+            // A compaction renames a new snapshot into place, then the log without the patches
+            // that snapshot now holds. The old snapshot read with the new log would lose those
+            // patches: the snapshot is read from a file held open while the log is read, and the
+            // read is made again when its name no longer leads to that file. (The new snapshot
+            // with the old log is the state a crash between the renames leaves, and reads right.)
+            let url = directory.appendingPathComponent(name.name())
+            let fd = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            if fd < 0 && errno != ENOENT && errno != ENOTDIR && errno != ENAMETOOLONG { throw POSIXError(errno: errno) }
+            defer { if fd >= 0 { close(fd) } }
+            let snapshot: Data?
+            let held: ArchiveKeyOwnership.Identity?
+            if fd >= 0 {
+                guard ArchiveKeyOwnership.isRegularFile(fd) else { throw ArchiveSpecialFileError(path: url.path) }
+                snapshot = try FileArchiveStore.readAll(fd)
+                held = ArchiveKeyOwnership.Identity.of(fd: fd)
+            } else if let legacy = legacyURL(of: key) {
+                snapshot = try contents(of: legacy)
+                held = nil
+            } else {
+                snapshot = nil
+                held = nil
+            }
+            // The value now: the snapshot with the patches of the log applied.
+            guard let log = try log(of: name), !log.isEmpty else { return snapshot }
+            guard ArchiveKeyOwnership.Identity.of(path: url.path) == held else { continue }
+            return try ArchiveLog(log).applied(to: snapshot, key: key)
         }
-        // The value now: the snapshot with the patches of the log applied.
-        guard let log = try log(of: name), !log.isEmpty else { return snapshot }
-        return try ArchiveLog(log).applied(to: snapshot, key: key)
     }
 
     /// The file an earlier version named `key`, unless that name is `key`'s own, or another key's
