@@ -2,7 +2,8 @@
 """The live session's page in a real browser (headless Chromium driven by Selenium), against the
 sample app while it runs: mixes appear as they happen, a jump changes the app's state (the app
 prints its state on request), Present brings it back, dispatch from the page reaches the app, the
-filter narrows the mixes, and the export holds what the page shows.
+filter narrows the mixes, the export holds what the page shows, and imported back it is browsed
+with its states.
 
     Samples/LiveSession/browser-test.py [path to the LiveSession binary] [folder for screenshots]
 
@@ -143,6 +144,25 @@ try:
     check(serials == shown, f"the export's mixes {serials} are the page's {shown}")
     check(any(line.get("mixer") == "travel" for line in lines), "the export records the jumps")
     browser.save_screenshot(os.path.join(shots, "live-session-dispatched.png"))
+
+    # The export imported back: browsed with its states (the session rebuilds them), then live again.
+    path = os.path.join(shots, "flask-session.jsonl")
+    with open(path, "w") as file:
+        file.write(exported)
+    send("add after the export")
+    browser.find_element(By.ID, "import").send_keys(os.path.abspath(path))
+    wait.until(lambda _: "imported" in browser.find_element(By.ID, "status").text)
+    check(rows_shown() == serials, f"the imported mixes {rows_shown()} are the file's {serials}")
+    first = serials[0]
+    browser.execute_script(f"document.querySelector('#rows tr.mix[data-serial=\"{first}\"]').click();")
+    wait.until(lambda _: f"State after mix #{first}" in browser.find_element(By.ID, "stateTitle").text)
+    wait.until(lambda _: "milk" in browser.find_element(By.ID, "state").text)
+    imported_state = browser.find_element(By.ID, "state").text
+    check("bread" not in imported_state, f"the imported state after the first mix: {imported_state}")
+    browser.save_screenshot(os.path.join(shots, "live-session-imported.png"))
+    browser.find_element(By.ID, "live").click()
+    wait.until(lambda _: "live" in browser.find_element(By.ID, "status").text)
+    wait.until(lambda _: any("after the export" in text for text in row_texts()))
 finally:
     browser.quit()
     send("quit")

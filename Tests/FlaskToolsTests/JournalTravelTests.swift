@@ -66,6 +66,12 @@ struct JournalTravelTests {
         #expect(journal.entries(after: 0).map(\.serial) == kept)
         #expect(journal.entries(after: kept[0]).map(\.serial) == Array(kept.dropFirst()))
         #expect(journal.entries(after: kept[2]).isEmpty)
+        // Chunks, newest first: before a serial, the newest so many.
+        #expect(journal.entries(after: 0, before: kept[2], newest: 1).map(\.serial) == [kept[1]])
+        #expect(journal.entries(after: 0, before: kept[2]).map(\.serial) == Array(kept.prefix(2)))
+        #expect(journal.entries(after: 0, newest: 2).map(\.serial) == Array(kept.suffix(2)))
+        #expect(journal.entries(after: 0, before: kept[0]).isEmpty)
+        #expect(journal.entries(after: 0, before: 0).isEmpty && journal.entries(after: 0, newest: 0).isEmpty)
         #expect(journal.newestSerial == kept[2], "the newest, in a ring that wrapped")
     }
 

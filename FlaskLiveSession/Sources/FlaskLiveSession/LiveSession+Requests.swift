@@ -14,19 +14,43 @@ extension LiveSession {
         case (false, "/"):
             return html(LiveSessionPage.html)
         case (false, "/api/entries"):
-            guard let after = Self.serial(request.query["after"], absent: 0) else {
-                return Self.text(.badRequest, "after: a mix's serial")
+            guard let after = Self.serial(request.query["after"], absent: 0),
+                let before = Self.serial(request.query["before"], absent: .max),
+                let newest = Self.serial(request.query["newest"], absent: .max)
+            else {
+                return Self.text(.badRequest, "after, before, newest: numbers")
             }
-            return Self.json(entriesResponse(after: after))
+            return Self.json(entriesResponse(after: after, before: before, newest: newest))
         case (false, "/api/states"):
             guard let serial = Self.serial(request.query["after"], absent: nil) else {
                 return Self.text(.badRequest, "after: a mix's serial")
             }
+            // A file the page imported, or the session's own journal.
+            let document: MixJournal.Document
+            if request.query["imported"] != nil {
+                guard let imported = imported.withLock({ $0 }) else {
+                    return Self.text(.badRequest, "no file was imported")
+                }
+                document = imported
+            } else {
+                document = journal.document
+            }
             // 0: before the first mix kept.
-            guard let states = journal.document.states(afterKept: serial) else {
+            guard let states = document.states(afterKept: serial) else {
                 return Self.text(.badRequest, "the journal keeps no mix #\(serial)")
             }
             return Self.json(states)
+        case (true, "/api/import"):
+            // A session exported before (journal JSON lines), to browse: its entries, and its
+            // states on request (`/api/states?imported=1`).
+            do {
+                let document = try MixJournal.Document(
+                    jsonLines: String(decoding: try await request.bodyData, as: UTF8.self))
+                imported.withLock { $0 = document }
+                return Self.json(ImportReply(entries: document.entries))
+            } catch {
+                return Self.text(.badRequest, "not a journal's JSON lines: \(error)")
+            }
         case (false, "/api/export"):
             var response = Self.text(.ok, journal.jsonLines() + "\n")
             response.headers[.contentType] = "application/x-ndjson; charset=utf-8"
@@ -109,11 +133,15 @@ extension LiveSession {
     }
 
     /// The mixes after `after`, and the session's status.
-    private func entriesResponse(after: UInt64) -> EntriesReply {
+    /// The entries kept with serials between `after` and `before` (both excluded), the `newest`
+    /// of them: the page loads the newest mixes first, then earlier ones a chunk at a time, so
+    /// that it is usable at once with 100,000 mixes kept.
+    private func entriesResponse(after: UInt64, before: UInt64, newest: UInt64) -> EntriesReply {
         let status = status.withLock { $0 }
         return EntriesReply(
-            entries: journal.entries(after: after), dropped: journal.droppedCount, capacity: journal.capacity,
-            paused: status.paused, travelledTo: status.travelledTo)
+            entries: journal.entries(after: after, before: before, newest: Int(clamping: newest)),
+            dropped: journal.droppedCount, capacity: journal.capacity, paused: status.paused,
+            travelledTo: status.travelledTo)
     }
 
     /// A mix's serial given in a query: `absent` when it is not given, nil when it is not a serial.
@@ -158,6 +186,11 @@ struct EntriesReply: Encodable {
     let capacity: Int
     let paused: Bool
     let travelledTo: UInt64?
+}
+
+/// What an import answers: the file's entries.
+struct ImportReply: Encodable {
+    let entries: [MixJournal.Entry]
 }
 
 /// What a jump answers.

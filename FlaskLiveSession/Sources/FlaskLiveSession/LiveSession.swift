@@ -46,6 +46,8 @@ public final class LiveSession: Sendable {
     private let server: HTTPServer
     private let serverTask: Task<Void, any Error>
     let status = LockedValue(Status())
+    /// The session the page last imported, to browse (see `/api/import`).
+    let imported = LockedValue<MixJournal.Document?>(nil)
 
     /// What the page is told besides the mixes: whether recording is paused, and where the app
     /// travelled to.

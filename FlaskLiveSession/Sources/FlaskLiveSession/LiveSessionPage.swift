@@ -1,10 +1,11 @@
 /// The live session's page: one document, its style and script inline (the server's
-/// Content-Security-Policy allows nothing else), that asks the session for new mixes four times a
-/// second and shows them.
+/// Content-Security-Policy allows nothing else), that asks the session for new mixes when its
+/// WebSocket says there are some (four times a second without it) and shows them.
 ///
-/// It keeps the mixes it was sent (as many as the session keeps) and draws the last 1,000 that
-/// match the filter, so that it stays responsive with 100,000 mixes recorded: finding one among
-/// those takes a filter.
+/// It loads the newest 500 mixes first, then the earlier ones 20,000 at a time, keeps what it was
+/// sent (as many as the session keeps) and draws the last 1,000 that match the filter, so that it
+/// is usable at once and stays responsive with 100,000 mixes recorded: finding one among those
+/// takes a filter.
 enum LiveSessionPage {
     static let html = #"""
         <!doctype html>
@@ -25,6 +26,9 @@ enum LiveSessionPage {
         button:disabled { opacity: .4; cursor: default; }
         #filter { flex: 1; min-width: 180px; padding: 4px 8px; }
         main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 12px; padding: 12px; }
+        main > section { min-width: 0; overflow-x: auto; }
+        /* A narrow window: the state and dispatch panels go under the mixes, not over them. */
+        @media (max-width: 900px) { main { grid-template-columns: minmax(0, 1fr); } }
         table { border-collapse: collapse; width: 100%; background: #fff; }
         td { border-bottom: 1px solid #eee; padding: 4px 6px; vertical-align: top; }
         tr.mix { cursor: pointer; }
@@ -81,6 +85,8 @@ enum LiveSessionPage {
           return url;
         }
         let entries = [], last = 0, selected = null, imported = false, status = {}, pushed = false;
+        // Until the newest mixes arrive, a poll would ask for every mix kept at once.
+        let started = false, loadingEarlier = false, loads = 0;
         const shown = 1000;
 
         function text(value) {
@@ -182,7 +188,11 @@ enum LiveSessionPage {
             cell(row, "", buttons);
             row.onclick = () => select(entry.serial);
           }
-          $("note").textContent = (from > 0 ? `${from} earlier matching mixes not drawn: filter to find them. ` : "")
+          showNote(from);
+        }
+        function showNote(notDrawn) {
+          $("note").textContent = (loadingEarlier ? `loading earlier mixes (${entries.length} so far)… ` : "")
+            + (notDrawn > 0 ? `${notDrawn} earlier matching mixes not drawn: filter to find them. ` : "")
             + (status.dropped ? `${status.dropped} older mixes dropped (keeps ${status.capacity}). ` : "");
         }
         function showStatus() {
@@ -202,9 +212,8 @@ enum LiveSessionPage {
           selected = serial;
           render();
           $("stateTitle").textContent = `State after mix #${serial}`;
-          if (imported) { $("state").textContent = "States of an imported session: open it with flask-journal timeline."; return; }
-          const response = await fetch(api("/api/states", { after: serial }));
-          $("state").textContent = JSON.stringify(await response.json(), null, 2);
+          const response = await fetch(api("/api/states", imported ? { after: serial, imported: 1 } : { after: serial }));
+          $("state").textContent = response.ok ? JSON.stringify(await response.json(), null, 2) : await response.text();
         }
         async function post(path, params) {
           const response = await fetch(api(path, params), { method: "POST" });
@@ -232,7 +241,7 @@ enum LiveSessionPage {
           travel(index + by < 0 ? 0 : serials[Math.min(serials.length - 1, index + by)]);
         }
         async function poll(once) {
-          if (!imported) {
+          if (!imported && started) {
             try {
               const response = await fetch(api("/api/entries", { after: last }));
               const body = await response.json();
@@ -291,11 +300,14 @@ enum LiveSessionPage {
         let typing = null;
         $("filter").oninput = () => { clearTimeout(typing); typing = setTimeout(render, 150); };
         $("export").href = api("/api/export");
+        // An exported session, read by the session (as flask-journal reads it) so that the state
+        // panel shows its states too.
         $("import").onchange = async () => {
           const file = $("import").files[0];
           if (!file) return;
-          const lines = (await file.text()).split("\n").filter((line) => line.trim());
-          entries = lines.map((line) => JSON.parse(line)).filter((value) => !value.flaskJournal);
+          const response = await fetch(api("/api/import"), { method: "POST", body: await file.text() });
+          if (!response.ok) { $("note").textContent = await response.text(); return; }
+          entries = (await response.json()).entries;
           imported = true;
           selected = null;
           $("live").hidden = false;
@@ -304,9 +316,43 @@ enum LiveSessionPage {
         };
         $("live").onclick = () => {
           imported = false; entries = []; last = 0; $("live").hidden = true; $("import").value = "";
-          poll(true);
+          start(false);
         };
-        poll();
+        // The newest mixes first, so that the page is usable at once; then the earlier ones, a
+        // chunk at a time, while new ones keep arriving.
+        async function start(polls) {
+          const load = ++loads;
+          started = false;
+          try {
+            const body = await (await fetch(api("/api/entries", { newest: 500 }))).json();
+            status = body;
+            entries = body.entries;
+            last = entries.length ? entries[entries.length - 1].serial : 0;
+          } catch (error) {
+            $("status").textContent = "disconnected: is the app still running?";
+            setTimeout(() => start(polls), 1000);
+            return;
+          }
+          started = true;
+          loadingEarlier = entries.length > 0;
+          render();
+          showStatus();
+          if (polls) poll();
+          while (loadingEarlier && !imported && load === loads) {
+            const body = await (await fetch(api("/api/entries", { before: entries[0].serial, newest: 20000 }))).json();
+            // An import, or Back to live, started over meanwhile.
+            if (!body.entries.length || imported || load !== loads) break;
+            entries = body.entries.concat(entries);
+            if (entries.length > body.capacity) entries.splice(0, entries.length - body.capacity);
+            // Earlier mixes change the rows drawn (the last 1,000 that match) only under a filter.
+            if ($("filter").value.trim()) render(); else showNote(entries.length - shown);
+            showStatus();
+          }
+          if (load !== loads) return;
+          loadingEarlier = false;
+          if (!imported) render();
+        }
+        start(true);
         connect();
         loadActions();
         </script>

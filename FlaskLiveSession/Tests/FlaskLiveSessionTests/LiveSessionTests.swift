@@ -148,6 +148,51 @@ struct LiveSessionTests {
         await session.stop()
     }
 
+    @Test("the page loads the newest mixes first, then earlier ones by chunks: before and newest")
+    func pages() async throws {
+        let (bus, _, session, client) = try await startedTodos("live.pages")
+        for index in 0..<10 { await bus.apply(AddTodo(title: "t\(index)")) }
+        let serials = session.journal.entries.map(\.serial)
+        func page(_ query: [String: String]) async throws -> [UInt64] {
+            try JSONDecoder().decode(
+                Reply.self, from: Data(try await client.request("/api/entries", query: query).text.utf8)
+            )
+            .entries.map(\.serial)
+        }
+        #expect(try await page(["newest": "3"]) == Array(serials.suffix(3)))
+        #expect(try await page(["before": "\(serials[7])", "newest": "4"]) == Array(serials[3..<7]))
+        #expect(try await page(["before": "\(serials[2])", "newest": "4"]) == Array(serials[0..<2]))
+        #expect(try await page(["before": "\(serials[0])"]) == [])
+        #expect(try await page(["after": "\(serials[1])", "before": "\(serials[4])"]) == Array(serials[2..<4]))
+        #expect(try await client.request("/api/entries", query: ["newest": "x"]).status == 400)
+        await session.stop()
+    }
+
+    @Test("an imported session is browsed with its states, rebuilt as flask-journal rebuilds them")
+    func importedStates() async throws {
+        let (bus, _, session, client) = try await startedTodos("live.import")
+        for title in ["milk", "bread"] { await bus.apply(AddTodo(title: title)) }
+        let exported = try await client.request("/api/export").text
+        let second = try #require(session.journal.entries.last?.serial)
+        // The app moves on; the file is what it was.
+        await bus.apply(AddTodo(title: "eggs"))
+        #expect(try await client.request("/api/states", query: ["after": "1", "imported": "1"]).status == 400)
+        let imported = try await client.request("/api/import", method: "POST", body: exported)
+        #expect(imported.status == 200)
+        #expect(try JSONDecoder().decode(Reply.self, from: Data(imported.text.utf8)).entries.count == 2)
+        let states = try await client.request("/api/states", query: ["after": "\(second)", "imported": "1"])
+        #expect(states.text.contains("bread") && !states.text.contains("eggs"), "\(states.text)")
+        let expected = try MixJournal.Document(jsonLines: exported).states(afterKept: second)
+        #expect(try JSONDecoder().decode([String: JournalValue].self, from: Data(states.text.utf8)) == expected)
+        // The live journal's states stay its own.
+        let third = try #require(session.journal.entries.last?.serial)
+        #expect(try await client.request("/api/states", query: ["after": "\(third)"]).text.contains("eggs"))
+        #expect(try await client.request("/api/states", query: ["after": "\(third)", "imported": "1"]).status == 400)
+        let refused = try await client.request("/api/import", method: "POST", body: "not json\n")
+        #expect(refused.status == 400, "\(refused.text)")
+        await session.stop()
+    }
+
     @Test("a jump sets the app's state after the mix, as a commit the journal records; present returns")
     func travel() async throws {
         let (bus, todos, session, client) = try await startedTodos("live.travel")

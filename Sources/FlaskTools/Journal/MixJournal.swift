@@ -554,9 +554,19 @@ public final class MixJournal: FluxMiddleware {
     /// The entries kept whose serial is greater than `serial`, oldest first: what a view that has
     /// shown the mixes up to `serial` shows next. Only those entries are made, so that a view
     /// that asks often pays for what is new, not for the whole ring.
-    public func entries(after serial: UInt64) -> [Entry] {
+    ///
+    /// - Parameters:
+    ///   - serial: The serial the entries come after (0: from the oldest kept).
+    ///   - end: Only entries whose serial is less than this (a view loading earlier mixes in
+    ///     chunks, newest first); all by default.
+    ///   - limit: Only the newest `limit` of those.
+    public func entries(after serial: UInt64, before end: UInt64 = .max, newest limit: Int = .max) -> [Entry] {
         let recorded = storage.withLock { storage in
-            (0..<storage.countNewer(than: serial)).reversed().map { storage.kept(fromNewest: $0) }
+            let newer = storage.countNewer(than: serial)
+            // Those from `end` on are the newest `skipped`; the ones asked for come next.
+            let skipped = end == 0 ? newer : min(newer, storage.countNewer(than: end - 1))
+            let taken = min(newer - skipped, max(0, limit))
+            return (skipped..<(skipped + taken)).reversed().map { storage.kept(fromNewest: $0) }
         }
         return recorded.map { Entry($0, clock: clock) }
     }
