@@ -145,6 +145,14 @@ try:
     check(any(line.get("mixer") == "travel" for line in lines), "the export records the jumps")
     browser.save_screenshot(os.path.join(shots, "live-session-dispatched.png"))
 
+    # The second bus: the menu shows its mixes (the commands read), then the first bus's again.
+    Select(browser.find_element(By.ID, "bus")).select_by_visible_text("sample.commands")
+    wait.until(lambda _: row_texts() and all("commands" in text for text in row_texts()))
+    check(any("read" in text for text in row_texts()), f"the commands bus's mixes: {row_texts()[:2]}")
+    browser.save_screenshot(os.path.join(shots, "live-session-second-bus.png"))
+    Select(browser.find_element(By.ID, "bus")).select_by_visible_text("flask.flux.shared")
+    wait.until(lambda _: any("milk" in text for text in row_texts()))
+
     # The export imported back: browsed with its states (the session rebuilds them), then live again.
     path = os.path.join(shots, "flask-session.jsonl")
     with open(path, "w") as file:

@@ -9,6 +9,11 @@ import Substances
 extension LiveSession {
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         if let refusal = refusal(of: request) { return refusal }
+        // The bus the page shows: `bus=K`, an index into `buses` (the first when absent).
+        guard let index = Self.serial(request.query["bus"], absent: 0), index < lanes.count else {
+            return Self.text(.badRequest, "bus: the index of a bus the session records (0 to \(lanes.count - 1))")
+        }
+        let lane = lanes[Int(index)]
         let post = request.method == .POST
         switch (post, request.path) {
         case (false, "/"):
@@ -20,7 +25,7 @@ extension LiveSession {
             else {
                 return Self.text(.badRequest, "after, before, newest: numbers")
             }
-            return Self.json(entriesResponse(after: after, before: before, newest: newest))
+            return Self.json(entriesResponse(lane, after: after, before: before, newest: newest))
         case (false, "/api/states"):
             guard let serial = Self.serial(request.query["after"], absent: nil) else {
                 return Self.text(.badRequest, "after: a mix's serial")
@@ -33,7 +38,7 @@ extension LiveSession {
                 }
                 document = imported
             } else {
-                document = journal.document
+                document = lane.journal.document
             }
             // 0: before the first mix kept.
             guard let states = document.states(afterKept: serial) else {
@@ -52,7 +57,7 @@ extension LiveSession {
                 return Self.text(.badRequest, "not a journal's JSON lines: \(error)")
             }
         case (false, "/api/export"):
-            var response = Self.text(.ok, journal.jsonLines() + "\n")
+            var response = Self.text(.ok, lane.journal.jsonLines() + "\n")
             response.headers[.contentType] = "application/x-ndjson; charset=utf-8"
             response.headers[.contentDisposition] = "attachment; filename=\"flask-session.jsonl\""
             return response
@@ -60,23 +65,25 @@ extension LiveSession {
             // A WebSocket that says when there are new mixes (LiveSignal).
             do {
                 return try await WebSocketHTTPHandler(
-                    handler: MessageFrameWSHandler(handler: LiveSignal(journal: journal))
+                    handler: MessageFrameWSHandler(handler: LiveSignal(journal: lane.journal))
                 )
                 .handleRequest(request)
             } catch {
                 return Self.text(.badRequest, "a WebSocket handshake was expected: \(error)")
             }
+        case (false, "/api/buses"):
+            return Self.json(lanes.map(\.bus.label))
         case (false, "/api/actions"):
             return Self.json(actions.keys.sorted())
         case (true, "/api/travel"):
             guard let serial = Self.serial(request.query["to"], absent: nil) else {
                 return Self.text(.badRequest, "to: a mix's serial")
             }
-            let travel = await travel(to: serial, fileID: Self.page, line: 0, function: "Jump")
+            let travel = await lane.travel(to: serial, fileID: Self.page, line: 0, function: "Jump")
             return Self.json(TravelReply(travel), status: travel.moved.isEmpty ? .conflict : .ok)
         case (true, "/api/present"):
             return Self.json(
-                TravelReply(await returnToPresent(fileID: Self.page, line: 0, function: "Present")))
+                TravelReply(await lane.returnToPresent(fileID: Self.page, line: 0, function: "Present")))
         case (true, "/api/pause"):
             pause()
             return Self.text(.ok, "paused")
@@ -87,7 +94,7 @@ extension LiveSession {
             guard let serial = Self.serial(request.query["serial"], absent: nil) else {
                 return Self.text(.badRequest, "serial: a mix's serial")
             }
-            if let reason = await dispatchAgain(serial) { return Self.text(.badRequest, reason) }
+            if let reason = await lane.dispatchAgain(serial, domains: domains) { return Self.text(.badRequest, reason) }
             return Self.text(.ok, "dispatched mix #\(serial) again")
         case (true, "/api/dispatch"):
             guard let name = request.query["action"], let action = actions[name] else {
@@ -95,7 +102,7 @@ extension LiveSession {
             }
             do {
                 let body = try await request.bodyData
-                try action.dispatch(body.isEmpty ? Data("{}".utf8) : body, bus)
+                try action.dispatch(body.isEmpty ? Data("{}".utf8) : body, lane.bus)
                 return Self.text(.ok, "dispatched \(name)")
             } catch {
                 return Self.text(.badRequest, "\(name) does not decode from that JSON: \(error)")
@@ -112,17 +119,36 @@ extension LiveSession {
         guard Self.sameBytes(request.query["token"] ?? "", token) else {
             return Self.text(.forbidden, "the address's token is missing or wrong")
         }
-        let hosts = ["127.0.0.1:\(port)", "localhost:\(port)"]
         // Host names are case-insensitive.
-        guard let host = request.headers[.host]?.lowercased(), hosts.contains(host) else {
+        guard let host = request.headers[.host]?.lowercased(), isServed(host) else {
             return Self.text(.forbidden, "not a request for this server")
         }
         if let origin = request.headers[HTTPHeader("Origin")]?.lowercased(),
-            !hosts.map({ "http://" + $0 }).contains(origin)
+            !(origin.hasPrefix("http://") && isServed(String(origin.dropFirst("http://".count))))
         {
             return Self.text(.forbidden, "requests from another origin are refused")
         }
         return nil
+    }
+
+    /// Whether `host` (`name:port`) names this server: the loopback address or `localhost`, the
+    /// interface listened on, and for `0.0.0.0` any IPv4 address; never another name, which a
+    /// site could point at this address.
+    private func isServed(_ host: String) -> Bool {
+        guard host.hasSuffix(":\(port)") else { return false }
+        let name = host.dropLast(":\(port)".count)
+        if name == "127.0.0.1" || name == "localhost" || name == interface { return true }
+        return interface == "0.0.0.0" && Self.isIPv4(name)
+    }
+
+    /// Four numbers from 0 to 255, with dots between.
+    private static func isIPv4(_ text: Substring) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber)
+                    && Int(part).map { $0 <= 255 } == true
+            }
     }
 
     /// Compared in time that does not depend on where they differ.
@@ -132,16 +158,15 @@ extension LiveSession {
         return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    /// The mixes after `after`, and the session's status.
     /// The entries kept with serials between `after` and `before` (both excluded), the `newest`
     /// of them: the page loads the newest mixes first, then earlier ones a chunk at a time, so
     /// that it is usable at once with 100,000 mixes kept.
-    private func entriesResponse(after: UInt64, before: UInt64, newest: UInt64) -> EntriesReply {
-        let status = status.withLock { $0 }
+    private func entriesResponse(_ lane: LiveBus, after: UInt64, before: UInt64, newest: UInt64) -> EntriesReply {
+        let journal = lane.journal
         return EntriesReply(
             entries: journal.entries(after: after, before: before, newest: Int(clamping: newest)),
-            dropped: journal.droppedCount, capacity: journal.capacity, paused: status.paused,
-            travelledTo: status.travelledTo)
+            dropped: journal.droppedCount, capacity: journal.capacity, paused: paused.withLock { $0 },
+            travelledTo: lane.travelledTo.withLock { $0 })
     }
 
     /// A mix's serial given in a query: `absent` when it is not given, nil when it is not a serial.

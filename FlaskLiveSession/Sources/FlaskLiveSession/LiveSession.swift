@@ -14,16 +14,20 @@ import Substances
 /// // Flask live session: http://127.0.0.1:51234/?token=9f2c...
 /// ```
 ///
-/// It records with a `MixJournal` of its own (``journal``), installed on the bus as middleware,
-/// and serves a page from a small HTTP server (FlyingFox) on the loopback address only. Every
+/// It records each bus given with a `MixJournal` of its own (``journals``), installed on the bus
+/// as middleware, and serves a page from a small HTTP server (FlyingFox) on the loopback address only. Every
 /// request must carry the random token of the printed address, and requests from another origin
 /// or for another host are refused, so that no other page in the browser can read or move the
 /// app. What the page shows is what the journal records: secret keys and secret action fields
 /// redacted. The bus never waits for the page or the network: the journal records on the bus, and
 /// the page's requests read it, holding its lock only while they copy references to its entries.
 ///
-/// A jump sets the substances given in `substances` to their states after the chosen mix, as a
-/// task mix named `travel` that reactors receive like any other commit (so the app's views
+/// An app with several buses gives them all (`buses: [.shared, network]`): the page shows one at a
+/// time, with a menu to choose it, since each bus numbers its own mixes and runs them in its own
+/// order.
+///
+/// A jump sets the substances given in `substances` that mix on the bus shown to their states
+/// after the chosen mix, as a task mix named `travel` that reactors receive like any other commit (so the app's views
 /// follow), and that the journal records. New mixes dispatched while the app is in the past apply
 /// to the state it travelled to: a new branch, which the page shows. A substance that archives its
 /// state is never moved (its archive would store a past state as the app's own).
@@ -32,49 +36,64 @@ import Substances
 public final class LiveSession: Sendable {
     /// The page's address, with its token: open it in a browser on the same machine.
     public let address: String
-    /// The journal the page shows (`capacity` is the `maxAge` given).
-    public let journal: MixJournal
-    /// The bus the view records.
-    public let bus: Flux
+    /// The buses the view records, in the order given (repeats left out).
+    public let buses: [Flux]
+    /// The journal of each bus in ``buses``, in the same order (`capacity` is the `maxAge` given).
+    public let journals: [MixJournal]
 
-    let substances: [any AnySubstance]
+    /// Each bus with its journal, its substances, and where it travelled to.
+    let lanes: [LiveBus]
     let actions: [String: LiveAction]
     /// The mixer enumerations and action types a recorded mix may name, to dispatch it again.
     let domains: [any Any.Type]
     let token: String
     let port: UInt16
+    /// The IPv4 address listened on (`start(interface:)`).
+    let interface: String
     private let server: HTTPServer
     private let serverTask: Task<Void, any Error>
-    let status = LockedValue(Status())
+    /// Whether recording is paused, on every bus.
+    let paused = LockedValue(false)
     /// The session the page last imported, to browse (see `/api/import`).
     let imported = LockedValue<MixJournal.Document?>(nil)
 
-    /// What the page is told besides the mixes: whether recording is paused, and where the app
-    /// travelled to.
-    struct Status: Sendable {
-        var paused = false
-        /// The mix whose states the app was moved to, while it is in the past.
-        var travelledTo: UInt64?
-    }
-
-    /// Starts recording `bus` and serving the page, and returns once the page can be opened.
+    /// Starts recording `buses` and serving the page, and returns once the page can be opened.
     ///
     /// - Parameters:
-    ///   - bus: the bus to record (the shared bus by default).
-    ///   - substances: the substances a jump in time moves (by name, as the journal records them).
+    ///   - buses: the buses to record (the shared bus by default).
+    ///   - substances: the substances a jump in time moves (by name, as the journal records them),
+    ///     each on one of `buses`.
     ///   - actions: the typed actions the page may dispatch, decoded from the JSON it sends.
     ///   - mixers: the mixer enumerations whose recorded mixes the page may dispatch again (the
     ///     actions given are dispatched again as well).
     ///   - maxAge: the most mixes kept (older ones are dropped first), as Redux DevTools' `maxAge`.
+    ///   - interface: the IPv4 address to listen on: the loopback address by default, which no
+    ///     other machine reaches. Another one (the machine's address on a network, to open the
+    ///     page from another device; `0.0.0.0` for every address) lets other machines ask, with the
+    ///     token still required; requests must then name that address as their host (for
+    ///     `0.0.0.0`, any IPv4 address: never a name, which another site could point at the app).
     ///   - port: the port to listen on; 0 (the default) takes a free one.
     ///   - printsAddress: print `Flask live session: <address>` once listening (the default).
+    /// - Throws: ``LiveSessionError/noBus`` for an empty `buses`;
+    ///   ``LiveSessionError/substanceOnAnotherBus(_:)`` for a substance that mixes on none of them
+    ///   (a jump could not move it); ``LiveSessionError/notListening`` when the server reports no
+    ///   address; the server's error when it cannot listen (a port in use).
     public static func start(
-        bus: Flux = .shared, substances: [any AnySubstance] = [],
+        buses: [Flux] = [.shared], substances: [any AnySubstance] = [],
         actions: [any (FlaskAction & Decodable).Type] = [], mixers: [any SubstanceMixer.Type] = [],
-        maxAge: Int = 10_000, port: UInt16 = 0, printsAddress: Bool = true
+        maxAge: Int = 10_000, interface: String = "127.0.0.1", port: UInt16 = 0, printsAddress: Bool = true
     ) async throws -> LiveSession {
-        let journal = MixJournal(capacity: maxAge)
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), logger: .disabled)
+        var distinct: [Flux] = []
+        for bus in buses where !distinct.contains(where: { $0 === bus }) { distinct.append(bus) }
+        guard !distinct.isEmpty else { throw LiveSessionError.noBus }
+        if let stray = substances.first(where: { substance in !distinct.contains { $0 === substance.bus } }) {
+            throw LiveSessionError.substanceOnAnotherBus(stray.name())
+        }
+        let lanes = distinct.map { bus in
+            LiveBus(
+                bus: bus, journal: MixJournal(capacity: maxAge), substances: substances.filter { $0.bus === bus })
+        }
+        let server = HTTPServer(address: try .inet(ip4: interface, port: port), logger: .disabled)
         let box = SessionBox()
         await server.appendRoute("*") { request in
             guard let session = box.session else { return HTTPResponse(statusCode: .serviceUnavailable) }
@@ -87,11 +106,11 @@ public final class LiveSession: Sendable {
             throw LiveSessionError.notListening
         }
         let session = LiveSession(
-            bus: bus, journal: journal, substances: substances, actions: actions,
-            domains: mixers.map { $0 as any Any.Type } + actions.map { $0 as any Any.Type }, port: listening,
-            server: server, task: task)
+            lanes: lanes, actions: actions,
+            domains: mixers.map { $0 as any Any.Type } + actions.map { $0 as any Any.Type }, interface: interface,
+            port: listening, server: server, task: task)
         box.session = session
-        bus.use(journal)
+        for lane in lanes { lane.bus.use(lane.journal) }
         // Written at once: `print` holds its line in a buffer when standard output is a pipe or a
         // file, where a developer (or a script waiting for the address) would not see it.
         if printsAddress { FileHandle.standardOutput.write(Data("Flask live session: \(session.address)\n".utf8)) }
@@ -99,65 +118,67 @@ public final class LiveSession: Sendable {
     }
 
     private init(
-        bus: Flux, journal: MixJournal, substances: [any AnySubstance], actions: [any (FlaskAction & Decodable).Type],
-        domains: [any Any.Type], port: UInt16, server: HTTPServer, task: Task<Void, any Error>
+        lanes: [LiveBus], actions: [any (FlaskAction & Decodable).Type], domains: [any Any.Type], interface: String,
+        port: UInt16, server: HTTPServer, task: Task<Void, any Error>
     ) {
         self.domains = domains
-        self.bus = bus
-        self.journal = journal
-        self.substances = substances
+        self.lanes = lanes
+        self.buses = lanes.map(\.bus)
+        self.journals = lanes.map(\.journal)
         self.actions = Dictionary(
             actions.map { LiveAction($0) }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.port = port
+        self.interface = interface
         self.server = server
         self.serverTask = task
         self.token = Self.makeToken()
-        self.address = "http://127.0.0.1:\(port)/?token=\(token)"
+        // Every address: the page is opened on this machine's loopback address.
+        let shown = interface == "0.0.0.0" ? "127.0.0.1" : interface
+        self.address = "http://\(shown):\(port)/?token=\(token)"
     }
 
     /// Stops serving the page and recording.
     public func stop() async {
-        bus.remove(journal)
+        for lane in lanes { lane.bus.remove(lane.journal) }
         await server.stop(timeout: 0.2)
         serverTask.cancel()
     }
 
-    /// Moves the app to the states after mix `serial` (an entry's `serial`; 0: before the first mix
-    /// kept), as the page's jump does (recorded as
-    /// dispatched from where this is called: leave `fileID`, `line` and `function` to their
-    /// defaults).
+    /// Moves the substances of `bus` (one of ``buses``, the first by default; another bus is a
+    /// programming error) to their states after its mix `serial` (an entry's `serial`; 0: before
+    /// the first mix kept), as the page's jump does (recorded as dispatched from where this is
+    /// called: leave `fileID`, `line` and `function` to their defaults).
     @discardableResult
     public func travel(
-        to serial: UInt64, fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+        to serial: UInt64, on bus: Flux? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+        function: StaticString = #function
     ) async -> MixJournal.Travel {
-        let travel = await MixJournal.travel(
-            journal.document, to: serial, substances: substances, on: bus, fileID: fileID, line: line,
-            function: function)
-        // In the past only once something moved (not for a mix the journal no longer keeps).
-        if !travel.moved.isEmpty { status.withLock { $0.travelledTo = serial } }
-        return travel
+        await lane(of: bus).travel(to: serial, fileID: fileID, line: line, function: function)
     }
 
-    /// Returns the app to the present: the states after the last mix that was not a jump.
+    /// Returns the substances of `bus` (one of ``buses``, the first by default) to the present:
+    /// their states after its last mix that was not a jump.
     @discardableResult
     public func returnToPresent(
-        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+        on bus: Flux? = nil, fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) async -> MixJournal.Travel? {
-        let document = journal.document
-        guard let last = document.entries.last(where: { !$0.isTravel }) else { return nil }
-        let travel = await MixJournal.travel(
-            document, to: last.serial, substances: substances, on: bus, fileID: fileID, line: line,
-            function: function)
-        status.withLock { $0.travelledTo = nil }
-        return travel
+        await lane(of: bus).returnToPresent(fileID: fileID, line: line, function: function)
     }
 
-    /// Dispatches the recorded mix `serial` again (its mixer or action, with its recorded payload
-    /// or fields), as the page's "Again" does; returns why it could not, if it could not.
-    public func dispatchAgain(_ serial: UInt64) async -> String? {
-        guard let entry = journal.entry(serial: serial) else { return "mix #\(serial) is no longer kept" }
-        return await MixJournal.dispatchAgain(
-            entry, on: bus, domains: domains, fileID: Self.page, line: 0, function: "Again")?.reason
+    /// Dispatches the recorded mix `serial` of `bus` (one of ``buses``, the first by default)
+    /// again (its mixer or action, with its recorded payload or fields), as the page's "Again"
+    /// does; returns why it could not, if it could not.
+    public func dispatchAgain(_ serial: UInt64, on bus: Flux? = nil) async -> String? {
+        await lane(of: bus).dispatchAgain(serial, domains: domains)
+    }
+
+    /// The lane of `bus`, the first for nil.
+    private func lane(of bus: Flux?) -> LiveBus {
+        guard let bus else { return lanes[0] }
+        guard let lane = lanes.first(where: { $0.bus === bus }) else {
+            preconditionFailure("the live session does not record the bus \(bus.label): start it with buses: [...]")
+        }
+        return lane
     }
 
     /// Stops recording (the page shows no new mixes) until ``resume()``.
@@ -166,14 +187,16 @@ public final class LiveSession: Sendable {
     /// Records again after ``pause()``.
     public func resume() { setPaused(false) }
 
-    /// Pauses or resumes recording: the journal leaves the bus or comes back, once.
+    /// Pauses or resumes recording: the journals leave their buses or come back, once.
     private func setPaused(_ paused: Bool) {
-        let wasPaused = status.withLock { status in
-            defer { status.paused = paused }
-            return status.paused
+        let wasPaused = self.paused.withLock { state in
+            defer { state = paused }
+            return state
         }
         guard wasPaused != paused else { return }
-        if paused { bus.remove(journal) } else { bus.use(journal) }
+        for lane in lanes {
+            if paused { lane.bus.remove(lane.journal) } else { lane.bus.use(lane.journal) }
+        }
     }
 
     /// Where the mixes the page asks for (jumps, dispatches, mixes again) say they came from.
@@ -191,10 +214,14 @@ public final class LiveSession: Sendable {
     }
 }
 
-/// Why ``LiveSession/start(bus:substances:actions:mixers:maxAge:port:printsAddress:)`` failed.
-public enum LiveSessionError: Error, Sendable {
+/// Why ``LiveSession/start(buses:substances:actions:mixers:maxAge:interface:port:printsAddress:)`` failed.
+public enum LiveSessionError: Error, Sendable, Equatable {
     /// The server did not report an IPv4 address it listens on.
     case notListening
+    /// No bus was given to record.
+    case noBus
+    /// The substance named mixes on none of the buses given: a jump could not move it.
+    case substanceOnAnotherBus(String)
 }
 
 /// The session, once made, for the server's handler (made before the session, which needs the

@@ -51,6 +51,7 @@ enum LiveSessionPage {
         <body>
         <header>
           <h1>Flask live session</h1>
+          <select id="bus" title="the bus the page shows: each numbers its own mixes" hidden></select>
           <span id="status">connecting…</span>
           <span id="push" class="origin" title="how the page hears of new mixes">polling</span>
           <button id="back" title="the app to the mix before">◀ Back</button>
@@ -81,10 +82,11 @@ enum LiveSessionPage {
         function api(path, params) {
           const url = new URL(path, location.origin);
           url.searchParams.set("token", token);
+          url.searchParams.set("bus", bus);
           for (const [key, value] of Object.entries(params || {})) url.searchParams.set(key, value);
           return url;
         }
-        let entries = [], last = 0, selected = null, imported = false, status = {}, pushed = false;
+        let entries = [], last = 0, selected = null, imported = false, status = {}, pushed = false, bus = 0;
         // Until the newest mixes arrive, a poll would ask for every mix kept at once.
         let started = false, loadingEarlier = false, loads = 0;
         const shown = 1000;
@@ -262,10 +264,11 @@ enum LiveSessionPage {
         }
         // A WebSocket on which the session says when there are new mixes: they are asked for at
         // once, rather than at the next poll. Without it (closed, refused), the page polls.
+        let socket = null;
         function connect() {
           const url = api("/api/live");
           url.protocol = "ws:";
-          const socket = new WebSocket(url);
+          socket = new WebSocket(url);
           socket.onopen = () => { pushed = true; $("push").textContent = "pushed"; };
           socket.onmessage = () => { if (!imported) poll(true); };
           socket.onclose = () => {
@@ -274,6 +277,24 @@ enum LiveSessionPage {
             setTimeout(connect, 2000);
           };
         }
+        // Several buses: a menu chooses the one shown (its mixes, states, jumps, dispatches).
+        async function loadBuses() {
+          const labels = await (await fetch(api("/api/buses"))).json();
+          $("bus").replaceChildren(...labels.map((label, index) => new Option(label, index)));
+          $("bus").hidden = labels.length < 2;
+        }
+        $("bus").onchange = () => {
+          bus = Number($("bus").value);
+          selected = null;
+          $("stateTitle").textContent = "State";
+          $("state").textContent = "Select a mix to see every substance's state after it.";
+          $("export").href = api("/api/export");
+          // The socket of the bus shown before is closed, not reopened.
+          socket.onclose = null;
+          socket.close();
+          connect();
+          if (!imported) { entries = []; last = 0; start(false); }
+        };
         async function loadActions() {
           const names = await (await fetch(api("/api/actions"))).json();
           $("action").replaceChildren(...names.map((name) => new Option(name, name)));
@@ -354,6 +375,7 @@ enum LiveSessionPage {
         }
         start(true);
         connect();
+        loadBuses();
         loadActions();
         </script>
         </body>

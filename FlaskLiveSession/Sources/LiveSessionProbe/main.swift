@@ -47,7 +47,7 @@ reactor.handler = { _, reaction in reaction.on("count") { _ in reactions.withLoc
 func probe() async throws {
     switch mode {
     case "serve":
-        let view = try await LiveSession.start(bus: bus, substances: [counter], maxAge: count, printsAddress: false)
+        let view = try await LiveSession.start(buses: [bus], substances: [counter], maxAge: count, printsAddress: false)
         for _ in 0..<count { bus.dispatch(CounterMixers.increment) }
         await bus.flush()
         FileHandle.standardOutput.write(Data((view.address + "\n").utf8))
@@ -57,7 +57,9 @@ func probe() async throws {
         let with = arguments.dropFirst(2).first ?? "alone"
         var view: LiveSession?
         var asking: Task<Void, Never>?
-        if with != "alone" { view = try await LiveSession.start(bus: bus, substances: [counter], printsAddress: false) }
+        if with != "alone" {
+            view = try await LiveSession.start(buses: [bus], substances: [counter], printsAddress: false)
+        }
         if with == "page", let view {
             // Asks as the page does: what is new, four times a second.
             asking = Task {

@@ -57,7 +57,7 @@ func startedTodos(
     let bus = Flux(label: label)
     let todos = makeTodos(on: bus)
     let session = try await LiveSession.start(
-        bus: bus, substances: [todos], actions: actions, mixers: mixers, printsAddress: false)
+        buses: [bus], substances: [todos], actions: actions, mixers: mixers, printsAddress: false)
     return (bus, todos, session, Client(session: session))
 }
 
@@ -89,7 +89,7 @@ struct LiveSessionTests {
         let todos = makeTodos(on: .shared)
         let view = try await LiveSession.start(substances: [todos], actions: [AddTodo.self])
         // Flask live session: http://127.0.0.1:51234/?token=9f2c...
-        #expect(view.bus === Flux.shared)
+        #expect(view.buses.count == 1 && view.buses[0] === Flux.shared)
         #expect(try await Client(session: view).request("/").status == 200)
         await view.stop()
     }
@@ -97,7 +97,7 @@ struct LiveSessionTests {
     @Test("the page needs the address's token, and refuses other origins")
     func tokenAndOrigin() async throws {
         let bus = Flux(label: "live.token")
-        let session = try await LiveSession.start(bus: bus, printsAddress: false)
+        let session = try await LiveSession.start(buses: [bus], printsAddress: false)
         let client = Client(session: session)
         #expect(session.address.hasPrefix("http://127.0.0.1:"))
         #expect(session.address.hasSuffix("?token=\(session.token)"))
@@ -121,7 +121,7 @@ struct LiveSessionTests {
     @Test("a request for another host (a name pointed at the loopback address) is refused")
     func otherHost() async throws {
         let bus = Flux(label: "live.host")
-        let session = try await LiveSession.start(bus: bus, printsAddress: false)
+        let session = try await LiveSession.start(buses: [bus], printsAddress: false)
         let request = HTTPRequest(
             method: .GET, version: .http11, path: "/api/entries",
             query: [.init(name: "token", value: session.token)], headers: [.host: "evil.example:\(session.port)"],
@@ -143,7 +143,7 @@ struct LiveSessionTests {
         let states = try await client.request("/api/states", query: ["after": "\(second)"])
         #expect(states.text.contains("bread") && !states.text.contains("sk-live-secret"), "\(states.text)")
         let export = try await client.request("/api/export")
-        #expect(export.text == session.journal.jsonLines() + "\n")
+        #expect(export.text == session.journals[0].jsonLines() + "\n")
         #expect(!export.text.contains("sk-live-secret"))
         await session.stop()
     }
@@ -152,7 +152,7 @@ struct LiveSessionTests {
     func pages() async throws {
         let (bus, _, session, client) = try await startedTodos("live.pages")
         for index in 0..<10 { await bus.apply(AddTodo(title: "t\(index)")) }
-        let serials = session.journal.entries.map(\.serial)
+        let serials = session.journals[0].entries.map(\.serial)
         func page(_ query: [String: String]) async throws -> [UInt64] {
             try JSONDecoder().decode(
                 Reply.self, from: Data(try await client.request("/api/entries", query: query).text.utf8)
@@ -173,7 +173,7 @@ struct LiveSessionTests {
         let (bus, _, session, client) = try await startedTodos("live.import")
         for title in ["milk", "bread"] { await bus.apply(AddTodo(title: title)) }
         let exported = try await client.request("/api/export").text
-        let second = try #require(session.journal.entries.last?.serial)
+        let second = try #require(session.journals[0].entries.last?.serial)
         // The app moves on; the file is what it was.
         await bus.apply(AddTodo(title: "eggs"))
         #expect(try await client.request("/api/states", query: ["after": "1", "imported": "1"]).status == 400)
@@ -185,7 +185,7 @@ struct LiveSessionTests {
         let expected = try MixJournal.Document(jsonLines: exported).states(afterKept: second)
         #expect(try JSONDecoder().decode([String: JournalValue].self, from: Data(states.text.utf8)) == expected)
         // The live journal's states stay its own.
-        let third = try #require(session.journal.entries.last?.serial)
+        let third = try #require(session.journals[0].entries.last?.serial)
         #expect(try await client.request("/api/states", query: ["after": "\(third)"]).text.contains("eggs"))
         #expect(try await client.request("/api/states", query: ["after": "\(third)", "imported": "1"]).status == 400)
         let refused = try await client.request("/api/import", method: "POST", body: "not json\n")
@@ -198,12 +198,12 @@ struct LiveSessionTests {
         let (bus, todos, session, client) = try await startedTodos("live.travel")
         for title in ["milk", "bread", "eggs"] { await bus.apply(AddTodo(title: title)) }
         let present = todos.state
-        let first = try #require(session.journal.entries.first?.serial)
+        let first = try #require(session.journals[0].entries.first?.serial)
         let jump = try await client.request("/api/travel", method: "POST", query: ["to": "\(first)"])
         #expect(jump.status == 200 && jump.text.contains("todos"), "\(jump.text)")
         #expect(todos.state.todos.map(\.title) == ["milk"])
         #expect(todos.state.apiKey == "sk-live-secret", "a secret keeps the app's own value")
-        #expect(session.journal.entries.last?.mixer == "travel")
+        #expect(session.journals[0].entries.last?.mixer == "travel")
         let status = try await client.request("/api/entries", query: ["after": "999999"])
         #expect(status.text.contains(#""travelledTo":\#(first)"#), "\(status.text)")
         _ = try await client.request("/api/present", method: "POST")
@@ -224,7 +224,7 @@ struct LiveSessionTests {
         let missing = try await client.request("/api/travel", method: "POST", query: ["to": "999"])
         #expect(missing.status == 409 && missing.text.contains("keeps no mix #999"), "\(missing.text)")
         #expect(todos.state.todos.count == 2)
-        #expect(session.status.withLock { $0.travelledTo } == nil, "not in the past: nothing moved")
+        #expect(session.lanes[0].travelledTo.withLock { $0 } == nil, "not in the past: nothing moved")
         let start = try await client.request("/api/states", query: ["after": "0"])
         #expect(start.text.contains(#""todos":[]"#), "\(start.text)")
         let before = try await client.request("/api/travel", method: "POST", query: ["to": "0"])
@@ -246,19 +246,106 @@ struct LiveSessionTests {
             }
         }
         let session = try await LiveSession.start(
-            bus: bus, substances: [vault], actions: [RotateKey.self], printsAddress: false)
+            buses: [bus], substances: [vault], actions: [RotateKey.self], printsAddress: false)
         await bus.apply(RotateKey(key: "sk-new-secret"))
-        let serial = try #require(session.journal.entries.first?.serial)
+        let serial = try #require(session.journals[0].entries.first?.serial)
         let again = try await Client(session: session).request(
             "/api/again", method: "POST", query: ["serial": "\(serial)"])
         #expect(again.status == 400 && again.text.contains("secret"), "\(again.text)")
         await session.stop()
     }
 
+    @Test("two buses in one view: each its own mixes, states, jumps and dispatches, chosen by bus=K")
+    func twoBuses() async throws {
+        let main = Flux(label: "live.main")
+        let network = Flux(label: "live.network")
+        let todos = makeTodos(on: main)
+        let inbox = ReactiveSubstance<TodoState, TodoMixers>(name: "inbox", bus: network) { define in
+            define(AddTodo.self) { inbox, action, react, _ in
+                inbox.prop.todos.append(.init(title: action.title))
+                react()
+            }
+        }
+        let session = try await LiveSession.start(
+            buses: [main, network, main], substances: [todos, inbox], actions: [AddTodo.self], printsAddress: false)
+        let client = Client(session: session)
+        #expect(session.buses.count == 2 && session.buses[1] === network, "a bus given twice is recorded once")
+        #expect(try await client.request("/api/buses").text == #"["live.main","live.network"]"#)
+        for title in ["milk", "bread"] { await main.apply(AddTodo(title: title)) }
+        await network.apply(AddTodo(title: "mail"))
+        func serials(_ bus: String) async throws -> [UInt64] {
+            try JSONDecoder().decode(
+                Reply.self, from: Data(try await client.request("/api/entries", query: ["bus": bus]).text.utf8)
+            ).entries.map(\.serial)
+        }
+        #expect(try await serials("0") == session.journals[0].entries.map(\.serial))
+        #expect(try await serials("1") == session.journals[1].entries.map(\.serial))
+        #expect(try await serials("0").count == 2)
+        #expect(try await serials("1").count == 1)
+        #expect(try await client.request("/api/entries", query: ["bus": "2"]).status == 400)
+        // A jump on the network bus moves its substances alone.
+        let jump = try await client.request("/api/travel", method: "POST", query: ["bus": "1", "to": "0"])
+        #expect(jump.status == 200, "\(jump.text)")
+        #expect(inbox.state.todos.isEmpty && todos.state.todos.count == 2)
+        let status = try await client.request("/api/entries", query: ["bus": "1", "after": "999"])
+        #expect(status.text.contains(#""travelledTo":0"#))
+        #expect(!(try await client.request("/api/entries", query: ["after": "999"]).text.contains("travelledTo\":0")))
+        // A dispatch from the page goes to the bus shown.
+        _ = try await client.request(
+            "/api/dispatch", method: "POST", query: ["bus": "1", "action": "AddTodo"], body: #"{"title":"news"}"#)
+        await network.flush()
+        #expect(inbox.state.todos.map(\.title) == ["news"] && todos.state.todos.count == 2)
+        // From code: the bus named.
+        await session.returnToPresent(on: network)
+        #expect(inbox.state.todos.map(\.title) == ["news"], "the present is the bus's last mix")
+        await session.travel(to: try #require(session.journals[0].entries.first?.serial), on: main)
+        #expect(todos.state.todos.map(\.title) == ["milk"])
+        await session.stop()
+    }
+
+    @Test("a substance on a bus the view does not record, and no bus at all, are refused at start")
+    func startRefusals() async throws {
+        let recorded = Flux(label: "live.recorded")
+        let other = makeTodos(on: Flux(label: "live.other"))
+        await #expect(throws: LiveSessionError.substanceOnAnotherBus("todos")) {
+            try await LiveSession.start(buses: [recorded], substances: [other], printsAddress: false)
+        }
+        await #expect(throws: LiveSessionError.noBus) {
+            try await LiveSession.start(buses: [], printsAddress: false)
+        }
+    }
+
+    @Test("another interface is told: requests must name it (or, for 0.0.0.0, an IPv4 address), never a name")
+    func otherInterface() async throws {
+        func status(_ session: LiveSession, host: String, origin: String? = nil) async -> HTTPStatusCode {
+            var headers: [HTTPHeader: String] = [.host: host]
+            if let origin { headers[HTTPHeader("Origin")] = origin }
+            let request = HTTPRequest(
+                method: .GET, version: .http11, path: "/api/actions",
+                query: [.init(name: "token", value: session.token)], headers: headers, body: Data())
+            return await session.respond(to: request).statusCode
+        }
+        let loopback = try await LiveSession.start(buses: [Flux(label: "live.loopback")], printsAddress: false)
+        #expect(await status(loopback, host: "192.168.1.5:\(loopback.port)") == .forbidden)
+        await loopback.stop()
+        let every = try await LiveSession.start(
+            buses: [Flux(label: "live.every")], interface: "0.0.0.0", printsAddress: false)
+        let port = every.port
+        #expect(every.address.hasPrefix("http://127.0.0.1:\(port)/?token="))
+        #expect(try await Client(session: every).request("/api/actions").status == 200)
+        #expect(await status(every, host: "192.168.1.5:\(port)") == .ok)
+        #expect(await status(every, host: "192.168.1.5:\(port)", origin: "http://192.168.1.5:\(port)") == .ok)
+        #expect(await status(every, host: "evil.example:\(port)") == .forbidden, "a name is never served")
+        #expect(await status(every, host: "192.168.1.500:\(port)") == .forbidden)
+        #expect(await status(every, host: "192.168.1.5:\(port)", origin: "http://evil.example:\(port)") == .forbidden)
+        #expect(await status(every, host: "192.168.1.5:1") == .forbidden, "another port")
+        await every.stop()
+    }
+
     @Test("a host name in capitals is the same host")
     func hostCase() async throws {
         let bus = Flux(label: "live.host-case")
-        let session = try await LiveSession.start(bus: bus, printsAddress: false)
+        let session = try await LiveSession.start(buses: [bus], printsAddress: false)
         let request = HTTPRequest(
             method: .GET, version: .http11, path: "/api/actions", query: [.init(name: "token", value: session.token)],
             headers: [.host: "LOCALHOST:\(session.port)"], body: Data())
@@ -316,7 +403,7 @@ struct LiveSessionTests {
             "live.again", actions: [AddTodo.self], mixers: [TodoMixers.self])
         await bus.apply(AddTodo(title: "milk"))
         await bus.apply(TodoMixers.toggle, payload: ["index": 0])
-        let serials = session.journal.entries.map(\.serial)
+        let serials = session.journals[0].entries.map(\.serial)
         let action = try await client.request("/api/again", method: "POST", query: ["serial": "\(serials[0])"])
         #expect(action.status == 200, "\(action.text)")
         await bus.flush()
@@ -326,7 +413,7 @@ struct LiveSessionTests {
         await bus.flush()
         #expect(todos.state.todos.map(\.done) == [false, false], "the first todo toggled back")
         await session.travel(to: serials[0])
-        let travel = try #require(session.journal.entries.last?.serial)
+        let travel = try #require(session.journals[0].entries.last?.serial)
         let refused = try await client.request("/api/again", method: "POST", query: ["serial": "\(travel)"])
         #expect(refused.status == 400 && refused.text.contains("a task is not dispatched again"), "\(refused.text)")
         let gone = try await client.request("/api/again", method: "POST", query: ["serial": "999"])
@@ -342,7 +429,7 @@ struct LiveSessionTests {
         await bus.apply(AddTodo(title: "unseen"))
         _ = try await client.request("/api/resume", method: "POST")
         await bus.apply(AddTodo(title: "three"))
-        #expect(session.journal.entries.count == 2)
+        #expect(session.journals[0].entries.count == 2)
         await session.stop()
     }
 }

@@ -1,4 +1,5 @@
-// A todo list on the shared bus, with the live session view on.
+// A todo list on the shared bus, with the live session view on; the commands it reads are
+// counted on a bus of their own, which the view records too (its page has a menu of buses).
 //
 //     swift run LiveSession
 //     http://127.0.0.1:51234/?token=9f2c...     (open it in a browser)
@@ -46,8 +47,26 @@ let todos = ReactiveSubstance<TodoState, TodoMixers>(name: "todos") { define in
     }
 }
 
+/// The commands read, counted on a bus of their own.
+struct CommandsState: State {
+    var read = 0
+    var last = ""
+}
+
+enum CommandMixers: SubstanceMixer { case read }
+
+let commandsBus = Flux(label: "sample.commands")
+let commands = ReactiveSubstance<CommandsState, CommandMixers>(name: "commands", bus: commandsBus) { define in
+    define(mix: .read) { commands, payload, react, _ in
+        commands.prop.read += 1
+        commands.prop.last = payload?["command"] as? String ?? ""
+        react()
+    }
+}
+
 let view = try await LiveSession.start(
-    substances: [todos], actions: [AddTodo.self, ToggleTodo.self], mixers: [TodoMixers.self], printsAddress: false)
+    buses: [.shared, commandsBus], substances: [todos, commands], actions: [AddTodo.self, ToggleTodo.self],
+    mixers: [TodoMixers.self], printsAddress: false)
 /// A line on standard output, written at once (not held in a buffer: a program reading the app's
 /// output, CI's browser test, waits for it).
 func say(_ line: String) {
@@ -60,6 +79,7 @@ let encoder = JSONEncoder()
 encoder.outputFormatting = [.sortedKeys]
 while let line = readLine() {
     let command = line.split(separator: " ", maxSplits: 1).map(String.init)
+    commandsBus.dispatch(CommandMixers.read, payload: ["command": command.first ?? ""])
     switch (command.first, command.count > 1 ? command[1] : nil) {
     case ("add", let title?):
         await Flask.apply(AddTodo(title: title))
