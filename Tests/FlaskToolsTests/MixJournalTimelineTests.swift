@@ -375,15 +375,23 @@ struct MixJournalTimelineTests {
                     "b",
                     values: #"{"key":"list.0","old":3,"new":4},{"key":"rows.1.t","old":"b","new":"c"},"#
                         + #"{"key":"digits.0","old":null,"new":1}"#)),
+            // Keys that no longer exist (a removed entry, an optional become nil): absent, not
+            // null; one below an object the rebuild made itself; one that was never there.
+            entry(
+                9,
+                change(
+                    "a",
+                    values: #"{"key":"obj.y.z","old":1},{"key":"n","old":{"deep":5}},"#
+                        + #"{"key":"never.there","old":null}"#)),
         ]
         let document = try MixJournal.Document(jsonLines: lines.joined(separator: "\n"))
-        #expect(document.entries.count == 8)
+        #expect(document.entries.count == 9)
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("timeline.html")
         try document.timelineHTML().write(to: url, atomically: true, encoding: .utf8)
         // 99 is no mix's serial: the state after all of them, as states(after:) gives.
-        for serial: UInt64 in [3, 4, 8, 99] {
+        for serial: UInt64 in [3, 4, 8, 9, 99] {
             let dom = try await Chromium.run(
                 ["--dump-dom", "--virtual-time-budget=5000"], url: url, fragment: "mix=\(serial)")
             let expected = document.states(after: serial)
@@ -404,6 +412,9 @@ struct MixJournalTimelineTests {
         #expect(elements.value(at: "list") == .array([.int(4)]))
         #expect(elements.value(at: "rows") == .array([.object(["t": .string("a")]), .object(["t": .string("c")])]))
         #expect(elements.value(at: "digits") == .object(["0": .int(1)]))
+        let removed = try #require(document.states(after: 9)["a"])
+        #expect(removed.value(at: "n") == nil && removed.value(at: "obj.y.z") == nil, "\(removed)")
+        #expect(removed.value(at: "obj.y.w") == .int(2))
     }
 
     @Test(

@@ -324,7 +324,8 @@ struct TimelinePage {
     /// substance's new values, each key as its components (escapes undone, so that the script
     /// need not know them):
     /// `{"start":{...},"mixes":[{"s":1,"c":[{"n":"cart","v":[[["total"],4]]}]}]}`; `"a":1` for an
-    /// abort, no `v` when no values were recorded. `</` is written `<\/`, so the
+    /// abort, no `v` when no values were recorded; a key that no longer exists (a removed entry, an
+    /// optional that became nil) as `[["index","a"],null,0]`, removed rather than set to null. `</` is written `<\/`, so the
     /// text cannot close its `<script>` element.
     private func scriptData(_ entries: [MixJournal.Entry]) -> String {
         var json = "{\"start\":{"
@@ -356,7 +357,11 @@ struct TimelinePage {
                             JSONEscaping.appendQuoted(component, to: &json)
                         }
                         json += "],"
-                        value.new.appendJSON(to: &json, tagged: true)
+                        if value.newExists {
+                            value.new.appendJSON(to: &json, tagged: true)
+                        } else {
+                            json += "null,0"
+                        }
                         json += "]"
                     }
                     json += "]"

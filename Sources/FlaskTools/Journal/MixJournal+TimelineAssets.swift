@@ -192,6 +192,24 @@ extension TimelinePage {
             return object;
           }
 
+          // Removes the key whose components are `parts[at...]` from `root`, as
+          // JournalValue.remove(at:) does: through objects only; a key not there changes nothing.
+          function removeAt(root, parts, at, owned) {
+            if (!isObject(root) || !has.call(root, parts[at])) return root;
+            var object = root;
+            if (!owned.has(root)) {
+              object = {};
+              Object.keys(root).forEach(function (key) { put(object, key, root[key]); });
+              owned.add(object);
+            }
+            if (at === parts.length - 1) {
+              delete object[parts[at]];
+            } else {
+              put(object, parts[at], removeAt(object[parts[at]], parts, at + 1, owned));
+            }
+            return object;
+          }
+
           var rebuilt = null;
           // Every substance's state after the mix at `index`, as MixJournal.Document.states(after:):
           // from the starting states, each change's new values in order; aborted changes, changes
@@ -209,7 +227,10 @@ extension TimelinePage {
                 if (change.a || !change.v || !rebuilt.states.has(change.n)) continue;
                 var state = rebuilt.states.get(change.n);
                 for (var v = 0; v < change.v.length; v++) {
-                  state = setAt(state, change.v[v][0], 0, change.v[v][1], rebuilt.owned);
+                  var value = change.v[v];
+                  // A third element: the key no longer exists (removed, not set to null).
+                  state = value.length > 2 ? removeAt(state, value[0], 0, rebuilt.owned)
+                    : setAt(state, value[0], 0, value[1], rebuilt.owned);
                 }
                 rebuilt.states.set(change.n, state);
                 rebuilt.dirty.add(change.n);
