@@ -160,6 +160,11 @@ try:
     send("add after the export")
     browser.find_element(By.ID, "import").send_keys(os.path.abspath(path))
     wait.until(lambda _: "imported" in browser.find_element(By.ID, "status").text)
+    # Browsing a file moves nothing in the app: its controls are off meanwhile.
+    enabled = browser.execute_script(
+        "return ['back', 'forward', 'present', 'pause', 'send', 'bus']"
+        ".filter((id) => !document.getElementById(id).disabled);")
+    check(enabled == [], f"controls that would move the app while a file is browsed: {enabled}")
     check(rows_shown() == serials, f"the imported mixes {rows_shown()} are the file's {serials}")
     first = serials[0]
     browser.execute_script(f"document.querySelector('#rows tr.mix[data-serial=\"{first}\"]').click();")
@@ -171,6 +176,15 @@ try:
     browser.find_element(By.ID, "live").click()
     wait.until(lambda _: "live" in browser.find_element(By.ID, "status").text)
     wait.until(lambda _: any("after the export" in text for text in row_texts()))
+
+    # A long value with no space in it wraps: the row's buttons stay in the window.
+    send("add " + "x" * 400)
+    wait.until(lambda _: any("xxxxxxxx" in text for text in row_texts()))
+    overflow = browser.execute_script(
+        "return [...document.querySelectorAll('button.again')]"
+        ".filter((b) => b.getBoundingClientRect().right > window.innerWidth).length;")
+    check(overflow == 0, f"{overflow} Again buttons past the window's edge")
+    browser.save_screenshot(os.path.join(shots, "live-session-long-value.png"))
 finally:
     browser.quit()
     send("quit")

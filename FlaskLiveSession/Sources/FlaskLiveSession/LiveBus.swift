@@ -26,13 +26,19 @@ final class LiveBus: Sendable {
         let travel = await MixJournal.travel(
             journal.document, to: serial, substances: substances, on: bus, fileID: fileID, line: line,
             function: function)
-        // In the past only once something moved (not for a mix the journal no longer keeps).
-        if !travel.moved.isEmpty { travelledTo.withLock { $0 = serial } }
+        // In the past only once something moved (not for a mix the journal no longer keeps), and
+        // not at the last mix the app made: that is the present.
+        if !travel.moved.isEmpty {
+            let present = journal.document.entries.last(where: { !$0.isTravel })?.serial
+            travelledTo.withLock { $0 = serial == present ? nil : serial }
+        }
         return travel
     }
 
-    /// Back to the states after the last mix that was not a jump.
+    /// Back to the states after the last mix that was not a jump; nil, and nothing recorded, when
+    /// the bus is in the present already.
     func returnToPresent(fileID: StaticString, line: UInt, function: StaticString) async -> MixJournal.Travel? {
+        guard travelledTo.withLock({ $0 }) != nil else { return nil }
         let document = journal.document
         guard let last = document.entries.last(where: { !$0.isTravel }) else { return nil }
         let travel = await MixJournal.travel(
@@ -44,7 +50,7 @@ final class LiveBus: Sendable {
 
     /// Dispatches the recorded mix `serial` again; why it could not, if it could not.
     func dispatchAgain(_ serial: UInt64, domains: [any Any.Type]) async -> String? {
-        guard let entry = journal.entry(serial: serial) else { return "mix #\(serial) is no longer kept" }
+        guard let entry = journal.entry(serial: serial) else { return "the journal keeps no mix #\(serial)" }
         return await MixJournal.dispatchAgain(
             entry, on: bus, domains: domains, fileID: LiveSession.page, line: 0, function: "Again")?.reason
     }

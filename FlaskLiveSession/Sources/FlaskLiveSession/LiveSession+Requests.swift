@@ -17,7 +17,7 @@ extension LiveSession {
         let post = request.method == .POST
         switch (post, request.path) {
         case (false, "/"):
-            return html(LiveSessionPage.html)
+            return page()
         case (false, "/api/entries"):
             guard let after = Self.serial(request.query["after"], absent: 0),
                 let before = Self.serial(request.query["before"], absent: .max),
@@ -40,6 +40,12 @@ extension LiveSession {
             } else {
                 document = lane.journal.document
             }
+            if document.startStates.isEmpty && !document.entries.isEmpty {
+                return Self.text(
+                    .badRequest,
+                    "the file has no starting states (its first line, flaskJournal, is missing): "
+                        + "its states cannot be rebuilt")
+            }
             // 0: before the first mix kept.
             guard let states = document.states(afterKept: serial) else {
                 return Self.text(.badRequest, "the journal keeps no mix #\(serial)")
@@ -49,8 +55,11 @@ extension LiveSession {
             // A session exported before (journal JSON lines), to browse: its entries, and its
             // states on request (`/api/states?imported=1`).
             do {
-                let document = try MixJournal.Document(
-                    jsonLines: String(decoding: try await request.bodyData, as: UTF8.self))
+                let text = String(decoding: try await request.bodyData, as: UTF8.self)
+                guard text.contains(where: { !$0.isWhitespace }) else {
+                    return Self.text(.badRequest, "an empty file is not a journal's JSON lines")
+                }
+                let document = try MixJournal.Document(jsonLines: text)
                 imported.withLock { $0 = document }
                 return Self.json(ImportReply(entries: document.entries))
             } catch {
@@ -59,7 +68,7 @@ extension LiveSession {
         case (false, "/api/export"):
             var response = Self.text(.ok, lane.journal.jsonLines() + "\n")
             response.headers[.contentType] = "application/x-ndjson; charset=utf-8"
-            response.headers[.contentDisposition] = "attachment; filename=\"flask-session.jsonl\""
+            response.headers[.contentDisposition] = "attachment; filename=\"\(Self.exportName(of: lane.bus))\""
             return response
         case (false, "/api/live"):
             // A WebSocket that says when there are new mixes (LiveSignal).
@@ -123,6 +132,10 @@ extension LiveSession {
         guard let host = request.headers[.host]?.lowercased(), isServed(host) else {
             return Self.text(.forbidden, "not a request for this server")
         }
+        // A browser that names the request cross-site (fetch metadata), even without an Origin.
+        if request.headers[HTTPHeader("Sec-Fetch-Site")]?.lowercased() == "cross-site" {
+            return Self.text(.forbidden, "requests from another site are refused")
+        }
         if let origin = request.headers[HTTPHeader("Origin")]?.lowercased(),
             !(origin.hasPrefix("http://") && isServed(String(origin.dropFirst("http://".count))))
         {
@@ -141,8 +154,18 @@ extension LiveSession {
         return interface == "0.0.0.0" && Self.isIPv4(name)
     }
 
+    /// The name of a bus's export: `flask-session-<label>.jsonl`, the label's letters, digits,
+    /// dots and dashes kept, anything else a dash.
+    static func exportName(of bus: Flux) -> String {
+        let label = bus.label.map { character -> Character in
+            character.isASCII && (character.isLetter || character.isNumber || character == "." || character == "-")
+                ? character : "-"
+        }
+        return "flask-session-\(String(label)).jsonl"
+    }
+
     /// Four numbers from 0 to 255, with dots between.
-    private static func isIPv4(_ text: Substring) -> Bool {
+    static func isIPv4(_ text: Substring) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4
             && parts.allSatisfy { part in
@@ -190,15 +213,21 @@ extension LiveSession {
             body: Data(text.utf8))
     }
 
-    private func html(_ text: String) -> HTTPResponse {
-        HTTPResponse(
+    /// The page, its script and style marked with a nonce made for this answer: the
+    /// Content-Security-Policy runs those and nothing else (no script written into the page later
+    /// would run), and the page is never framed by another site.
+    private func page() -> HTTPResponse {
+        let nonce = Self.makeToken()
+        let text = LiveSessionPage.html.replacingOccurrences(of: "<script>", with: "<script nonce=\"\(nonce)\">")
+            .replacingOccurrences(of: "<style>", with: "<style nonce=\"\(nonce)\">")
+        let sockets = Set(["127.0.0.1", "localhost", interface]).sorted().map { "ws://\($0):\(port)" }
+        return HTTPResponse(
             statusCode: .ok,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                // The page runs its own script only and is never framed by another site.
                 HTTPHeader("Content-Security-Policy"):
-                    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                    + "connect-src 'self' ws://127.0.0.1:\(port) ws://localhost:\(port); frame-ancestors 'none'",
+                    "default-src 'none'; script-src 'nonce-\(nonce)'; style-src 'nonce-\(nonce)'; "
+                    + "connect-src 'self' \(sockets.joined(separator: " ")); frame-ancestors 'none'",
                 HTTPHeader("Referrer-Policy"): "no-referrer",
             ], body: Data(text.utf8))
     }
@@ -210,7 +239,19 @@ struct EntriesReply: Encodable {
     let dropped: Int
     let capacity: Int
     let paused: Bool
+    /// Null in the present (written, not left out).
     let travelledTo: UInt64?
+
+    enum CodingKeys: String, CodingKey { case entries, dropped, capacity, paused, travelledTo }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entries, forKey: .entries)
+        try container.encode(dropped, forKey: .dropped)
+        try container.encode(capacity, forKey: .capacity)
+        try container.encode(paused, forKey: .paused)
+        try container.encode(travelledTo, forKey: .travelledTo)
+    }
 }
 
 /// What an import answers: the file's entries.

@@ -93,6 +93,8 @@ public final class LiveSession: Sendable {
             LiveBus(
                 bus: bus, journal: MixJournal(capacity: maxAge), substances: substances.filter { $0.bus === bus })
         }
+        // A name or an IPv6 address would fail deep in the socket layer, saying "Success".
+        guard LiveSession.isIPv4(interface[...]) else { throw LiveSessionError.notAnIPv4Address(interface) }
         let server = HTTPServer(address: try .inet(ip4: interface, port: port), logger: .disabled)
         let box = SessionBox()
         await server.appendRoute("*") { request in
@@ -100,7 +102,15 @@ public final class LiveSession: Sendable {
             return await session.respond(to: request)
         }
         let task = Task { try await server.run() }
-        try await server.waitUntilListening()
+        do {
+            try await server.waitUntilListening()
+        } catch {
+            // The server's own error says why (an address this machine does not have, a port in
+            // use) where the wait says only that it timed out.
+            task.cancel()
+            if case .failure(let failure) = await task.result { throw failure }
+            throw error
+        }
         guard case .ip4(_, port: let listening)? = await server.listeningAddress else {
             task.cancel()
             throw LiveSessionError.notListening
@@ -204,7 +214,7 @@ public final class LiveSession: Sendable {
 
     /// 128 random bits, as 32 hexadecimal digits (`SystemRandomNumberGenerator` is the system's
     /// cryptographic generator).
-    private static func makeToken() -> String {
+    static func makeToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<2).map { _ in
             let word = generator.next()
@@ -222,6 +232,9 @@ public enum LiveSessionError: Error, Sendable, Equatable {
     case noBus
     /// The substance named mixes on none of the buses given: a jump could not move it.
     case substanceOnAnotherBus(String)
+    /// The interface given is not an IPv4 address written with four numbers (a host name or an
+    /// IPv6 address).
+    case notAnIPv4Address(String)
 }
 
 /// The session, once made, for the server's handler (made before the session, which needs the

@@ -40,7 +40,7 @@ enum LiveSessionPage {
         .serial { color: #888; width: 4em; text-align: right; }
         .mixer { font-weight: 600; white-space: nowrap; }
         .origin, .time { color: #888; font-size: 12px; white-space: nowrap; }
-        .change { font-family: ui-monospace, Menlo, monospace; font-size: 12px; }
+        .change { font-family: ui-monospace, Menlo, monospace; font-size: 12px; overflow-wrap: anywhere; }
         .old { color: #a00; } .new { color: #070; }
         pre { background: #fff; border: 1px solid #ddd; padding: 8px; overflow: auto; max-height: 55vh; margin: 0; }
         textarea { width: 100%; box-sizing: border-box; height: 90px; font-family: ui-monospace, Menlo, monospace; }
@@ -58,7 +58,7 @@ enum LiveSessionPage {
           <button id="forward" title="the app to the mix after">Forward ▶</button>
           <button id="present" title="the app to the last mix it made">Present</button>
           <button id="pause">Pause</button>
-          <a id="export" class="button" download="flask-session.jsonl">Export</a>
+          <a id="export" class="button" download>Export</a>
           <label class="button">Import <input type="file" id="import" accept=".jsonl,.json,.txt" hidden></label>
           <button id="live" hidden>Back to live</button>
           <input id="filter" placeholder="filter by substance, mix or key">
@@ -88,7 +88,7 @@ enum LiveSessionPage {
         }
         let entries = [], last = 0, selected = null, imported = false, status = {}, pushed = false, bus = 0;
         // Until the newest mixes arrive, a poll would ask for every mix kept at once.
-        let started = false, loadingEarlier = false, loads = 0;
+        let started = false, loadingEarlier = false, loads = 0, actionCount = 0;
         const shown = 1000;
 
         function text(value) {
@@ -199,6 +199,9 @@ enum LiveSessionPage {
         }
         function showStatus() {
           const element = $("status");
+          // An imported file is browsed: nothing on the page moves the app meanwhile.
+          for (const id of ["back", "forward", "present", "pause", "bus"]) $(id).disabled = imported;
+          $("send").disabled = imported || !actionCount;
           if (imported) { element.textContent = "an imported session (not live)"; element.className = ""; return; }
           if (status.travelledTo != null) {
             const where = status.travelledTo === 0 ? "before the first mix" : `after mix #${status.travelledTo}`;
@@ -298,7 +301,8 @@ enum LiveSessionPage {
         async function loadActions() {
           const names = await (await fetch(api("/api/actions"))).json();
           $("action").replaceChildren(...names.map((name) => new Option(name, name)));
-          $("send").disabled = !names.length;
+          actionCount = names.length;
+          $("send").disabled = imported || !names.length;
           if (!names.length) $("sent").textContent = "register actions with LiveSession.start(actions:)";
           fillFields();
         }

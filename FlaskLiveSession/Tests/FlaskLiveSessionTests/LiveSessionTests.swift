@@ -342,6 +342,65 @@ struct LiveSessionTests {
         await every.stop()
     }
 
+    @Test(
+        "what an outside try found: present in the present, the present named, imports and their states, fetch metadata"
+    )
+    func outsideFindings() async throws {
+        let (bus, _, session, client) = try await startedTodos("live.outside")
+        for title in ["milk", "bread"] { await bus.apply(AddTodo(title: title)) }
+        let kept = session.journals[0].entries.count
+        // The present, written as null; Present there moves nothing and records nothing.
+        #expect(try await client.request("/api/entries", query: ["after": "999"]).text.contains(#""travelledTo":null"#))
+        let present = try await client.request("/api/present", method: "POST")
+        #expect(present.status == 200 && present.text.contains(#""moved":[]"#), "\(present.text)")
+        #expect(session.journals[0].entries.count == kept)
+        // A jump to the last mix the app made is the present.
+        let last = try #require(session.journals[0].entries.last?.serial)
+        _ = try await client.request("/api/travel", method: "POST", query: ["to": "\(last)"])
+        #expect(session.lanes[0].travelledTo.withLock { $0 } == nil)
+        // Imports: an empty body is no journal; a file without its first line has no states to give.
+        #expect(try await client.request("/api/import", method: "POST", body: "").status == 400)
+        let lines = session.journals[0].jsonLines().split(separator: "\n").dropFirst().joined(separator: "\n")
+        #expect(try await client.request("/api/import", method: "POST", body: lines).status == 200)
+        let states = try await client.request("/api/states", query: ["after": "\(last)", "imported": "1"])
+        #expect(states.status == 400 && states.text.contains("no starting states"), "\(states.text)")
+        // A request a browser names cross-site is refused, with or without an Origin.
+        let crossSite = try await client.request("/api/entries", headers: ["Sec-Fetch-Site": "cross-site"])
+        #expect(crossSite.status == 403)
+        #expect(try await client.request("/api/entries", headers: ["Sec-Fetch-Site": "same-origin"]).status == 200)
+        // The export is named for its bus.
+        let export = await session.respond(
+            to: HTTPRequest(
+                method: .GET, version: .http11, path: "/api/export",
+                query: [.init(name: "token", value: session.token)], headers: [.host: "127.0.0.1:\(session.port)"],
+                body: Data()))
+        #expect(export.headers[.contentDisposition] == #"attachment; filename="flask-session-live.outside.jsonl""#)
+        await session.stop()
+        // An interface that is not an IPv4 address is refused at once, saying so.
+        await #expect(throws: LiveSessionError.notAnIPv4Address("localhost")) {
+            try await LiveSession.start(buses: [Flux(label: "live.name")], interface: "localhost", printsAddress: false)
+        }
+    }
+
+    @Test("the page runs the script it was served with alone: a nonce per answer in its CSP")
+    func pageNonce() async throws {
+        let session = try await LiveSession.start(buses: [Flux(label: "live.nonce")], printsAddress: false)
+        func page() async -> HTTPResponse {
+            await session.respond(
+                to: HTTPRequest(
+                    method: .GET, version: .http11, path: "/", query: [.init(name: "token", value: session.token)],
+                    headers: [.host: "127.0.0.1:\(session.port)"], body: Data()))
+        }
+        let (first, second) = (await page(), await page())
+        let policy = try #require(first.headers[HTTPHeader("Content-Security-Policy")])
+        #expect(!policy.contains("unsafe-inline"), "\(policy)")
+        let nonce = try #require(policy.split(separator: "'").first { $0.hasPrefix("nonce-") }?.dropFirst(6))
+        let html = String(decoding: try await first.bodyData, as: UTF8.self)
+        #expect(html.contains(#"<script nonce="\#(nonce)">"#) && html.contains(#"<style nonce="\#(nonce)">"#))
+        #expect(second.headers[HTTPHeader("Content-Security-Policy")] != policy, "a nonce per answer")
+        await session.stop()
+    }
+
     @Test("a host name in capitals is the same host")
     func hostCase() async throws {
         let bus = Flux(label: "live.host-case")
@@ -417,7 +476,7 @@ struct LiveSessionTests {
         let refused = try await client.request("/api/again", method: "POST", query: ["serial": "\(travel)"])
         #expect(refused.status == 400 && refused.text.contains("a task is not dispatched again"), "\(refused.text)")
         let gone = try await client.request("/api/again", method: "POST", query: ["serial": "999"])
-        #expect(gone.status == 400 && gone.text.contains("no longer kept"))
+        #expect(gone.status == 400 && gone.text.contains("keeps no mix"))
         await session.stop()
     }
 
