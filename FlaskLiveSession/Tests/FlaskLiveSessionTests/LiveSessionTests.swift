@@ -382,6 +382,19 @@ struct LiveSessionTests {
         }
     }
 
+    @Test("an address this machine does not have fails with the socket's error, not the wait's timeout")
+    func missingAddress() async {
+        do {
+            // 192.0.2.0/24 is TEST-NET-1: documentation only, on no machine.
+            let session = try await LiveSession.start(
+                buses: [Flux(label: "live.missing")], interface: "192.0.2.77", printsAddress: false)
+            Issue.record("it listened on \(session.address)")
+            await session.stop()
+        } catch {
+            #expect(!"\(error)".lowercased().contains("timed out"), "\(error)")
+        }
+    }
+
     @Test("the page runs the script it was served with alone: a nonce per answer in its CSP")
     func pageNonce() async throws {
         let session = try await LiveSession.start(buses: [Flux(label: "live.nonce")], printsAddress: false)
