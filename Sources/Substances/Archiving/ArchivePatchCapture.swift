@@ -11,8 +11,8 @@ import Synchronization
 ///
 /// The values are taken on the bus, not the state kept for the archive thread to take them from:
 /// a kept state shares its collections' storage, so the next commit's edit of one would copy the
-/// whole collection, and a batch of pending patches held a copy each (S10 at 10^5 entries grew
-/// 6 MB a request).
+/// whole collection, and a batch of pending patches held a copy each (scenario S10's memory grew
+/// with every request; figures in docs/history/performance-log.md).
 struct ArchivePatchCapture: Sendable {
     /// Parts of a committed state, which is `Sendable`, held as `any Encodable`; nothing mutates them.
     private let operations: UncheckedSendable<[PropertyWiseEncoding.Operation]>

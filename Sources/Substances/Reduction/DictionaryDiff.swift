@@ -4,8 +4,8 @@ typealias FlatChange = (key: String, old: FlatValue?, new: FlatValue?)
 /// String-keyed dictionaries, whose changed keys the reduction finds entry by entry: what a commit
 /// that changes one entry of a large dictionary costs is a pass over its entries (a lookup and a
 /// comparison of bits each), where flattening both dictionaries cost a tree of values per entry
-/// (a commit of one entry of 100,000 was 90 to 127 times the floor: the dictionary copied, one
-/// entry changed, the copy compared with `==`; scenario S8d).
+/// (scenario S8d, measured against its floor: the dictionary copied, one entry changed, the copy
+/// compared with `==`; performance.md, "Big states").
 ///
 /// Exact: an entry whose significant bytes are identical on both sides flattens alike on both
 /// (the flattening is a function of the value's bits), so it cannot have changed; every other

@@ -55,8 +55,8 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
     ///
     /// Costs in proportion to the change, not to the dictionary: only the new value is converted,
     /// and the rest is shared with this one until either is written. Prefer it to building a new
-    /// `FlaskDictRef` from a whole dictionary to change one key of a large one (at 100,000 keys,
-    /// converting the whole dictionary again took about 100 ms).
+    /// `FlaskDictRef` from a whole dictionary to change one key of a large one, which converts
+    /// every key again.
     ///
     /// ```swift
     /// substance.prop.info = substance.prop.info?.updating("foo", to: "baz")

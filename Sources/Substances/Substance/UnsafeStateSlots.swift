@@ -19,7 +19,7 @@ import Foundation
 ///   was made with (the substance's state type: every method is given it).
 ///
 /// Not generic: a field of a generic type in the generic `Substance` had its metadata looked up at
-/// run time on every use (about 700 instructions a dispatch, scenario S1); its methods are given
+/// run time on every use (scenario S1; figures in docs/history/performance-log.md); its methods are given
 /// the state type instead, and the substance frees the slots in its `deinit` (or hands them to
 /// changes that still read their new state in one: see `StateChanges`).
 @usableFromInline
