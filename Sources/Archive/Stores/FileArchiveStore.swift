@@ -162,9 +162,12 @@ public struct FileArchiveStore: ArchiveLogStore {
                 snapshot = nil
                 held = nil
             }
-            // The value now: the snapshot with the patches of the log applied.
-            guard let log = try log(of: name), !log.isEmpty else { return snapshot }
+            // The value now: the snapshot with the patches of the log applied. Checked with no log
+            // too: a compaction that folded every patch removes the log, and the old snapshot
+            // alone would lack them all.
+            let log = try log(of: name)
             guard ArchiveKeyOwnership.Identity.of(path: url.path) == held else { continue }
+            guard let log, !log.isEmpty else { return snapshot }
             return try ArchiveLog(log).applied(to: snapshot, key: key)
         }
     }
