@@ -28,7 +28,10 @@ let package = Package(
         .target(name: "Substances", dependencies: ["FlaskLocking", "FluxBus", "Archive"]),
         .target(name: "Reactors", dependencies: ["FlaskLocking", "FluxBus", "Substances"]),
         .target(name: "FlaskAPI", dependencies: ["FluxBus", "Archive", "Substances", "Reactors"]),
-        .target(name: "FlaskTools", dependencies: ["FlaskLocking", "FluxBus", "Archive", "Substances"]),
+        .target(
+            name: "FlaskTools", dependencies: ["FlaskLocking", "FluxBus", "Archive", "Substances"],
+            // The timeline page's style and script, embedded in the module's code at build time.
+            resources: [.embedInCode("Journal/Timeline/timeline.css"), .embedInCode("Journal/Timeline/timeline.js")]),
         .target(
             name: "FlaskTesting",
             dependencies: ["FlaskLocking", "FluxBus", "Archive", "Substances", "Reactors", "FlaskTools"]),

@@ -24,7 +24,10 @@ let package = Package(
                 .product(name: "FlaskTools", package: "FlaskReactor"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
-            ]),
+            ],
+            // The page, embedded in the module's code at build time (no bundle to find at run
+            // time, on Linux or in an app).
+            resources: [.embedInCode("Page/LiveSessionPage.html")]),
         // What the view costs the app, and the page's load time (docs/live-session.md).
         .executableTarget(
             name: "LiveSessionProbe",

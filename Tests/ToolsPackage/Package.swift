@@ -16,7 +16,8 @@ let package = Package(
                 .product(name: "FluxBus", package: "FlaskReactor"),
                 .product(name: "Archive", package: "FlaskReactor"),
                 .product(name: "Substances", package: "FlaskReactor"),
-            ]),
+            ],
+            resources: [.embedInCode("Journal/Timeline/timeline.css"), .embedInCode("Journal/Timeline/timeline.js")]),
         .target(
             name: "FlaskTesting",
             dependencies: [
