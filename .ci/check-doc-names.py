@@ -2,21 +2,26 @@
 """Every file, type and function the guides name in code font exists.
 
 Reads README.md and docs/*.md (not docs/history, which records what was), takes each inline code
-span outside fenced blocks, and checks the ones that name something of this repository:
+span outside fenced blocks, and checks the ones that name something of this repository against
+what git tracks (what CI's fresh clone holds):
 
-- a path (`Sources/Archive/...`, `docs/x.md`, `Samples/LiveSession/browser-test.py`): the file or
-  folder exists, from the repository's root or from the guide's folder;
-- a type (`FluxMixReport`, `MixJournal.Document`): a `struct`, `class`, `enum`, `protocol`,
-  `actor` or `typealias` of that name is declared in the sources, tests, samples or benchmarks,
-  and each member after a dot is declared somewhere (a func, var, let, case or type);
-- a function (`travel(to:on:)`, `Flask.apply(_:)`, `stored()`): a declaration of that name exists
-  (a func, an init for `init(...)`, a case, or a var holding a closure).
+- a path (`Sources/Archive/...`, `docs/x.md`) or a file name (`Package.swift`): tracked, from the
+  repository's root or from the guide's folder;
+- a type (`FluxMixReport`, `MixJournal.Document`): declared (`struct`, `class`, `enum`,
+  `protocol`, `actor`, `typealias`) in the sources, tests, samples or benchmarks, each member
+  after a dot declared somewhere; a capitalized word alone may also be a target's or a file's
+  stem, or a word of the code (a test's name);
+- a function (`travel(to:on:)`, `Flask.apply(_:)`, `stored()`) or an initializer
+  (`FileArchiveStore(directory:)`): a declaration of that name whose labels hold the ones written,
+  in order (a guide may leave out defaulted ones); written with its type
+  (`LiveSession.travel(to:on:)`), one in a file that declares or extends that type.
 
 Names of the platform and of other libraries are listed in EXTERNAL below. Exits 1, listing each
 name that is missing and where, when any is.
 """
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -45,8 +50,12 @@ Fluxor Feature Reducers Effects Selector
 FlyingFox HTTPServer HTTPRequest HTTPResponse HTTPHeader WebSocketHTTPHandler Hummingbird Logger LogEvent
 ServiceGroup Service ServiceLifecycle NIO EventLoop ByteBuffer
 ReSwift SwiftFlux FluxFramework ClassyFlux Redux TCA
-LockedValue Issue
+LockedValue Issue CaseIterable RangeReplaceableCollection SendableMetatype InferIsolatedConformances UIViewController
+DOMContentLoaded Host LSSupportsOpeningDocumentsInPlace UIFileSharingEnabled NIOLoopBound TreeDictionary
 """.split())
+
+# Names the guides give as what was (decisions.md tells how a name came to be).
+FORMER = {"MemoryArchiveStore"}
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
@@ -115,8 +124,11 @@ def declarations():
                     continue
                 with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as source:
                     text = source.read()
+                    # The types a function of this file may belong to: those it declares or extends.
+                    owners = set(TYPE_DECL.findall(text)) | set(
+                        re.findall(r"\bextension\s+([A-Za-z_][A-Za-z0-9_]*)", text))
                     for function, labels in signatures(text):
-                        SIGNATURES.setdefault(function, []).append(labels)
+                        SIGNATURES.setdefault(function, []).append((labels, owners))
                     for line in text.splitlines():
                         types.update(TYPE_DECL.findall(line))
                         names.update(NAME_DECL.findall(line))
@@ -159,10 +171,32 @@ def is_subsequence(short, long):
 
 
 FILE = re.compile(r"^[\w.+-]+\.(swift|md|sh|py|json|yml|yaml|html|png|txt|jsonl)$")
-FILES = set()
-for folder, dirs, files in os.walk("."):
-    dirs[:] = [d for d in dirs if not d.startswith(".build") and d != ".git"]
-    FILES.update(files)
+# What git tracks (or has staged): what a fresh clone, CI's, holds; a file left untracked here
+# would let a stale name pass here and fail there.
+TRACKED = set(subprocess.run(
+    ["git", "ls-files", "--cached"], capture_output=True, text=True, check=True).stdout.split("\n")) - {""}
+FILES = {os.path.basename(path) for path in TRACKED}
+FOLDERS = set()
+for path in TRACKED:
+    folder = os.path.dirname(path)
+    while folder and folder not in FOLDERS:
+        FOLDERS.add(folder)
+        folder = os.path.dirname(folder)
+
+
+# Every file's and folder's stem (`UnsafeStateMemory` for its .swift file, `FlaskAPI` for its
+# folder), and every word of the tracked Swift files.
+STEMS = {os.path.splitext(os.path.basename(path))[0] for path in TRACKED | FOLDERS}
+WORDS = set()
+for path in TRACKED:
+    if path.endswith(".swift"):
+        with open(path, encoding="utf-8", errors="replace") as source:
+            WORDS.update(re.findall(r"[A-Z][A-Za-z0-9_]+", source.read()))
+
+
+def tracked(path):
+    path = os.path.normpath(path)
+    return path in TRACKED or path in FOLDERS
 
 # Functions of the platform the guides name alone (`synchronize()`, UserDefaults').
 EXTERNAL_FUNCTIONS = {"synchronize", "print", "precondition", "assert", "fatalError", "withObservationTracking",
@@ -171,6 +205,12 @@ EXTERNAL_FUNCTIONS = {"synchronize", "print", "precondition", "assert", "fatalEr
 
 # Names that stand for a pattern, not a file.
 PATTERNS = {"Type+Concern.swift"}
+
+
+# `FileArchiveStore(directory:)`: a type's initializer, with the labels written.
+CONSTRUCTOR = re.compile(r"^([A-Z][A-Za-z0-9_]*)\(((?:[A-Za-z_]+:)*)\)$")
+# Structs whose memberwise initializer the guides use (not declared, so not checked by label).
+MEMBERWISE = set()
 
 
 def check(types, names):
@@ -183,8 +223,21 @@ def check(types, names):
             where = f"{guide}:{number}"
             if PATH.match(span) and span.startswith(PATH_ROOTS) and not any(c in span for c in "*<>{}"):
                 target = span.split("#")[0].rstrip("/")
-                if not (os.path.exists(target) or os.path.exists(os.path.join(here, target))):
+                if not (tracked(target) or tracked(os.path.join(here, target))):
                     missing.append(f"{where}: no file {span}")
+                continue
+            made = CONSTRUCTOR.match(span)
+            if made and made.group(1) not in EXTERNAL:
+                owner = made.group(1)
+                written = [label[:-1] for label in re.findall(r"[A-Za-z_]+:", made.group(2))]
+                if owner not in types:
+                    # A function named in capitals (the seed's `MixSubstances(with:payload:)`).
+                    if not any(is_subsequence(written, labels) for labels, _ in SIGNATURES.get(owner, [])):
+                        missing.append(f"{where}: no type or function {owner} (in {span})")
+                elif owner not in MEMBERWISE and not any(
+                    is_subsequence(written, labels) and owner in owners for labels, owners in SIGNATURES.get("init", [])
+                ):
+                    missing.append(f"{where}: no init of {owner} with the labels of {span}")
                 continue
             function = FUNCTION.match(span)
             if function:
@@ -199,7 +252,14 @@ def check(types, names):
                     # The labels written, in order, among some declaration's (a guide may leave
                     # out defaulted parameters).
                     written = [label[:-1] for label in re.findall(r"[A-Za-z_]+:", function.group(3))]
-                    if not any(is_subsequence(written, labels) for labels in SIGNATURES.get(base, [])):
+                    # Written with its type (`LiveSession.travel(to:on:)`): a declaration in a file
+                    # that declares or extends that type.
+                    # (`Flask.bus.lockReport()` names the bus's, whatever type that is: no scope.)
+                    scope = owner if len(span.split("(")[0].split(".")) == 2 else None
+                    if not any(
+                        is_subsequence(written, labels) and (not scope or scope in owners)
+                        for labels, owners in SIGNATURES.get(base, [])
+                    ):
                         missing.append(f"{where}: no {base} with the labels of {span}")
                 continue
             if FILE.match(span) and "/" not in span and span not in PATTERNS:
@@ -212,9 +272,10 @@ def check(types, names):
                 if head in EXTERNAL:
                     continue
                 if head not in types:
-                    # A capitalized word that is no type here (a module, a product, a scenario) is
-                    # left alone unless it is written as a member access.
-                    if members and not head.isupper():
+                    # A capitalized word that is no type: a module or target, a file's stem, a
+                    # word the code holds (a test's name), or a name of the past.
+                    known = head in STEMS or head in WORDS or head in FORMER or head.isupper()
+                    if members or not known:
                         missing.append(f"{where}: no type {head} (in {span})")
                     continue
                 for member in members:
