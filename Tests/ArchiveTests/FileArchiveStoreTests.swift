@@ -248,6 +248,16 @@ struct FileArchiveStoreTests {
         #expect(try store.data(forKey: " 41") == Data("space-41".utf8))
         // An earlier version's name too long for the file system names no file.
         #expect(try store.data(forKey: String(repeating: "😀", count: 85)) == nil)
+        // A key named by a digest now (70 capitals, each escaped) whose earlier name was short
+        // enough to exist: read, and written under its own name from then on (found by review:
+        // a read of such a key had stopped looking there, and its first write removed the file).
+        let capitals = String(repeating: "A", count: 70)
+        try Data("old".utf8).write(to: directory.appendingPathComponent(capitals + ".json"))
+        #expect(try store.data(forKey: capitals) == Data("old".utf8))
+        try store.set(Data("new".utf8), forKey: capitals)
+        #expect(try store.data(forKey: capitals) == Data("new".utf8))
+        try store.removeData(forKey: capitals)
+        #expect(try store.data(forKey: capitals) == nil)
     }
 
     @Test("two stores of one directory: the first to write a key owns it; the other is refused and writes nothing")

@@ -137,8 +137,12 @@ public struct FileArchiveStore: ArchiveLogStore {
     /// name, and ``removeData(forKey:)`` removes both.
     public func data(forKey key: String) throws -> Data? {
         let name = ArchiveFileName(key)
-        // Keys by digest have no log: their file is the value.
-        guard !name.isDigest else { return try locate(name)?.1 }
+        // Keys by digest have no log: their file is the value, or the file an earlier version
+        // named for them (a long key of letters had a short enough name then).
+        guard !name.isDigest else {
+            if let (_, data) = try locate(name) { return data }
+            return try legacyURL(of: key).flatMap { try contents(of: $0) }
+        }
         while true {
             // A compaction renames a new snapshot into place, then the log without the patches
             // that snapshot now holds. The old snapshot read with the new log would lose those
@@ -168,7 +172,14 @@ public struct FileArchiveStore: ArchiveLogStore {
             let log = try log(of: name)
             guard ArchiveKeyOwnership.Identity.of(path: url.path) == held else { continue }
             guard let log, !log.isEmpty else { return snapshot }
-            return try ArchiveLog(log).applied(to: snapshot, key: key)
+            do {
+                return try ArchiveLog(log).applied(to: snapshot, key: key)
+            } catch {
+                // A value that is not JSON written over a key with a log: its file is renamed into
+                // place, then the log removed. Read between the two, the log is not this file's.
+                if (try? self.log(of: name)) == nil { continue }
+                throw error
+            }
         }
     }
 
@@ -307,15 +318,18 @@ public struct FileArchiveStore: ArchiveLogStore {
         // nor the log over nothing. The log goes last.
         let hasLog = try logSize(forKey: key) > 0
         if hasLog { try append(ArchiveLog.removalLine, toLogOf: name, in: directoryFD) }
-        if let (url, _) = try locate(name) {
-            if unlinkat(directoryFD, url.lastPathComponent, 0) != 0 && errno != ENOENT {
-                throw POSIXError(errno: errno)
-            }
-        }
+        // The earlier version's file before the key's own: a reader (or the next launch, after a
+        // crash between the two) that finds the key's file gone looks there, and must not find an
+        // older value.
         if let legacy = legacyURL(of: key), unlinkat(directoryFD, legacy.lastPathComponent, 0) != 0,
             errno != ENOENT && errno != ENAMETOOLONG
         {
             throw POSIXError(errno: errno)
+        }
+        if let (url, _) = try locate(name) {
+            if unlinkat(directoryFD, url.lastPathComponent, 0) != 0 && errno != ENOENT {
+                throw POSIXError(errno: errno)
+            }
         }
         if hasLog {
             if unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
