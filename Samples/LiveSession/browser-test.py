@@ -112,6 +112,16 @@ try:
     wait.until(lambda _: "live" in browser.find_element(By.ID, "status").text)
     check(titles() == ["milk", "bread", "eggs"], f"after Present, the app holds {titles()}")
 
+    # Before the first mix, Forward steps to the first mix, not the second.
+    browser.execute_script("travel(0);")
+    wait.until(lambda _: "before the first mix" in browser.find_element(By.ID, "status").text)
+    check(titles() == [], f"before the first mix, the app holds {titles()}")
+    browser.find_element(By.ID, "forward").click()
+    wait.until(lambda _: titles() == ["milk"])
+    browser.find_element(By.ID, "present").click()
+    wait.until(lambda _: "live" in browser.find_element(By.ID, "status").text)
+    wait.until(lambda _: titles() == ["milk", "bread", "eggs"])
+
     # Dispatch a typed action from the page.
     Select(browser.find_element(By.ID, "action")).select_by_visible_text("AddTodo")
     fields = browser.find_element(By.ID, "fields")

@@ -32,7 +32,8 @@ extension LiveSession {
             }
             // A file the page imported, or the session's own journal.
             let document: MixJournal.Document
-            if request.query["imported"] != nil {
+            let isImported = request.query["imported"] == "1"
+            if isImported {
                 guard let imported = imported.withLock({ $0 }) else {
                     return Self.text(.badRequest, "no file was imported")
                 }
@@ -40,11 +41,13 @@ extension LiveSession {
             } else {
                 document = lane.journal.document
             }
-            if document.startStates.isEmpty && !document.entries.isEmpty {
+            // A file that records no starting state: no state can be rebuilt from it (a journal's
+            // own, before any value was recorded, answers its empty states).
+            if isImported && document.startStates.isEmpty && !document.entries.isEmpty {
                 return Self.text(
                     .badRequest,
-                    "the file has no starting states (its first line, flaskJournal, is missing): "
-                        + "its states cannot be rebuilt")
+                    "the file records no starting states (its first line, flaskJournal, is missing, or the journal "
+                        + "recorded no values): its states cannot be rebuilt")
             }
             // 0: before the first mix kept.
             guard let states = document.states(afterKept: serial) else {
@@ -129,15 +132,18 @@ extension LiveSession {
             return Self.text(.forbidden, "the address's token is missing or wrong")
         }
         // Host names are case-insensitive.
-        guard let host = request.headers[.host]?.lowercased(), isServed(host) else {
+        guard let host = request.headers[.host]?.lowercased(), isServed(Self.withPort(host, port)) else {
             return Self.text(.forbidden, "not a request for this server")
         }
         // A browser that names the request cross-site (fetch metadata), even without an Origin.
         if request.headers[HTTPHeader("Sec-Fetch-Site")]?.lowercased() == "cross-site" {
             return Self.text(.forbidden, "requests from another site are refused")
         }
+        // The page's own origin: the host this request names, not another this server answers
+        // to (another server on that port of another address is another origin).
         if let origin = request.headers[HTTPHeader("Origin")]?.lowercased(),
-            !(origin.hasPrefix("http://") && isServed(String(origin.dropFirst("http://".count))))
+            !(origin.hasPrefix("http://")
+                && Self.withPort(String(origin.dropFirst("http://".count)), port) == Self.withPort(host, port))
         {
             return Self.text(.forbidden, "requests from another origin are refused")
         }
@@ -147,6 +153,11 @@ extension LiveSession {
     /// Whether `host` (`name:port`) names this server: the loopback address or `localhost`, the
     /// interface listened on, and for `0.0.0.0` any IPv4 address; never another name, which a
     /// site could point at this address.
+    /// `host` with its port written: a browser leaves out port 80.
+    private static func withPort(_ host: String, _ port: UInt16) -> String {
+        port == 80 && !host.hasSuffix(":80") ? host + ":80" : host
+    }
+
     private func isServed(_ host: String) -> Bool {
         guard host.hasSuffix(":\(port)") else { return false }
         let name = host.dropLast(":\(port)".count)
@@ -169,8 +180,9 @@ extension LiveSession {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4
             && parts.allSatisfy { part in
+                // No leading zero: `010` is octal to a browser, and refused by the socket layer.
                 !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber)
-                    && Int(part).map { $0 <= 255 } == true
+                    && Int(part).map { $0 <= 255 } == true && (part.count == 1 || part.first != "0")
             }
     }
 

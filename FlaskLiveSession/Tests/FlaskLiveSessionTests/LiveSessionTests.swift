@@ -339,6 +339,9 @@ struct LiveSessionTests {
         #expect(await status(every, host: "192.168.1.500:\(port)") == .forbidden)
         #expect(await status(every, host: "192.168.1.5:\(port)", origin: "http://evil.example:\(port)") == .forbidden)
         #expect(await status(every, host: "192.168.1.5:1") == .forbidden, "another port")
+        // The origin is the host this request names, not another this server answers to.
+        #expect(await status(every, host: "192.168.1.5:\(port)", origin: "http://127.0.0.1:\(port)") == .forbidden)
+        #expect(await status(every, host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)") == .ok)
         await every.stop()
     }
 
@@ -358,6 +361,16 @@ struct LiveSessionTests {
         let last = try #require(session.journals[0].entries.last?.serial)
         _ = try await client.request("/api/travel", method: "POST", query: ["to": "\(last)"])
         #expect(session.lanes[0].travelledTo.withLock { $0 } == nil)
+        // A journal's own states, before it recorded any value, are empty (no file was asked for):
+        // `imported=0` is the live journal.
+        let (quietBus, quiet, quietSession, quietClient) = try await startedTodos("live.quiet")
+        await quietBus.apply(TodoMixers.toggle, payload: ["index": 5])  // aborts: nothing recorded
+        #expect(quiet.state.todos.isEmpty)
+        let aborted = try #require(quietSession.journals[0].entries.last?.serial)
+        let quietStates = try await quietClient.request(
+            "/api/states", query: ["after": "\(aborted)", "imported": "0"])
+        #expect(quietStates.status == 200, "\(quietStates.text)")
+        await quietSession.stop()
         // Imports: an empty body is no journal; a file without its first line has no states to give.
         #expect(try await client.request("/api/import", method: "POST", body: "").status == 400)
         let lines = session.journals[0].jsonLines().split(separator: "\n").dropFirst().joined(separator: "\n")
@@ -376,9 +389,14 @@ struct LiveSessionTests {
                 body: Data()))
         #expect(export.headers[.contentDisposition] == #"attachment; filename="flask-session-live.outside.jsonl""#)
         await session.stop()
-        // An interface that is not an IPv4 address is refused at once, saying so.
+        // An interface that is not an IPv4 address is refused at once, saying so; a leading zero
+        // (octal to a browser) too.
         await #expect(throws: LiveSessionError.notAnIPv4Address("localhost")) {
             try await LiveSession.start(buses: [Flux(label: "live.name")], interface: "localhost", printsAddress: false)
+        }
+        await #expect(throws: LiveSessionError.notAnIPv4Address("010.0.0.1")) {
+            try await LiveSession.start(
+                buses: [Flux(label: "live.octal")], interface: "010.0.0.1", printsAddress: false)
         }
     }
 
