@@ -23,16 +23,22 @@ final class LiveBus: Sendable {
     func travel(to serial: UInt64, fileID: StaticString, line: UInt, function: StaticString) async
         -> MixJournal.Travel
     {
+        // One copy of the ring: the jump reads it, and the present is its last mix (the jump's own
+        // entry, recorded after, is a jump, never the present).
+        let document = journal.document
         let travel = await MixJournal.travel(
-            journal.document, to: serial, substances: substances, on: bus, fileID: fileID, line: line,
-            function: function)
+            document, to: serial, substances: substances, on: bus, fileID: fileID, line: line, function: function)
         // In the past only once something moved (not for a mix the journal no longer keeps), and
         // not at the last mix the app made: that is the present.
         if !travel.moved.isEmpty {
-            let present = journal.document.entries.last(where: { !$0.isTravel })?.serial
-            travelledTo.withLock { $0 = serial == present ? nil : serial }
+            travelledTo.withLock { $0 = serial == Self.present(in: document) ? nil : serial }
         }
         return travel
+    }
+
+    /// The serial of the last mix the app made itself (a jump is not one).
+    private static func present(in document: MixJournal.Document) -> UInt64? {
+        document.entries.last(where: { !$0.isTravel })?.serial
     }
 
     /// Back to the states after the last mix that was not a jump; nil, and nothing recorded, when
@@ -40,9 +46,9 @@ final class LiveBus: Sendable {
     func returnToPresent(fileID: StaticString, line: UInt, function: StaticString) async -> MixJournal.Travel? {
         guard travelledTo.withLock({ $0 }) != nil else { return nil }
         let document = journal.document
-        guard let last = document.entries.last(where: { !$0.isTravel }) else { return nil }
+        guard let last = Self.present(in: document) else { return nil }
         let travel = await MixJournal.travel(
-            document, to: last.serial, substances: substances, on: bus, fileID: fileID, line: line,
+            document, to: last, substances: substances, on: bus, fileID: fileID, line: line,
             function: function)
         travelledTo.withLock { $0 = nil }
         return travel

@@ -150,36 +150,26 @@ public struct FileArchiveStore: ArchiveLogStore {
             // read is made again when its name no longer leads to that file. (The new snapshot
             // with the old log is the state a crash between the renames leaves, and reads right.)
             let url = directory.appendingPathComponent(name.name())
-            let fd = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            if fd < 0 && errno != ENOENT && errno != ENOTDIR && errno != ENAMETOOLONG { throw POSIXError(errno: errno) }
-            defer { if fd >= 0 { close(fd) } }
-            let snapshot: Data?
-            let held: ArchiveKeyOwnership.Identity?
-            if fd >= 0 {
-                guard ArchiveKeyOwnership.isRegularFile(fd) else { throw ArchiveSpecialFileError(path: url.path) }
-                snapshot = try FileArchiveStore.readAll(fd)
-                held = ArchiveKeyOwnership.Identity.of(fd: fd)
-            } else if let legacy = legacyURL(of: key) {
-                snapshot = try contents(of: legacy)
-                held = nil
-            } else {
-                snapshot = nil
-                held = nil
+            let value: Data?? = try withContents(of: url) { file, held in
+                let snapshot = try file ?? legacyURL(of: key).flatMap { try contents(of: $0) }
+                // The value now: the snapshot with the patches of the log applied. Checked with no
+                // log too: a compaction that folded every patch removes the log, and the old
+                // snapshot alone would lack them all.
+                let log = try log(of: name)
+                guard ArchiveKeyOwnership.Identity.of(path: url.path) == held else { return nil }
+                guard let log, !log.isEmpty else { return .some(snapshot) }
+                do {
+                    return .some(try ArchiveLog(log).applied(to: snapshot, key: key))
+                } catch {
+                    // A value that is not JSON written over a key with a log: its file is renamed
+                    // into place, then the log removed. Read between the two, the log is not this
+                    // file's.
+                    if (try? self.log(of: name)) == nil { return nil }
+                    throw error
+                }
             }
-            // The value now: the snapshot with the patches of the log applied. Checked with no log
-            // too: a compaction that folded every patch removes the log, and the old snapshot
-            // alone would lack them all.
-            let log = try log(of: name)
-            guard ArchiveKeyOwnership.Identity.of(path: url.path) == held else { continue }
-            guard let log, !log.isEmpty else { return snapshot }
-            do {
-                return try ArchiveLog(log).applied(to: snapshot, key: key)
-            } catch {
-                // A value that is not JSON written over a key with a log: its file is renamed into
-                // place, then the log removed. Read between the two, the log is not this file's.
-                if (try? self.log(of: name)) == nil { continue }
-                throw error
-            }
+            // nil: read again.
+            if let value { return value }
         }
     }
 
@@ -244,15 +234,24 @@ public struct FileArchiveStore: ArchiveLogStore {
     ///   blocking, and not read: a FIFO's read would wait for a writer); the `POSIXError` of a read
     ///   that fails.
     private func contents(of url: URL) throws -> Data? {
+        try withContents(of: url) { data, _ in data }
+    }
+
+    /// Calls `body` with the bytes of the file at `url` and what file it is (nil and nil when there
+    /// is none), the file held open meanwhile: its identity cannot pass to another file while
+    /// `body` compares it with what the name leads to. Throws as ``contents(of:)``.
+    private func withContents<Result>(
+        of url: URL, _ body: (Data?, ArchiveKeyOwnership.Identity?) throws -> Result
+    ) throws -> Result {
         let fd = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             // A name the file system cannot hold names no file (an earlier version's long name).
-            if errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG { return nil }
+            if errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG { return try body(nil, nil) }
             throw POSIXError(errno: errno)
         }
         defer { close(fd) }
         guard ArchiveKeyOwnership.isRegularFile(fd) else { throw ArchiveSpecialFileError(path: url.path) }
-        return try FileArchiveStore.readAll(fd)
+        return try body(try FileArchiveStore.readAll(fd), ArchiveKeyOwnership.Identity.of(fd: fd))
     }
 
     /// Everything the regular file `fd` holds, from its start.
