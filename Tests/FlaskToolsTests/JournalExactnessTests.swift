@@ -44,7 +44,7 @@ private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
         id: Int.random(in: 0..<20, using: &random), title: "t\(Int.random(in: 0..<5, using: &random))",
         tags: Bool.random(using: &random) ? [] : ["x", "y"].shuffled(using: &random))
     let key = "k\(Int.random(in: 0..<6, using: &random))"
-    switch Int.random(in: 0..<18, using: &random) {
+    switch Int.random(in: 0..<19, using: &random) {
     case 0: board.title = "title \(Int.random(in: 0..<3, using: &random))"
     case 1: board.selected = card
     case 2: board.selected = nil
@@ -65,6 +65,16 @@ private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
     // An array's element changed where it lies (recorded as that element, at its index).
     case 16: if !board.order.isEmpty { board.order[Int.random(in: 0..<board.order.count, using: &random)] += 1 }
     case 17: if board.columns[key]?.isEmpty == false { board.columns[key]?[0].title += "?" }
+    // Elements inserted or removed in the middle, several appended or removed at the end (recorded
+    // element by element where that is smaller than the array).
+    case 15:
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: board.order.insert(7, at: Int.random(in: 0...board.order.count, using: &random))
+        case 1: if !board.order.isEmpty { board.order.remove(at: Int.random(in: 0..<board.order.count, using: &random)) }
+        case 2: board.order.append(contentsOf: [1, 2, 3])
+        default: board.order.removeLast(min(board.order.count, 3))
+        }
+        if board.columns[key]?.isEmpty == false, Bool.random(using: &random) { board.columns[key]?.removeLast() }
     default:
         board.maybeNested =
             Bool.random(using: &random) ? nil : Board.Nested(count: Int.random(in: 0..<3, using: &random))
@@ -110,7 +120,9 @@ struct JournalExactnessTests {
         #expect(!written.contains(#""id":null"#), "no card made of nulls: \(written)")
     }
 
-    @Test("an array's changed element is recorded as that element, at its index; a new length as the array")
+    @Test(
+        "an array's changed, new or gone element is recorded as that element, at its index; the array whole when that is no smaller"
+    )
     func arrayElements() async throws {
         let bus = Flux(label: "exact.elements")
         let board = Substance<Board>(bus: bus)
@@ -125,7 +137,25 @@ struct JournalExactnessTests {
         await ChainReaction().mix(board) { $0.prop.order = [7, 8, 9] }.reactAndWait()
         #expect(recorded() == ["order"], "every element changed: the array")
         await ChainReaction().mix(board) { $0.prop.order.append(1) }.reactAndWait()
-        #expect(recorded() == ["order"], "a new length: the array")
+        #expect(recorded() == ["order.3"], "a new element: that element")
+        let appended = try #require(journal.entries.last?.changes.first?.values?.first)
+        #expect(!appended.oldExists && appended.newExists && appended.new == .int(1))
+        await ChainReaction().mix(board) { $0.prop.order.append(contentsOf: [2, 3]) }.reactAndWait()
+        #expect(recorded() == ["order.4", "order.5"], "new elements in order: each is appended")
+        await ChainReaction().mix(board) {
+            $0.prop.order[0] = 70
+            $0.prop.order.removeLast(2)
+        }
+        .reactAndWait()
+        #expect(recorded() == ["order.0", "order.5", "order.4"], "gone elements from the last: each is the last")
+        let gone = try #require(journal.entries.last?.changes.first?.values?.last)
+        #expect(gone.oldExists && !gone.newExists && gone.old == .int(2))
+        await ChainReaction().mix(board) { $0.prop.order.removeFirst() }.reactAndWait()
+        #expect(recorded() == ["order"], "the front removed (every position changed): the array")
+        await ChainReaction().mix(board) { $0.prop.order = [] }.reactAndWait()
+        #expect(recorded() == ["order"], "emptied: the array")
+        await ChainReaction().mix(board) { $0.prop.order = [5] }.reactAndWait()
+        #expect(recorded() == ["order"], "filled from empty: the array")
         await ChainReaction().mix(board) {
             $0.prop.columns["todo"] = [.init(id: 1, title: "a"), .init(id: 2, title: "b")]
         }

@@ -1,6 +1,7 @@
 import FlaskTestSupport
 import FlaskTools
 import FluxBus
+import Reactors
 import Substances
 import Testing
 
@@ -42,5 +43,29 @@ struct MixDiffPrinterTests {
         #expect(text.contains("  profile.password\n  - <redacted>\n  + <redacted>"), "\(text)")
         #expect(!text.contains("hunter2") && !text.contains("_drafts") && !text.contains("signup"))
         _ = profile
+    }
+
+    @Test("an element appended or an entry added prints its new value alone; one gone, its old value alone")
+    func printsAddedAndRemoved() async {
+        struct ListState: State {
+            var tags = ["a", "b", "c"]
+            var index = ["x": 1]
+        }
+        let bus = Flux()
+        let printed = Recorder<String>()
+        bus.use(MixDiffPrinter(output: { printed.append($0) }))
+        let list = Substance<ListState>(name: "list", bus: bus)
+        await ChainReaction().mix(list) {
+            $0.prop.tags.append("d")
+            $0.prop.index["x"] = nil
+        }
+        .reactAndWait()
+        await ChainReaction().mix(list) { $0.prop.tags.removeLast() }.reactAndWait()
+        await bus.flush()
+        let text = printed.all.joined(separator: "\n")
+        #expect(text.contains("  list.tags.3\n  + \"d\"\n"), "\(text)")
+        #expect(text.contains("  list.index.x\n  - 1"), "\(text)")
+        #expect(text.hasSuffix("  list.tags.3\n  - \"d\""), "\(text)")
+        #expect(!text.contains("null"), "a side that did not exist is no null: \(text)")
     }
 }

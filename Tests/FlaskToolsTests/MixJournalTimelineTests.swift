@@ -383,15 +383,23 @@ struct MixJournalTimelineTests {
                     "a",
                     values: #"{"key":"obj.y.z","old":1},{"key":"n","old":{"deep":5}},"#
                         + #"{"key":"never.there","old":null}"#)),
+            // An array grown and shrunk (how the journal records a new length): new elements
+            // appended in order, gone ones from the last; a key removed through an element.
+            entry(
+                10,
+                change(
+                    "b",
+                    values: #"{"key":"list.1","new":5},{"key":"list.2","new":6},"#
+                        + #"{"key":"rows.1","old":{"t":"c"}},{"key":"rows.0.t","old":"a"}"#)),
         ]
         let document = try MixJournal.Document(jsonLines: lines.joined(separator: "\n"))
-        #expect(document.entries.count == 9)
+        #expect(document.entries.count == 10)
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("timeline.html")
         try document.timelineHTML().write(to: url, atomically: true, encoding: .utf8)
         // 99 is no mix's serial: the state after all of them, as states(after:) gives.
-        for serial: UInt64 in [3, 4, 8, 9, 99] {
+        for serial: UInt64 in [3, 4, 8, 9, 10, 99] {
             let dom = try await Chromium.run(
                 ["--dump-dom", "--virtual-time-budget=5000"], url: url, fragment: "mix=\(serial)")
             let expected = document.states(after: serial)
@@ -415,6 +423,9 @@ struct MixJournalTimelineTests {
         let removed = try #require(document.states(after: 9)["a"])
         #expect(removed.value(at: "n") == nil && removed.value(at: "obj.y.z") == nil, "\(removed)")
         #expect(removed.value(at: "obj.y.w") == .int(2))
+        let resized = try #require(document.states(after: 10)["b"])
+        #expect(resized.value(at: "list") == .array([.int(4), .int(5), .int(6)]))
+        #expect(resized.value(at: "rows") == .array([.object([:])]), "\(resized)")
     }
 
     @Test(

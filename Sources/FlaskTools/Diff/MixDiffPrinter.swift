@@ -41,9 +41,11 @@ public final class MixDiffPrinter: FluxMiddleware {
         report.forEachOutcome { entry in
             guard case .committed(let changes) = entry.result else { return }
             for change in changes.journalKeyChanges(limit: MixJournal.valueLimit) {
+                // A side where the key did not exist (an entry added or removed, an element
+                // appended or gone) has no line, as in a diff of text.
                 lines.append("  \(entry.receiverName).\(change.key)")
-                lines.append("  - \(change.old.json)")
-                lines.append("  + \(change.new.json)")
+                if change.oldExists { lines.append("  - \(change.old.json)") }
+                if change.newExists { lines.append("  + \(change.new.json)") }
             }
         }
         return lines.joined(separator: "\n")

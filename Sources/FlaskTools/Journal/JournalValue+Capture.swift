@@ -165,7 +165,8 @@ extension JournalValue {
         return current
     }
 
-    /// Sets what is at `key` (dotted, as in ``value(at:)``), making the objects on the way.
+    /// Sets what is at `key` (dotted, as in ``value(at:)``), making the objects on the way; an
+    /// index just past an array's end appends to it.
     public mutating func set(_ newValue: JournalValue, at key: String) {
         // A key of one component (most of a full journal's folds: a top-level property) is set
         // in the object without the array of components.
@@ -179,7 +180,9 @@ extension JournalValue {
     }
 
     /// Removes what is at `key` (dotted, as in ``value(at:)``), if anything is: an object's entry
-    /// goes, with nothing left in its place.
+    /// goes, with nothing left in its place; an array's element goes, and those after it move down
+    /// one place (the journal records a shrunk array's elements from the last, so each is the last
+    /// when it goes).
     public mutating func remove(at key: String) {
         remove(at: DottedKey.components(of: key)[...])
     }
@@ -190,7 +193,18 @@ extension JournalValue {
     }
 
     private mutating func remove(at components: ArraySlice<String>) {
-        guard let first = components.first, case .object(var values) = self else { return }
+        guard let first = components.first else { return }
+        if case .array(var elements) = self, let index = Self.index(first, in: elements) {
+            self = .null  // the array is changed in place, not copied
+            if components.count == 1 {
+                elements.remove(at: index)
+            } else {
+                elements[index].remove(at: components.dropFirst())
+            }
+            self = .array(elements)
+            return
+        }
+        guard case .object(var values) = self else { return }
         self = .null  // the dictionary is changed in place, not copied
         if components.count == 1 {
             values[first] = nil
@@ -203,11 +217,12 @@ extension JournalValue {
     }
 
     /// The element `component` names in `elements`: its index, written in decimal digits alone,
-    /// within the array; nil for any other component (an object's key that looks like a number
-    /// stays a key where the state holds an object).
-    private static func index(_ component: String, in elements: [JournalValue]) -> Int? {
+    /// within the array (or just past its end, with `appending`: the journal records a grown
+    /// array's new elements so); nil for any other component (an object's key that looks like a
+    /// number stays a key where the state holds an object).
+    private static func index(_ component: String, in elements: [JournalValue], appending: Bool = false) -> Int? {
         guard component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let index = Int(component),
-            elements.indices.contains(index)
+            index >= 0, index < elements.count + (appending ? 1 : 0)
         else { return nil }
         return index
     }
@@ -223,9 +238,11 @@ extension JournalValue {
             self = newValue
             return
         }
-        // An array's element, at its index (the journal records an array's changed elements so).
-        if case .array(var elements) = self, let index = Self.index(first, in: elements) {
+        // An array's element, at its index (the journal records an array's changed elements so),
+        // or a new one just past its end (a grown array's).
+        if case .array(var elements) = self, let index = Self.index(first, in: elements, appending: true) {
             self = .null  // the array is changed in place, not copied
+            if index == elements.count { elements.append(.null) }
             elements[index].set(newValue, at: components.dropFirst())
             self = .array(elements)
             return

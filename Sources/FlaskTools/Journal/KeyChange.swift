@@ -6,8 +6,9 @@ import Substances
 /// what was cut said in the value itself (`"… 9,000 more"`), and ``cut`` is set. A key the state
 /// marks secret (`State.secretKeys`) holds ``JournalValue/redacted`` on both sides.
 ///
-/// A key that did not exist on one side (a dictionary's entry added or removed, a key below an
-/// optional that appears) is told apart from one whose value is `null`: ``oldExists`` or
+/// A key that did not exist on one side (a dictionary's entry added or removed, an array's element
+/// appended or gone, a key below an optional that appears) is told apart from one whose value is
+/// `null`: ``oldExists`` or
 /// ``newExists`` is false, and the JSON leaves out `old` or `new`. So a rebuilt state removes what
 /// was removed, and sets to `null` what became nil.
 public struct KeyChange: Sendable, Codable, Equatable, CustomStringConvertible {

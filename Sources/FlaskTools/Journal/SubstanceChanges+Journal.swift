@@ -69,27 +69,33 @@ extension SubstanceChanges {
         key.utf8.count { $0 == UInt8(ascii: ".") }
     }
 
-    /// For an array whose length stayed, its changed elements, each at its index, compared before
-    /// they are cut to the limit (a big array with one changed element records that element
-    /// exactly); the key's `change` itself when its length changed, or every element did, or it is
-    /// no array. Out of line: the rarer case.
+    /// For an array, its changed elements, each at its index, compared before they are cut to the
+    /// limit (a big array with one changed element records that element exactly): the positions
+    /// both sides hold whose elements differ, in order; then, when the array grew, each new element
+    /// at its index, as not existing before (in order: each is appended); when it shrank, each
+    /// element gone, as not existing after (from the last: each is the last when it goes). The
+    /// key's `change` itself when that would record no fewer values than the array has positions
+    /// (every element changed, or the front was removed), or it is no array. Out of line: the rarer
+    /// case.
     @inline(never)
     private func elementChanges(
         _ key: String, _ values: (old: ChangedValue, new: ChangedValue), _ change: KeyChange, secrets: SecretKeys,
         limit: Int
     ) -> [KeyChange] {
         let whole = change.cut ? keyChange(key, values, secrets: secrets, limit: .max) : change
-        guard case .array(let old) = whole.old, case .array(let new) = whole.new, old.count == new.count else {
-            return [change]
-        }
-        let changed = old.indices.filter { old[$0] != new[$0] }
-        guard changed.count < old.count else { return [change] }
-        return changed.map { index in
-            let (oldElement, newElement) = (old[index].bounded(to: limit), new[index].bounded(to: limit))
+        guard case .array(let old) = whole.old, case .array(let new) = whole.new else { return [change] }
+        let shared = min(old.count, new.count)
+        let changed = (0..<shared).filter { old[$0] != new[$0] }
+        guard changed.count + max(old.count, new.count) - shared < max(old.count, new.count) else { return [change] }
+        func element(_ index: Int, oldExists: Bool = true, newExists: Bool = true) -> KeyChange {
+            let oldElement = oldExists ? old[index].bounded(to: limit) : (value: .null, cut: false)
+            let newElement = newExists ? new[index].bounded(to: limit) : (value: .null, cut: false)
             return KeyChange(
                 key: key + "." + String(index), old: oldElement.value, new: newElement.value,
-                cut: oldElement.cut || newElement.cut)
+                cut: oldElement.cut || newElement.cut, oldExists: oldExists, newExists: newExists)
         }
+        return changed.map { element($0) } + (shared..<new.count).map { element($0, oldExists: false) }
+            + (shared..<old.count).reversed().map { element($0, newExists: false) }
     }
 
     /// One key's change as the journal records it: its values captured, secrets redacted, a side

@@ -33,9 +33,10 @@
   // recorded values) are copied before they change: they are shared.
   function setAt(root, parts, at, value, owned) {
     if (at === parts.length) return value;
-    // An array's element, at its index (the journal records an array's changed elements so).
+    // An array's element, at its index (the journal records an array's changed elements so), or
+    // a new one just past its end (a grown array's).
     var index = Number(parts[at]);
-    if (Array.isArray(root) && /^[0-9]+$/.test(parts[at]) && index < root.length) {
+    if (Array.isArray(root) && /^[0-9]+$/.test(parts[at]) && index <= root.length) {
       var array = owned.has(root) ? root : root.slice();
       owned.add(array);
       array[index] = setAt(array[index], parts, at + 1, value, owned);
@@ -61,8 +62,21 @@
   }
 
   // Removes the key whose components are `parts[at...]` from `root`, as
-  // JournalValue.remove(at:) does: through objects only; a key not there changes nothing.
+  // JournalValue.remove(at:) does: an object's entry, or an array's element (those after it move
+  // down; the journal records a shrunk array's elements from the last); a key not there changes
+  // nothing.
   function removeAt(root, parts, at, owned) {
+    var index = Number(parts[at]);
+    if (Array.isArray(root) && /^[0-9]+$/.test(parts[at]) && index < root.length) {
+      var array = owned.has(root) ? root : root.slice();
+      owned.add(array);
+      if (at === parts.length - 1) {
+        array.splice(index, 1);
+      } else {
+        array[index] = removeAt(array[index], parts, at + 1, owned);
+      }
+      return array;
+    }
     if (!isObject(root) || !has.call(root, parts[at])) return root;
     var object = root;
     if (!owned.has(root)) {
