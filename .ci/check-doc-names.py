@@ -50,7 +50,7 @@ Fluxor Feature Reducers Effects Selector
 FlyingFox HTTPServer HTTPRequest HTTPResponse HTTPHeader WebSocketHTTPHandler Hummingbird Logger LogEvent
 ServiceGroup Service ServiceLifecycle NIO EventLoop ByteBuffer
 ReSwift SwiftFlux FluxFramework ClassyFlux Redux TCA
-LockedValue Issue CaseIterable RangeReplaceableCollection SendableMetatype InferIsolatedConformances UIViewController
+LockedValue Issue CaseIterable RangeReplaceableCollection Span SendableMetatype InferIsolatedConformances UIViewController
 DOMContentLoaded Host LSSupportsOpeningDocumentsInPlace UIFileSharingEnabled NIOLoopBound TreeDictionary
 """.split())
 

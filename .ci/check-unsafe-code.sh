@@ -7,16 +7,21 @@
 # The constructs: @unchecked Sendable, @exclusivity(unchecked), nonisolated(unsafe),
 # unowned(unsafe), _withUnsafeGuaranteedRef, unsafeDowncast, unsafeBitCast, unsafelyUnwrapped, Unmanaged, the
 # unsafe pointer types and the `withUnsafe...` calls that lend them. Each of these files names its
-# invariants once and checks them in debug builds.
+# invariants once and checks them in debug builds. A file that uses the package's own unsafe
+# wrappers (FlaskLocking's Unretained, the unchecked casts, UncheckedSendable, WeakReference,
+# forEachMovedOut, stringWords) relies on unsafe code too, and counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MAX=20
+# 45 on 2026-11-28 (20 hold unsafe code, 25 more use the wrappers); issue #55 asks for 26.
+MAX=45
 pattern='@unchecked Sendable|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|unowned\(unsafe\)|_withUnsafeGuaranteedRef|unsafeDowncast|unsafeBitCast|unsafelyUnwrapped|Unmanaged|Unsafe(Mutable)?(Raw)?(Buffer)?Pointer|withUnsafe(Mutable)?(Bytes|Pointer|BufferPointer)|withUnsafeTemporaryAllocation'
+wrappers='Unretained[<(]|uncheckedCast\(|uncheckedSameType\(|uncheckedUnwrap\(|UncheckedSendable|WeakReference|forEachMovedOut|stringWords\('
+pattern="$pattern|$wrappers"
 files=$(grep -rlE "$pattern" Sources --include='*.swift' | sort || true)
 count=0
 for file in $files; do
     count=$((count + 1))
     printf '%4d  %s\n' "$(grep -cE "$pattern" "$file")" "$file"
 done
-echo "$count files hold unsafe code (at most $MAX)"
+echo "$count files hold or use unsafe code (at most $MAX)"
 [ "$count" -le "$MAX" ]

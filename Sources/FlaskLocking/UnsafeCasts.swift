@@ -1,14 +1,14 @@
 // The package's unchecked casts, in one place: each is a cast the caller knows to hold, checked in
 // debug builds and free in release builds, where a checked cast is a runtime call on a path that
 // runs once per dispatch or per value (scenarios S1 and S6; restoring an archive). Built with
-// `-DFLASK_SAFE_PRIMITIVES`, each is the checked cast instead, so that `instructions.sh
-// --safe-primitives` shows what the unchecked ones still save.
+// `-DFLASK_SAFE_PRIMITIVES` (all the primitives) or `-DFLASK_SAFE_CASTS` (these alone), each is the
+// checked cast instead, so that `unsafe-primitives.sh` shows what the unchecked ones still save.
 
 /// `object` as the `T` it is known to be (an observer's owner, a recycled changes object of the
 /// substance's state type). Debug builds trap if it is not one.
 @inlinable @inline(__always)
 public func uncheckedCast<T: AnyObject>(_ object: AnyObject, to type: T.Type) -> T {
-    #if FLASK_SAFE_PRIMITIVES
+    #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_CASTS
         return object as! T
     #else
         return unsafeDowncast(object, to: T.self)
@@ -19,7 +19,7 @@ public func uncheckedCast<T: AnyObject>(_ object: AnyObject, to type: T.Type) ->
 /// as `Value.self == Int.self`). Debug builds trap if the two types differ.
 @inlinable @inline(__always)
 public func uncheckedSameType<Value, Target>(_ value: Value, as type: Target.Type) -> Target {
-    #if FLASK_SAFE_PRIMITIVES
+    #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_CASTS
         return value as! Target
     #else
         assert(Value.self == Target.self, "uncheckedSameType: \(Value.self) is not \(Target.self)")
@@ -31,7 +31,7 @@ public func uncheckedSameType<Value, Target>(_ value: Value, as type: Target.Typ
 /// it). Debug builds trap if it is another.
 @inlinable @inline(__always)
 public func uncheckedCast<T: AnyObject>(_ type: AnyClass, to target: T.Type) -> T.Type {
-    #if FLASK_SAFE_PRIMITIVES
+    #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_CASTS
         return type as! T.Type
     #else
         assert(type == T.self, "uncheckedCast: \(type) is not \(T.self)")
@@ -42,7 +42,7 @@ public func uncheckedCast<T: AnyObject>(_ type: AnyClass, to target: T.Type) -> 
 /// The value `optional` is known to hold. Debug builds trap if it holds none.
 @inlinable @inline(__always)
 public func uncheckedUnwrap<Value>(_ optional: Value?) -> Value {
-    #if FLASK_SAFE_PRIMITIVES
+    #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_CASTS
         return optional!
     #else
         return optional.unsafelyUnwrapped
@@ -64,7 +64,7 @@ public func threadSpecificNumber(_ value: UnsafeMutableRawPointer?) -> Int {
 }
 
 /// The two words of a `String` value, read in registers; nil on platforms where a `String` is not
-/// two words.
+/// two words (and in a build with `-DFLASK_SAFE_STRING_WORDS`: the callers then hash).
 ///
 /// A string of up to 15 UTF-8 bytes is stored in its words, so equal words mean equal text; a
 /// longer one's words include the address of its storage. The bus's mixer cache and the
@@ -73,7 +73,7 @@ public func threadSpecificNumber(_ value: UnsafeMutableRawPointer?) -> Int {
 /// Inlinable: called across the module boundary, it was a call on every reaction's key lookup.
 @inlinable @inline(__always)
 package func stringWords(_ string: String) -> (UInt64, UInt64)? {
-    #if _pointerBitWidth(_64)
+    #if _pointerBitWidth(_64) && !(FLASK_SAFE_PRIMITIVES || FLASK_SAFE_STRING_WORDS)
         return unsafeBitCast(string, to: (UInt64, UInt64).self)
     #else
         return nil

@@ -2,7 +2,9 @@
 // where a retain and a release (two atomic operations each) or a copy of a value with references
 // would cost more than the work itself. Each use names what keeps the lent thing alive. Built with
 // `-DFLASK_SAFE_PRIMITIVES`, each lends the safe way instead (a strong reference, a copy, a bounds
-// check), so that `instructions.sh --safe-primitives` shows what they still save.
+// check), so that `instructions.sh --safe-primitives` shows what they still save; one alone with
+// `-DFLASK_SAFE_UNRETAINED` or `-DFLASK_SAFE_MOVES`
+// (`Benchmarks/scripts/unsafe-primitives.sh`).
 
 /// A reference to an object that something else keeps alive, used without retaining or releasing
 /// it: for the hot paths that call an object many times a commit (a substance's observers, a
@@ -13,7 +15,7 @@
 /// Debug builds check it: a weak reference kept beside it must still find the object at each use.
 @frozen
 public struct Unretained<Object: AnyObject> {
-    #if FLASK_SAFE_PRIMITIVES
+    #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_UNRETAINED
         @usableFromInline let strong: Object
     #endif
     @usableFromInline let reference: Unmanaged<Object>
@@ -24,7 +26,7 @@ public struct Unretained<Object: AnyObject> {
     /// An unretained reference to `object`, which something else keeps alive.
     @inlinable
     public init(_ object: borrowing Object) {
-        #if FLASK_SAFE_PRIMITIVES
+        #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_UNRETAINED
             strong = copy object
         #endif
         reference = .passUnretained(copy object)
@@ -37,7 +39,7 @@ public struct Unretained<Object: AnyObject> {
     /// its holder retained once for good, say).
     @inlinable
     public init(_ unmanaged: Unmanaged<Object>) {
-        #if FLASK_SAFE_PRIMITIVES
+        #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_UNRETAINED
             strong = unmanaged.takeUnretainedValue()
         #endif
         reference = unmanaged
@@ -64,7 +66,7 @@ public struct Unretained<Object: AnyObject> {
         #if DEBUG
             precondition(check != nil, "an unretained reference outlived its object")
         #endif
-        #if FLASK_SAFE_PRIMITIVES
+        #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_UNRETAINED
             return try body(strong)
         #else
             return try reference._withUnsafeGuaranteedRef(body)
@@ -81,18 +83,6 @@ public struct Unretained<Object: AnyObject> {
 extension Unretained: @unchecked Sendable where Object: Sendable {}
 
 extension Array {
-    /// The element at `index`, which the caller knows to be in bounds (an index masked to a
-    /// power-of-two count, say): read without the bounds check, which debug builds still make.
-    @inlinable @inline(__always)
-    public func element(uncheckedAt index: Int) -> Element {
-        #if FLASK_SAFE_PRIMITIVES
-            return self[index]
-        #else
-            assert(index >= 0 && index < count, "index out of range")
-            return withUnsafeBufferPointer { $0[index] }
-        #endif
-    }
-
     /// Calls `body` with each element from `start` on, moved out of the array and moved back
     /// after: the element is lent as the caller's own, without a copy (a copy of an element with
     /// references retains and releases them: the bus's items, scenario S1). `body` returns false
@@ -101,7 +91,7 @@ extension Array {
     /// `body` must not touch the array (it cannot: the array is borrowed `inout` meanwhile).
     @inlinable @inline(__always)
     public mutating func forEachMovedOut(from start: Int, _ body: (borrowing Element, Int) -> Bool) -> Int? {
-        #if FLASK_SAFE_PRIMITIVES
+        #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_MOVES
             var index = start
             while index < count {
                 let goesOn = body(self[index], index)

@@ -47,7 +47,7 @@ final class DeclaredReactions: Sendable {
     func run(_ owner: Unretained<AnyObject>, _ changes: SubstanceChanges) {
         // By index: an iterator would retain the array.
         for index in entries.indices {
-            let entry = entries.element(uncheckedAt: index)
+            let entry = entries[index]
             switch changes.lookUp(entry: entry.key.entry, of: entry.key.plan) {
             case .changed(let slot):
                 owner.withObject { owner in
