@@ -70,7 +70,8 @@ private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
     case 15:
         switch Int.random(in: 0..<4, using: &random) {
         case 0: board.order.insert(7, at: Int.random(in: 0...board.order.count, using: &random))
-        case 1: if !board.order.isEmpty { board.order.remove(at: Int.random(in: 0..<board.order.count, using: &random)) }
+        case 1:
+            if !board.order.isEmpty { board.order.remove(at: Int.random(in: 0..<board.order.count, using: &random)) }
         case 2: board.order.append(contentsOf: [1, 2, 3])
         default: board.order.removeLast(min(board.order.count, 3))
         }
