@@ -2,9 +2,8 @@
 // where a retain and a release (two atomic operations each) or a copy of a value with references
 // would cost more than the work itself. Each use names what keeps the lent thing alive. Built with
 // `-DFLASK_SAFE_PRIMITIVES`, each lends the safe way instead (a strong reference, a copy, a bounds
-// check), so that `instructions.sh --safe-primitives` shows what they still save; one alone with
-// `-DFLASK_SAFE_UNRETAINED` or `-DFLASK_SAFE_MOVES`
-// (`Benchmarks/scripts/unsafe-primitives.sh`).
+// check), so that `instructions.sh --safe-primitives` shows what they still save; each by itself
+// with `-DFLASK_SAFE_UNRETAINED` or `-DFLASK_SAFE_MOVES` (`Benchmarks/scripts/unsafe-primitives.sh`).
 
 /// A reference to an object that something else keeps alive, used without retaining or releasing
 /// it: for the hot paths that call an object many times a commit (a substance's observers, a

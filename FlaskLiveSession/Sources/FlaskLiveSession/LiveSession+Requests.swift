@@ -132,7 +132,7 @@ extension LiveSession {
             return Self.text(.forbidden, "the address's token is missing or wrong")
         }
         // Host names are case-insensitive.
-        guard let host = request.headers[.host]?.lowercased(), isServed(Self.withPort(host, port)) else {
+        guard let host = request.headers[.host].map({ Self.withPort($0.lowercased(), port) }), isServed(host) else {
             return Self.text(.forbidden, "not a request for this server")
         }
         // A browser that names the request cross-site (fetch metadata), even without an Origin.
@@ -143,21 +143,21 @@ extension LiveSession {
         // to (another server on that port of another address is another origin).
         if let origin = request.headers[HTTPHeader("Origin")]?.lowercased(),
             !(origin.hasPrefix("http://")
-                && Self.withPort(String(origin.dropFirst("http://".count)), port) == Self.withPort(host, port))
+                && Self.withPort(String(origin.dropFirst("http://".count)), port) == host)
         {
             return Self.text(.forbidden, "requests from another origin are refused")
         }
         return nil
     }
 
-    /// Whether `host` (`name:port`) names this server: the loopback address or `localhost`, the
-    /// interface listened on, and for `0.0.0.0` any IPv4 address; never another name, which a
-    /// site could point at this address.
     /// `host` with its port written: a browser leaves out port 80.
     private static func withPort(_ host: String, _ port: UInt16) -> String {
         port == 80 && !host.hasSuffix(":80") ? host + ":80" : host
     }
 
+    /// Whether `host` (`name:port`) names this server: the loopback address or `localhost`, the
+    /// interface listened on, and for `0.0.0.0` any IPv4 address; never another name, which a
+    /// site could point at this address.
     private func isServed(_ host: String) -> Bool {
         guard host.hasSuffix(":\(port)") else { return false }
         let name = host.dropLast(":\(port)".count)

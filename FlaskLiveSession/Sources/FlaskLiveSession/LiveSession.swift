@@ -18,9 +18,10 @@ import Substances
 /// as middleware, and serves a page from a small HTTP server (FlyingFox) on the loopback address
 /// (another only when told: `interface:`). Every request must carry the random token of the
 /// printed address, and requests from another origin or for another host are refused, so that no
-/// other page in the browser can read or move the app. What the page shows is what the journal records: secret keys and secret action fields
-/// redacted. The bus never waits for the page or the network: the journal records on the bus, and
-/// the page's requests read it, holding its lock only while they copy references to its entries.
+/// other page in the browser can read or move the app. What the page shows is what the journal
+/// records: secret keys and secret action fields redacted. The bus never waits for the page or
+/// the network: the journal records on the bus, and the page's requests read it, holding its lock
+/// only while they copy references to its entries.
 ///
 /// An app with several buses gives them all (`buses: [.shared, network]`): the page shows one at a
 /// time, with a menu to choose it, since each bus numbers its own mixes and runs them in its own

@@ -141,7 +141,7 @@ public struct FileArchiveStore: ArchiveLogStore {
         // named for them (a long key of letters had a short enough name then).
         guard !name.isDigest else {
             if let (_, data) = try locate(name) { return data }
-            return try legacyURL(of: key).flatMap { try contents(of: $0) }
+            return try legacyContents(of: key)
         }
         while true {
             // A compaction renames a new snapshot into place, then the log without the patches
@@ -151,7 +151,7 @@ public struct FileArchiveStore: ArchiveLogStore {
             // with the old log is the state a crash between the renames leaves, and reads right.)
             let url = directory.appendingPathComponent(name.name())
             let value: Data?? = try withContents(of: url) { file, held in
-                let snapshot = try file ?? legacyURL(of: key).flatMap { try contents(of: $0) }
+                let snapshot = try file ?? legacyContents(of: key)
                 // The value now: the snapshot with the patches of the log applied. Checked with no
                 // log too: a compaction that folded every patch removes the log, and the old
                 // snapshot alone would lack them all.
@@ -171,6 +171,12 @@ public struct FileArchiveStore: ArchiveLogStore {
             // nil: read again.
             if let value { return value }
         }
+    }
+
+    /// The bytes of the file an earlier version named `key` (``legacyURL(of:)``), nil when there is
+    /// none.
+    private func legacyContents(of key: String) throws -> Data? {
+        try legacyURL(of: key).flatMap { try contents(of: $0) }
     }
 
     /// The file an earlier version named `key`, unless that name is `key`'s own, or another key's

@@ -8,9 +8,8 @@ import Substances
 ///
 /// A key that did not exist on one side (a dictionary's entry added or removed, an array's element
 /// appended or gone, a key below an optional that appears) is told apart from one whose value is
-/// `null`: ``oldExists`` or
-/// ``newExists`` is false, and the JSON leaves out `old` or `new`. So a rebuilt state removes what
-/// was removed, and sets to `null` what became nil.
+/// `null`: ``oldExists`` or ``newExists`` is false, and the JSON leaves out `old` or `new`. So a
+/// rebuilt state removes what was removed, and sets to `null` what became nil.
 public struct KeyChange: Sendable, Codable, Equatable, CustomStringConvertible {
     /// The dotted key (`info.counter`).
     public let key: String

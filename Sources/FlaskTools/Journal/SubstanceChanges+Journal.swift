@@ -84,9 +84,10 @@ extension SubstanceChanges {
     ) -> [KeyChange] {
         let whole = change.cut ? keyChange(key, values, secrets: secrets, limit: .max) : change
         guard case .array(let old) = whole.old, case .array(let new) = whole.new else { return [change] }
-        let shared = min(old.count, new.count)
+        let (shared, longest) = (min(old.count, new.count), max(old.count, new.count))
         let changed = (0..<shared).filter { old[$0] != new[$0] }
-        guard changed.count + max(old.count, new.count) - shared < max(old.count, new.count) else { return [change] }
+        // Each changed position, and each position only one side holds.
+        guard changed.count + (longest - shared) < longest else { return [change] }
         func element(_ index: Int, oldExists: Bool = true, newExists: Bool = true) -> KeyChange {
             let oldElement = oldExists ? old[index].bounded(to: limit) : (value: .null, cut: false)
             let newElement = newExists ? new[index].bounded(to: limit) : (value: .null, cut: false)

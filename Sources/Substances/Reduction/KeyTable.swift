@@ -45,7 +45,8 @@ struct KeyTable: Sendable {
         var index = KeyTable.index(of: bits, shift: shift)
         while true {
             // In bounds (masked to the table's count, a power of two); the subscript checks it
-            // anyway: unchecked, it saved under 3% of any scenario (docs/performance.md).
+            // anyway: unchecked, it saved too little to keep (docs/performance.md, "What each
+            // unsafe primitive saves").
             let slot = slots[index]
             if slot.entry < 0 { return nil }
             if slot.bits == bits { return slot.entry }

@@ -28,6 +28,20 @@
       object[key] = value;
     }
   }
+  // The index `part` names in `root`, as JournalValue's index(_:in:appending:): decimal digits
+  // alone, within the array or `past` places beyond its end; null for anything else (an
+  // object's key that looks like a number stays a key).
+  function arrayIndex(root, part, past) {
+    if (!Array.isArray(root) || !/^[0-9]+$/.test(part)) return null;
+    var index = Number(part);
+    return index < root.length + past ? index : null;
+  }
+  // `array` as the rebuild's own, copied first when it is shared.
+  function ownedArray(array, owned) {
+    var own = owned.has(array) ? array : array.slice();
+    owned.add(own);
+    return own;
+  }
   // Sets `value` at the key whose components are `parts[at...]` in `root`, making the objects on the way, and
   // returns the new root. Objects the rebuild has not made itself (the starting states, the
   // recorded values) are copied before they change: they are shared.
@@ -35,10 +49,9 @@
     if (at === parts.length) return value;
     // An array's element, at its index (the journal records an array's changed elements so), or
     // a new one just past its end (a grown array's).
-    var index = Number(parts[at]);
-    if (Array.isArray(root) && /^[0-9]+$/.test(parts[at]) && index <= root.length) {
-      var array = owned.has(root) ? root : root.slice();
-      owned.add(array);
+    var index = arrayIndex(root, parts[at], 1);
+    if (index !== null) {
+      var array = ownedArray(root, owned);
       array[index] = setAt(array[index], parts, at + 1, value, owned);
       return array;
     }
@@ -66,10 +79,9 @@
   // down; the journal records a shrunk array's elements from the last); a key not there changes
   // nothing.
   function removeAt(root, parts, at, owned) {
-    var index = Number(parts[at]);
-    if (Array.isArray(root) && /^[0-9]+$/.test(parts[at]) && index < root.length) {
-      var array = owned.has(root) ? root : root.slice();
-      owned.add(array);
+    var index = arrayIndex(root, parts[at], 0);
+    if (index !== null) {
+      var array = ownedArray(root, owned);
       if (at === parts.length - 1) {
         array.splice(index, 1);
       } else {
