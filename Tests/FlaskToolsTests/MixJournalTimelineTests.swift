@@ -181,8 +181,8 @@ struct MixJournalTimelineTests {
             let row = try #require(Self.row(entry.serial, in: page), "no row for mix \(entry.serial)")
             for change in entry.changes {
                 for value in change.values ?? [] {
-                    let old = TimelinePage.escaped(value.old.compactJSON)
-                    let new = TimelinePage.escaped(value.new.compactJSON)
+                    let old = value.oldExists ? TimelinePage.escaped(value.old.compactJSON) : "(none)"
+                    let new = value.newExists ? TimelinePage.escaped(value.new.compactJSON) : "(none)"
                     let line = try #require(
                         Self.changeLine(substance: change.substance, key: value.key, in: row),
                         "mix \(entry.serial): no line for \(change.substance).\(value.key)")
@@ -397,7 +397,11 @@ struct MixJournalTimelineTests {
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("timeline.html")
-        try document.timelineHTML().write(to: url, atomically: true, encoding: .utf8)
+        let page = document.timelineHTML()
+        try page.write(to: url, atomically: true, encoding: .utf8)
+        // A side where the key did not exist is shown as such, not as null.
+        #expect(page.contains(#"<span class="old none">(none)</span>→<span class="new">5</span>"#))
+        #expect(page.contains(#"<span class="old">&quot;a&quot;</span>→<span class="new none">(none)</span>"#))
         // 99 is no mix's serial: the state after all of them, as states(after:) gives.
         for serial: UInt64 in [3, 4, 8, 9, 10, 99] {
             let dom = try await Chromium.run(

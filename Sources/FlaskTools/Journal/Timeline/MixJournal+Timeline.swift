@@ -235,14 +235,19 @@ struct TimelinePage {
         } else if let values = change.values {
             for value in values {
                 substanceLine(change.substance, classes: value.cut ? "cut" : nil, key: value.key)
+                // A side where the key did not exist (an entry added or removed, an element
+                // appended or gone) shows as `(none)`, as the live session's page does: `null`
+                // would be a value the state never held.
                 html += "<span class=\"old"
                 if value.old == .redacted { html += " redacted" }
+                if !value.oldExists { html += " none" }
                 html += "\">"
-                escape(value.old.compactJSON)
+                escape(value.oldExists ? value.old.compactJSON : "(none)")
                 html += "</span>→<span class=\"new"
                 if value.new == .redacted { html += " redacted" }
+                if !value.newExists { html += " none" }
                 html += "\">"
-                escape(value.new.compactJSON)
+                escape(value.newExists ? value.new.compactJSON : "(none)")
                 html += "</span>"
                 if value.cut { html += "<span class=\"badge cut\" title=\"cut to the journal's bound\">cut</span>" }
                 html += "</li>"
