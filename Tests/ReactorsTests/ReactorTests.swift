@@ -144,6 +144,18 @@ struct ReactorTests {
         await bus.flush()
         #expect(reports.all.count == 2)
         #expect(reports.all.last?.message.contains("aPropertyWithALongName") == true)
+        // Another pair of state types is another domain, not the first one's: "text" is AppState's,
+        // and neither NinesState nor LabelState has it.
+        let labels = Substance<LabelState>(bus: bus)
+        let other = ReactorManager().reactor(attachedTo: owner, mixing: [nines, labels])
+        other.handler = { _, reaction in
+            reaction.on("label") { _ in }  // LabelState's: not reported
+            reaction.on("text") { _ in }  // no state of this reactor has it: reported
+        }
+        other.mix(nines) { $0.prop.s0.a += 1 }.react()
+        await bus.flush()
+        #expect(reports.all.count == 3)
+        #expect(reports.all.last?.message.contains("\"text\"") == true)
     }
 
     @Test("a reactor bound to two substances tells them apart with at()")
@@ -537,4 +549,8 @@ struct ReactorTests {
             fired.removeAll()
         }
     }
+}
+
+private struct LabelState: State {
+    var label = ""
 }

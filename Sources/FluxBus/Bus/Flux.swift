@@ -281,7 +281,7 @@ public final class Flux: Sendable {
         _ handler: @escaping @Sendable (Owner, FluxEvent) -> Void
     ) -> FluxObservation {
         observe(mixer, untypedOwner: owner) { owner, event in
-            handler(uncheckedCast(owner, to: Owner.self), event)
+            handler(owner as! Owner, event)  // the owner registered with this handler
         }
     }
 

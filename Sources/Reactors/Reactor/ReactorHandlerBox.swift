@@ -40,6 +40,12 @@ final class DeclaredReactions: Sendable {
         return changes.touchesAny(of: handlerKeys)
     }
 
+    /// ``run(_:_:)`` with an owner the caller holds (off the bus, where no holds keep it).
+    func run(retained owner: AnyObject, _ changes: SubstanceChanges) {
+        // `owner` is retained by the caller for the whole call: lending it unretained is safe.
+        run(Unretained(owner), changes)
+    }
+
     /// Runs the reactions whose key changed in `changes`, with `owner` (borrowed): each looked up
     /// by its entry when `changes` come from the plan it was resolved in, by its name otherwise;
     /// exact either way.

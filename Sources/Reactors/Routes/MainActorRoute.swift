@@ -1,4 +1,3 @@
-import FlaskLocking
 import FluxBus
 import Substances
 
@@ -43,7 +42,7 @@ final class MainActorRoute<Owner: AnyObject>: SubstanceObserver {
             reactor.receive(sent) { owner, reaction in
                 handler?(owner, reaction)
                 mainQueueHandler?(owner, reaction)
-                declared?.run(Unretained(owner), reaction.changeSet)
+                declared?.run(retained: owner, reaction.changeSet)
             }
         }
     }

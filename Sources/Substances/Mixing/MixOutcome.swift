@@ -1,5 +1,4 @@
 import Archive
-import FlaskLocking
 @_spi(FlaskInternals) import FluxBus
 
 /// What an awaited mix did: whether a middleware stopped it, and for each substance that ran a
@@ -152,13 +151,9 @@ public struct MixOutcome: Sendable {
 }
 
 extension MixOutcome.Entry {
-    /// The entry in `record`, if it holds one: a comparison of types and a copy, where `as?` would
-    /// go through the runtime's general cast, on the bus, for every mix a journal records.
+    /// The entry in `record`, if it holds one.
     package static func unboxed(_ record: any Sendable) -> MixOutcome.Entry? {
-        func open<T>(_ value: T) -> MixOutcome.Entry? {
-            T.self == MixOutcome.Entry.self ? uncheckedSameType(value, as: MixOutcome.Entry.self) : nil
-        }
-        return open(record)
+        record as? MixOutcome.Entry
     }
 }
 

@@ -96,7 +96,8 @@ final class ObservationFeeder<S: State>: ChangesStayOnBus, Sendable {
     /// Keeps the commit's new state; sends the main actor to take it, unless it is already on its
     /// way. Only the state is copied out: the changes stay on the bus.
     func didCommit(_ commit: Commit) {
-        let changes = uncheckedCast(commit.changes, to: StateChanges<S>.self)  // a commit of a Substance<S>
+        // A commit of a Substance<S>: the cast checks it (once a commit; no unchecked cast here).
+        let changes = commit.changes as! StateChanges<S>
         let wasPending = pending.withLock { pending in
             pending.newest = changes.new
             defer { pending.isPending = true }

@@ -35,6 +35,12 @@ public enum FlatValue: Equatable, Sendable {
         self = FlatEncoder.flatten(value)
     }
 
+    /// A reference to `object`, which only its identity is used of (see above): where the
+    /// `UncheckedSendable` is made, so that no other file relies on it.
+    static func reference(to object: AnyObject) -> FlatValue {
+        .ref(UncheckedSendable(object))
+    }
+
     /// The object of a ``ref(_:)``; nil for any other value.
     public var referencedObject: AnyObject? {
         if case .ref(let object) = self { object.value } else { nil }

@@ -1,4 +1,3 @@
-import FlaskLocking
 import Foundation
 
 /// A state property holding a dictionary whose nested keys can be observed with dotted keys.
@@ -225,7 +224,7 @@ public final class FlaskDictRef: Codable, Sendable, Equatable, CustomStringConve
                 return flatten(wrapped)
             }
             if let encodable = value as? any Encodable { return FlatEncoder.flatten(encodable) }
-            return .ref(UncheckedSendable(value as AnyObject))
+            return .reference(to: value as AnyObject)
         }
     }
 

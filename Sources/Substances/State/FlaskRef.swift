@@ -54,7 +54,7 @@ extension Optional: ObjectReferencing where Wrapped: ObjectReferencing {
 }
 
 extension ObjectReferencing {
-    var flatValue: FlatValue { referencedObject.map { .ref(UncheckedSendable($0)) } ?? .null }
+    var flatValue: FlatValue { referencedObject.map { .reference(to: $0) } ?? .null }
 }
 
 #if canImport(Foundation)

@@ -3,11 +3,34 @@ import FlaskLocking
 /// The keys of the state types of several substances (a reactor's): a key that none of them has
 /// is a mistake; a key one of them lacks may be another's.
 ///
-/// Interned per set of state types and never freed, so that a reaction refers to one without
-/// retaining it (no reference counting per reaction). There are as many as there are distinct
-/// sets of state types among an app's reactors: a handful.
+/// Interned per set of state types and never freed, and named by an ``ID``, a number, so that a
+/// reaction refers to one without retaining it (no reference counting per reaction) and without
+/// an unretained reference. There are as many as there are distinct sets of state types among an
+/// app's reactors: a handful.
 @usableFromInline
 package final class StateKeyDomain: Sendable {
+    /// A domain, by its place among the interned ones; ``none`` for a reactor of one substance.
+    /// A word, as the unretained reference it replaces was: a reaction carries it in a register.
+    @usableFromInline
+    package struct ID: Sendable, Hashable {
+        @usableFromInline let index: UInt
+
+        @inlinable init(index: UInt) {
+            self.index = index
+        }
+
+        /// No domain: the reaction's substance is the reactor's only one.
+        @inlinable package static var none: ID { ID(index: 0) }
+
+        /// Whether one of the domain's state types has `key` (never, for ``none``). Asked only of a
+        /// key the reaction's own substance lacks (a mistake, or another substance's key): one
+        /// lock a question.
+        package func isValid(key: String) -> Bool {
+            guard index != 0 else { return false }
+            return StateKeyDomain.interned.withLock { $0.domains[Int(index)] }.isValid(key: key)
+        }
+    }
+
     private let plans: [ReductionPlan]
 
     private init(plans: [ReductionPlan]) {
@@ -19,22 +42,24 @@ package final class StateKeyDomain: Sendable {
         plans.contains { $0.isValid(key: key) }
     }
 
-    private static let interned = LockedValue<[[ObjectIdentifier]: StateKeyDomain]>([:])
+    /// The domains, by their ID's index (the first, ``ID/none``'s, has no state type).
+    private static let interned = LockedValue<(ids: [[ObjectIdentifier]: ID], domains: [StateKeyDomain])>(
+        ([:], [StateKeyDomain(plans: [])]))
 
-    /// The domain of the state types of `substances`, unretained: it is never freed.
-    package static func of(_ substances: [any AnySubstance]) -> Unretained<StateKeyDomain> {
+    /// The domain of the state types of `substances`.
+    package static func of(_ substances: [any AnySubstance]) -> ID {
         var plans: [ObjectIdentifier: ReductionPlan] = [:]
         for case let substance as any PlannedSubstance in substances {
             plans[ObjectIdentifier(substance.plan)] = substance.plan
         }
         let key = plans.keys.sorted()
-        let domain = interned.withLock { interned in
-            if let existing = interned[key] { return existing }
-            let domain = StateKeyDomain(plans: key.compactMap { plans[$0] })
-            interned[key] = domain
-            return domain
+        return interned.withLock { interned in
+            if let existing = interned.ids[key] { return existing }
+            let id = ID(index: UInt(interned.domains.count))
+            interned.domains.append(StateKeyDomain(plans: key.compactMap { plans[$0] }))
+            interned.ids[key] = id
+            return id
         }
-        return Unretained(domain)
     }
 }
 
