@@ -278,35 +278,30 @@ public struct FileArchiveStore: ArchiveLogStore {
     ///   where the directory cannot be written, ...); the file then holds what it held.
     public func set(_ data: Data, forKey key: String) throws {
         let name = ArchiveFileName(key)
-        try claim(name, retrying: false)
-        let lockFile = lockFileURL(of: name)
-        let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
-        defer { close(directoryFD) }
-        // A key with a log: the value goes whole at its end, so that the log, which the value is
-        // read through, stays in order (a snapshot written beside it would be read with older
-        // patches applied over it). A value that is not JSON cannot go there: it is written as the
-        // file, and the log removed after, so that a crash between reads the log over a file that
-        // is not JSON, which fails (the key is then not written over), never an older value.
-        let removesLog = try logSize(forKey: key) > 0
-        if removesLog, (try? JSONTree.parse(data)) != nil {
-            try append(ArchiveLog.wholeValueLine(data), toLogOf: name, in: directoryFD)
-            return try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+        try writing(name) { directoryFD, lockFile in
+            // A key with a log: the value goes whole at its end, so that the log, which the value is
+            // read through, stays in order (a snapshot written beside it would be read with older
+            // patches applied over it). A value that is not JSON cannot go there: it is written as the
+            // file, and the log removed after, so that a crash between reads the log over a file that
+            // is not JSON, which fails (the key is then not written over), never an older value.
+            let removesLog = try logSize(forKey: key) > 0
+            if removesLog, (try? JSONTree.parse(data)) != nil {
+                return try append(ArchiveLog.wholeValueLine(data), toLogOf: name, in: directoryFD)
+            }
+            try replaceFile(
+                destination(of: name).lastPathComponent, in: directoryFD, with: data,
+                keyLine: name.isDigest ? name.keyLine : nil,
+                // The write may have taken a while: the path must still lead here before the rename.
+                beforeRename: { try ownership.verifyAfterWrite(name.key, lockFile: lockFile) },
+                afterRename: {
+                    // The key has its own file now: the one an earlier version named for it goes, so
+                    // that it never comes back (after a removal) or reaches a key that shared its name.
+                    if let legacy = legacyURL(of: key) { unlinkat(directoryFD, legacy.lastPathComponent, 0) }
+                    if removesLog, unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
+                        throw POSIXError(errno: errno)
+                    }
+                })
         }
-        try replaceFile(
-            destination(of: name).lastPathComponent, in: directoryFD, with: data,
-            keyLine: name.isDigest ? name.keyLine : nil,
-            // The write may have taken a while: the path must still lead here before the rename.
-            beforeRename: { try ownership.verifyAfterWrite(name.key, lockFile: lockFile) },
-            afterRename: {
-                // The key has its own file now: the one an earlier version named for it goes, so
-                // that it never comes back (after a removal) or reaches a key that shared its name.
-                if let legacy = legacyURL(of: key) { unlinkat(directoryFD, legacy.lastPathComponent, 0) }
-                if removesLog, unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
-                    throw POSIXError(errno: errno)
-                }
-            })
-        // Acknowledged only if the path leads here still: where the next owner will read it.
-        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
     }
 
     /// Deletes the key's file, if any, and the file an earlier version named for it.
@@ -314,35 +309,32 @@ public struct FileArchiveStore: ArchiveLogStore {
     /// - Throws: as ``set(_:forKey:)``.
     public func removeData(forKey key: String) throws {
         let name = ArchiveFileName(key)
-        try claim(name, retrying: false)
-        let lockFile = lockFileURL(of: name)
-        let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
-        defer { close(directoryFD) }
-        // A key with a log: the removal is appended to it first, so that a crash between the
-        // deletions below reads the value removed, neither the snapshot without the log's patches
-        // nor the log over nothing. The log goes last.
-        let hasLog = try logSize(forKey: key) > 0
-        if hasLog { try append(ArchiveLog.removalLine, toLogOf: name, in: directoryFD) }
-        // The earlier version's file before the key's own: a reader (or the next launch, after a
-        // crash between the two) that finds the key's file gone looks there, and must not find an
-        // older value.
-        if let legacy = legacyURL(of: key), unlinkat(directoryFD, legacy.lastPathComponent, 0) != 0,
-            errno != ENOENT && errno != ENAMETOOLONG
-        {
-            throw POSIXError(errno: errno)
-        }
-        if let (url, _) = try locate(name) {
-            if unlinkat(directoryFD, url.lastPathComponent, 0) != 0 && errno != ENOENT {
+        try writing(name) { directoryFD, _ in
+            // A key with a log: the removal is appended to it first, so that a crash between the
+            // deletions below reads the value removed, neither the snapshot without the log's patches
+            // nor the log over nothing. The log goes last.
+            let hasLog = try logSize(forKey: key) > 0
+            if hasLog { try append(ArchiveLog.removalLine, toLogOf: name, in: directoryFD) }
+            // The earlier version's file before the key's own: a reader (or the next launch, after a
+            // crash between the two) that finds the key's file gone looks there, and must not find an
+            // older value.
+            if let legacy = legacyURL(of: key), unlinkat(directoryFD, legacy.lastPathComponent, 0) != 0,
+                errno != ENOENT && errno != ENAMETOOLONG
+            {
                 throw POSIXError(errno: errno)
             }
-        }
-        if hasLog {
-            if unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
-                throw POSIXError(errno: errno)
+            if let (url, _) = try locate(name) {
+                if unlinkat(directoryFD, url.lastPathComponent, 0) != 0 && errno != ENOENT {
+                    throw POSIXError(errno: errno)
+                }
             }
-            fsync(directoryFD)
+            if hasLog {
+                if unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
+                    throw POSIXError(errno: errno)
+                }
+                fsync(directoryFD)
+            }
         }
-        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
     }
 
     // MARK: The log (ArchiveLogStore)
@@ -379,12 +371,7 @@ public struct FileArchiveStore: ArchiveLogStore {
     public func appendLog(_ lines: Data, forKey key: String) throws {
         let name = ArchiveFileName(key)
         guard !name.isDigest else { throw POSIXError(errno: ENOTSUP) }
-        try claim(name, retrying: false)
-        let lockFile = lockFileURL(of: name)
-        let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
-        defer { close(directoryFD) }
-        try append(lines, toLogOf: name, in: directoryFD)
-        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+        try writing(name) { directoryFD, _ in try append(lines, toLogOf: name, in: directoryFD) }
     }
 
     private func append(_ lines: Data, toLogOf name: ArchiveFileName, in directoryFD: Int32) throws {
@@ -413,22 +400,19 @@ public struct FileArchiveStore: ArchiveLogStore {
     public func compactLog(forKey key: String, snapshot: Data, droppingFirst bytes: Int) throws {
         let name = ArchiveFileName(key)
         guard !name.isDigest else { throw POSIXError(errno: ENOTSUP) }
-        try claim(name, retrying: false)
-        let lockFile = lockFileURL(of: name)
-        let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
-        defer { close(directoryFD) }
-        try replaceFile(name.name(), in: directoryFD, with: snapshot, keyLine: nil)
-        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
-        let kept = try logTail(of: name, in: directoryFD, from: bytes)
-        if kept.isEmpty {
-            if unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
-                throw POSIXError(errno: errno)
+        try writing(name) { directoryFD, lockFile in
+            try replaceFile(name.name(), in: directoryFD, with: snapshot, keyLine: nil)
+            try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+            let kept = try logTail(of: name, in: directoryFD, from: bytes)
+            if kept.isEmpty {
+                if unlinkat(directoryFD, logFileName(of: name), 0) != 0 && errno != ENOENT {
+                    throw POSIXError(errno: errno)
+                }
+                fsync(directoryFD)
+            } else {
+                try replaceFile(logFileName(of: name), in: directoryFD, with: kept, keyLine: nil)
             }
-            fsync(directoryFD)
-        } else {
-            try replaceFile(logFileName(of: name), in: directoryFD, with: kept, keyLine: nil)
         }
-        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
     }
 
     /// The bytes of the key's log from `offset` on (what was appended after a compaction began).
@@ -514,6 +498,22 @@ public struct FileArchiveStore: ArchiveLogStore {
     }
 
     /// The lock file of `name`'s key, beside its archive.
+    /// Runs `write` with the key's directory open (`directoryFD`, closed after), once this store
+    /// owns the key and the key's path leads to the directory it owns it in; the write is
+    /// acknowledged (returns) only if the path still leads there after it, where the next owner
+    /// will read it. Every write goes through here (see the type's documentation, "One owner per
+    /// key").
+    private func writing(
+        _ name: ArchiveFileName, _ write: (_ directoryFD: Int32, _ lockFile: URL) throws -> Void
+    ) throws {
+        try claim(name, retrying: false)
+        let lockFile = lockFileURL(of: name)
+        let directoryFD = try ownership.verify(name.key, lockFile: lockFile)
+        defer { close(directoryFD) }
+        try write(directoryFD, lockFile)
+        try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
+    }
+
     private func lockFileURL(of name: ArchiveFileName) -> URL {
         directory.appendingPathComponent(".\(name.name()).lock")
     }
