@@ -96,7 +96,7 @@ final class ObservationFeeder<S: State>: ChangesStayOnBus, Sendable {
     /// Keeps the commit's new state; sends the main actor to take it, unless it is already on its
     /// way. Only the state is copied out: the changes stay on the bus.
     func didCommit(_ commit: Commit) {
-        // A commit of a Substance<S>: the cast checks it (once a commit; no unchecked cast here).
+        // A commit of a Substance<S>: one checked cast a commit (no scenario measures this path).
         let changes = commit.changes as! StateChanges<S>
         let wasPending = pending.withLock { pending in
             pending.newest = changes.new

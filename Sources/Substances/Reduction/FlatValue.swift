@@ -35,7 +35,7 @@ public enum FlatValue: Equatable, Sendable {
         self = FlatEncoder.flatten(value)
     }
 
-    /// A reference to `object`, which only its identity is used of (see above): where the
+    /// A reference to `object`, of which only the identity is used (see above): the one place the
     /// `UncheckedSendable` is made, so that no other file relies on it.
     static func reference(to object: AnyObject) -> FlatValue {
         .ref(UncheckedSendable(object))

@@ -10,7 +10,7 @@ import FlaskLocking
 @usableFromInline
 package final class StateKeyDomain: Sendable {
     /// A domain, by its place among the interned ones; ``none`` for a reactor of one substance.
-    /// A word, as the unretained reference it replaces was: a reaction carries it in a register.
+    /// One word, so that a reaction, which carries it, still fits in registers.
     @usableFromInline
     package struct ID: Sendable, Hashable {
         @usableFromInline let index: UInt
@@ -23,11 +23,11 @@ package final class StateKeyDomain: Sendable {
         @inlinable package static var none: ID { ID(index: 0) }
 
         /// Whether one of the domain's state types has `key` (never, for ``none``). Asked only of a
-        /// key the reaction's own substance lacks (a mistake, or another substance's key): one
-        /// lock a question.
+        /// key the reaction's own substance lacks (another substance's key, or a mistake): the
+        /// process's one lock of domains, held for the key's look-up (no reference counting).
         package func isValid(key: String) -> Bool {
             guard index != 0 else { return false }
-            return StateKeyDomain.interned.withLock { $0.domains[Int(index)] }.isValid(key: key)
+            return StateKeyDomain.interned.withLock { $0.domains[Int(index)].isValid(key: key) }
         }
     }
 
