@@ -168,8 +168,8 @@ extension TreeDecoder {
     /// `Decimal`); nil for other types.
     func unbox<T>(_ type: T.Type) throws -> T? {
         // Metatypes compared first: a cast per type tried would cost as much as a small struct.
-        // Then one checked cast, to the type matched: about 1% of a restore, too little for an
-        // unchecked one (docs/decisions.md, "Unsafe code lives in a few files named for it").
+        // Then one checked cast, to the type matched: too small a part of a restore for an unchecked
+        // one (docs/performance.md, "What each unsafe primitive saves").
         if type == String.self {
             guard case .string(let text) = value else { throw mismatch(type, value) }
             return (text as! T)

@@ -42,7 +42,8 @@ public enum StateReducer {
             assert(isKnownUniquelyReferenced(&recycled), "spare changes held by someone reached the reducer")
             // Recycled changes of this substance, so of class `StateChanges<S>`. Consumed: a copy
             // left beside `changes` kept the object retained across the refill's calls into the
-            // state's value witnesses (scenario S1).
+            // state's value witnesses (scenario S1). Unchecked: `as!` looks the generic class's
+            // metadata up on every commit (docs/performance.md, "What each unsafe primitive saves").
             let changes = uncheckedCast(consume recycled, to: StateChanges<S>.self)
             changes.refill(old: old, new: new, entries: consume entries, flat: consume flat)
             return changes
