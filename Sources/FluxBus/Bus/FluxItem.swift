@@ -1,5 +1,3 @@
-import FlaskLocking
-
 /// One unit of work on the bus: a named mixer (with its payload, and its lock for an exclusive
 /// mix), or a task.
 ///
@@ -28,7 +26,7 @@ struct FluxItem: Sendable {
 
     private var kind: Kind { event.kind }
     /// The work of a task (the item must be one).
-    private var task: FluxWork { uncheckedCast(uncheckedUnwrap(event.work), to: FluxWork.self) }
+    private var task: FluxWork { event.work as! FluxWork }
     /// The mixer to deliver to its observers, or the label of a mix task.
     var mixer: FluxMixerName { event.mixer }
 
@@ -43,13 +41,12 @@ struct FluxItem: Sendable {
 
     /// Runs the item's task (it must be one).
     func runTask() {
-        // Unretained: the item holds the work while it runs.
-        Unretained(task).withObject { $0.run() }
+        task.run()
     }
 
     /// Tells the item's task that the item is over (it must be one).
     func finishTask() {
-        Unretained(task).withObject { $0.finished() }
+        task.finished()
     }
 
     /// Whether the task must also run when the item is purged (it resumes a `flush()` waiter).
