@@ -9,7 +9,7 @@
 # The switches (Swift compilation conditions; `FLASK_SAFE_PRIMITIVES` sets them all):
 #   FLASK_SAFE_UNRETAINED    Unretained: a strong reference instead of an unretained one
 #   FLASK_SAFE_MOVES         Array.forEachMovedOut: each element copied instead of moved out and back
-#   FLASK_SAFE_CASTS         uncheckedCast, uncheckedSameType, uncheckedUnwrap: the checked casts
+#   FLASK_SAFE_CASTS         uncheckedCast, uncheckedUnwrap: the checked casts
 #   FLASK_SAFE_STRING_WORDS  stringWords: nil, so that the mixer cache and the key table hash names
 #
 # Builds go to .build-primitives/<switch> (about 50 MB each). docs/performance.md, "What each unsafe

@@ -1,6 +1,6 @@
 // The package's unchecked casts, in one place: each is a cast the caller knows to hold, checked in
 // debug builds and free in release builds, where a checked cast is a runtime call on a path that
-// runs once per dispatch or per value (scenarios S1 and S6; restoring an archive). Built with
+// runs once per dispatch or per commit (scenarios S1, S1o and S6). Built with
 // `-DFLASK_SAFE_PRIMITIVES` (all the primitives) or `-DFLASK_SAFE_CASTS` (these alone), each is the
 // checked cast instead, so that `unsafe-primitives.sh` shows what the unchecked ones still save.
 
@@ -12,18 +12,6 @@ public func uncheckedCast<T: AnyObject>(_ object: AnyObject, to type: T.Type) ->
         return object as! T
     #else
         return unsafeDowncast(object, to: T.self)
-    #endif
-}
-
-/// `value` as `Target`, which is known to be its type `Value` (a generic value after a check such
-/// as `Value.self == Int.self`). Debug builds trap if the two types differ.
-@inlinable @inline(__always)
-public func uncheckedSameType<Value, Target>(_ value: Value, as type: Target.Type) -> Target {
-    #if FLASK_SAFE_PRIMITIVES || FLASK_SAFE_CASTS
-        return value as! Target
-    #else
-        assert(Value.self == Target.self, "uncheckedSameType: \(Value.self) is not \(Target.self)")
-        return unsafeBitCast(value, to: Target.self)
     #endif
 }
 
