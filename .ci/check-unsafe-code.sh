@@ -12,8 +12,9 @@
 # forEachMovedOut, stringWords) relies on unsafe code too, and counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# 35 on 2026-11-29 (20 hold unsafe code, 15 more use the wrappers); issue #55 asks for 26.
-MAX=35
+# 26 on 2026-11-29, issue #55's cap (19 hold unsafe code, 7 more use the wrappers): 35 that morning,
+# before the uses that did not need a file of their own moved beside the invariants they rely on.
+MAX=26
 pattern='@unchecked Sendable|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|unowned\(unsafe\)|_withUnsafeGuaranteedRef|unsafeDowncast|unsafeBitCast|unsafelyUnwrapped|Unmanaged|Unsafe(Mutable)?(Raw)?(Buffer)?Pointer|withUnsafe(Mutable)?(Bytes|Pointer|BufferPointer)|withUnsafeTemporaryAllocation'
 wrappers='Unretained[<(]|uncheckedCast\(|uncheckedUnwrap\(|UncheckedSendable|WeakReference|forEachMovedOut|stringWords\('
 pattern="$pattern|$wrappers"

@@ -1,3 +1,4 @@
+import FlaskLocking
 import FlaskTestSupport
 import FluxBus
 import Foundation

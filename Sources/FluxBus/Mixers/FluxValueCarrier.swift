@@ -4,7 +4,72 @@ import Synchronization
 // The values dispatched with mixers, in carriers (`FluxValueCarrier`, `FluxCarried`), and the
 // carriers of values without bytes kept for the life of the process (`FluxEmptyValues`): the
 // references and the table that let a dispatch of a typed action carry its value with one object,
-// or none (scenarios S1t, S1dt, S1td). Their invariants are written beside each.
+// or none (scenarios S1t, S1dt, S1td), and how an event reads them. Their invariants are written
+// beside each.
+
+// How an event reads what it carries: its `work` is, by its `kind`, a lock, a carrier or (a
+// value without bytes) nothing, the carrier then kept for its domain type. Read without checks,
+// beside the carriers whose invariants make them right; debug builds trap on another class.
+extension FluxEvent {
+    /// The lock dispatched together with the mixer (an *exclusive* mix, see
+    /// ``Flux/lock(withMixer:payload:autorelease:fileID:line:function:)``). The receiver hands it on so that
+    /// whoever finishes the work can release it later.
+    // Inlinable: a receiver reads it through a pointer to the event it borrows, and a call would
+    // copy the event (retaining its name, payload and reference) to pass it.
+    @inlinable @inline(__always)
+    public var lock: FluxLock? {
+        switch kind {
+        case .exclusiveMixer: uncheckedCast(uncheckedUnwrap(work), to: FluxLock.self)
+        case .valueMixer: uncheckedUnwrap(carrier).lock
+        default: nil
+        }
+    }
+
+    /// The value dispatched with the mixer (``Flux/dispatch(_:payload:value:fileID:line:function:)``), if any.
+    public var value: (any Sendable)? { carrier?.value }
+
+    /// The value dispatched with the mixer, if there is one of type `Value`.
+    // Inlined: where `Value` is known, the value is read after one comparison of types, without
+    // the runtime's dynamic cast; and a receiver reads it through a pointer to the event it
+    // borrows, which a call would copy (retaining its name, payload and reference).
+    @inlinable @inline(__always)
+    public func value<Value: Sendable>(as type: Value.Type) -> Value? {
+        let carrier: FluxValueCarrier
+        switch kind {
+        case .valueMixer:
+            carrier = uncheckedCast(uncheckedUnwrap(work), to: FluxValueCarrier.self)
+        case .emptyValueMixer:
+            guard let kept = keptCarrier else { return nil }
+            return kept.withObject { kept in
+                kept.valueType == ObjectIdentifier(Value.self)
+                    ? uncheckedCast(kept, to: FluxCarried<Value>.self).carried : kept.value(as: Value.self)
+            }
+        default:
+            return nil
+        }
+        guard carrier.valueType == ObjectIdentifier(Value.self) else { return carrier.value(as: Value.self) }
+        return uncheckedCast(carrier, to: FluxCarried<Value>.self).carried
+    }
+
+    /// The carrier of the value dispatched with the mixer, if any: its own, or for a value without
+    /// bytes, the one kept for the mixer's type (see ``FluxEmptyValues``).
+    @usableFromInline
+    var carrier: FluxValueCarrier? {
+        switch kind {
+        case .valueMixer: uncheckedCast(uncheckedUnwrap(work), to: FluxValueCarrier.self)
+        case .emptyValueMixer: keptCarrier?.withObject { $0 }
+        default: nil
+        }
+    }
+
+    /// The carrier kept for the mixer's type, for an event of kind `emptyValueMixer`. (Inlined, as
+    /// ``lock`` is: read through a pointer, a call would copy the event.)
+    @inlinable @inline(__always)
+    var keptCarrier: Unretained<FluxValueCarrier>? {
+        guard let domain = mixer.domain else { return nil }
+        return FluxEmptyValues.carrier(of: ObjectIdentifier(domain))
+    }
+}
 
 /// A value dispatched with a mixer, and the lock of an exclusive mix: one object, so that a queued
 /// item still holds one reference. Always a ``FluxCarried`` of the value's type, which it records,

@@ -459,3 +459,26 @@ extension SubstanceChanges {
         (self as? StateChanges<S>)?.old
     }
 }
+
+// The two places that know a changes object's state type without a check: every changes object
+// a `Substance<S>` makes or recycles is a `StateChanges<S>`, of the class its plan names
+// (`ReductionPlan.changesClass`). Written here, beside the class, so that the reducer and the
+// main-actor observation rely on the invariant without casting themselves. Unchecked: `as!`
+// looks the generic class's metadata up on every commit (scenarios S1 and S1o;
+// docs/performance.md, "What each unsafe primitive saves"). Debug builds trap on another class.
+extension SubstanceChanges {
+    /// These changes as the `StateChanges<S>` they are: changes of a `Substance<S>`, consumed so
+    /// that no copy keeps the object retained beside the result.
+    @inline(__always)
+    consuming func ofState<S: State>(_ type: S.Type) -> StateChanges<S> {
+        uncheckedCast(self, to: StateChanges<S>.self)
+    }
+}
+
+extension ReductionPlan {
+    /// The class of the changes of a commit of `S`, whose plan this is.
+    @inline(__always)
+    func changesClass<S: State>(of type: S.Type) -> StateChanges<S>.Type {
+        uncheckedCast(changesClass, to: StateChanges<S>.self)
+    }
+}

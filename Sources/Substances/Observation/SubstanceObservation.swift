@@ -96,9 +96,8 @@ final class ObservationFeeder<S: State>: ChangesStayOnBus, Sendable {
     /// Keeps the commit's new state; sends the main actor to take it, unless it is already on its
     /// way. Only the state is copied out: the changes stay on the bus.
     func didCommit(_ commit: Commit) {
-        // A commit of a Substance<S>. Unchecked: `as!` looks the generic class's metadata up on every
-        // commit (scenario S1o; docs/performance.md, "What each unsafe primitive saves").
-        let changes = uncheckedCast(commit.changes, to: StateChanges<S>.self)
+        // A commit of a Substance<S>.
+        let changes = commit.changes.ofState(S.self)
         let wasPending = pending.withLock { pending in
             pending.newest = changes.new
             defer { pending.isPending = true }

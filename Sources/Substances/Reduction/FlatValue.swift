@@ -4,7 +4,8 @@ import FlaskLocking
 /// cannot compare a property's memory, and what ``FlaskDictRef`` stores.
 ///
 /// The one reference it can hold (`ref`, from a ``FlaskRef``) is only ever compared by identity
-/// and handed back to the user as it was given: it crosses threads as an `UncheckedSendable`.
+/// and handed back to the user as it was given: it crosses threads as an `UncheckedSendable`. A
+/// ``FlaskRef`` holds its object as this value too, so that the crossing is made in this file alone.
 ///
 /// A tool that writes changes out (a journal, a diff printer) meets it in
 /// ``ChangedValue/flat(_:)``; ``init(encoding:)`` flattens a value the same way.

@@ -1,3 +1,5 @@
+import FlaskLocking
+
 /// How to find the changes between two values of one state type, worked out once per type.
 ///
 /// The **layout path** locates every stored property's offset once, then compares old and new state

@@ -42,14 +42,13 @@ public enum StateReducer {
             assert(isKnownUniquelyReferenced(&recycled), "spare changes held by someone reached the reducer")
             // Recycled changes of this substance, so of class `StateChanges<S>`. Consumed: a copy
             // left beside `changes` kept the object retained across the refill's calls into the
-            // state's value witnesses (scenario S1). Unchecked: `as!` looks the generic class's
-            // metadata up on every commit (docs/performance.md, "What each unsafe primitive saves").
-            let changes = uncheckedCast(consume recycled, to: StateChanges<S>.self)
+            // state's value witnesses (scenario S1).
+            let changes = (consume recycled).ofState(S.self)
             changes.refill(old: old, new: new, entries: consume entries, flat: consume flat)
             return changes
         }
         // The plan is the plan of `S`, so its class is `StateChanges<S>`.
-        let changesType = uncheckedCast(plan.changesClass, to: StateChanges<S>.self)
+        let changesType = plan.changesClass(of: S.self)
         return changesType.init(
             reference: reference, old: old.value(S.self), new: new.value(S.self), plan: plan, entries: consume entries,
             flat: consume flat)

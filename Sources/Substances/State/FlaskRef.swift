@@ -1,5 +1,3 @@
-import FlaskLocking
-
 /// A state property that holds an object and changes when the *object identity* changes.
 ///
 /// ```swift
@@ -14,19 +12,23 @@ import FlaskLocking
 /// identity and never touches the object; the object itself is yours to use only where it is safe
 /// to use it.
 public final class FlaskRef<Object: AnyObject>: Codable, Sendable, CustomStringConvertible {
-    /// The object, which may cross threads with the state because Flask never touches it.
-    private let reference: UncheckedSendable<Object?>
+    /// The object, held as the value it flattens to (`.ref`, or `.null` for none): the reference
+    /// may cross threads with the state because Flask never touches the object (see ``FlatValue``).
+    private let reference: FlatValue
 
     /// The referenced object.
-    public var object: Object? { reference.value }
+    public var object: Object? {
+        // Only an `Object` is ever stored; checked, since reading it is the user's, not the bus's.
+        reference.referencedObject.map { $0 as! Object }
+    }
 
     /// A reference to `object` (or none).
     public init(_ object: Object?) {
-        self.reference = UncheckedSendable(object)
+        self.reference = object.map { .reference(to: $0) } ?? .null
     }
 
     public required init(from decoder: any Decoder) throws {
-        self.reference = UncheckedSendable(nil)
+        self.reference = .null
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -46,7 +48,7 @@ protocol ObjectReferencing {
 }
 
 extension FlaskRef: ObjectReferencing {
-    var referencedObject: AnyObject? { object }
+    var referencedObject: AnyObject? { reference.referencedObject }
 }
 
 extension Optional: ObjectReferencing where Wrapped: ObjectReferencing {
