@@ -497,7 +497,6 @@ public struct FileArchiveStore: ArchiveLogStore {
         try claim(ArchiveFileName(key), retrying: true)
     }
 
-    /// The lock file of `name`'s key, beside its archive.
     /// Runs `write` with the key's directory open (`directoryFD`, closed after), once this store
     /// owns the key and the key's path leads to the directory it owns it in; the write is
     /// acknowledged (returns) only if the path still leads there after it, where the next owner
@@ -514,6 +513,7 @@ public struct FileArchiveStore: ArchiveLogStore {
         try ownership.verifyAfterWrite(name.key, lockFile: lockFile)
     }
 
+    /// The lock file of `name`'s key, beside its archive.
     private func lockFileURL(of name: ArchiveFileName) -> URL {
         directory.appendingPathComponent(".\(name.name()).lock")
     }

@@ -50,9 +50,9 @@ public struct FlaskReaction {
     /// an object made for the purpose: the reaction stays small enough to be passed in registers.
     @usableFromInline let claimant: ObjectIdentifier
     /// For a reactor over several substances, the keys of all their states: a key this commit's
-    /// state lacks may be another's, and only a key none has is reported. ``StateKeyDomain/ID/none`` for
+    /// state lacks may be another's, and only a key none has is reported. ``StateKeyDomain/none`` for
     /// one substance.
-    @usableFromInline let keyDomain: StateKeyDomain.ID
+    @usableFromInline let keyDomain: StateKeyDomain
 
     /// A reaction for a handler about to be called (on the bus, or sent to where it runs). Only a
     /// handler takes its lock over (by reading ``onLock``, or when the reaction is sent off the
@@ -61,7 +61,7 @@ public struct FlaskReaction {
     /// not ask for the lock leaves it to the bus, which releases it.
     @usableFromInline
     init(
-        changes: SubstanceChanges, onLock: FluxLock?, keyDomain: StateKeyDomain.ID = .none,
+        changes: SubstanceChanges, onLock: FluxLock?, keyDomain: StateKeyDomain = .none,
         claimant: ObjectIdentifier
     ) {
         self.changeSet = changes

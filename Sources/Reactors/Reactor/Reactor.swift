@@ -78,12 +78,12 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
     private let settings = LockedValue(ReactorSettings<Owner>())
     private let detached = Atomic<Bool>(false)
     /// The keys of its substances' states, when it has several (see `FlaskReaction.keyDomain`).
-    private let keyDomain: StateKeyDomain.ID
+    private let keyDomain: StateKeyDomain
 
     package init(owner: Owner, substances: [any AnySubstance], delivery: ReactionDelivery, manager: ReactorManager?) {
         self.ownerReference = WeakReference(owner)
         self.weakSubstances = substances.map(SubstanceReference.of)
-        self.keyDomain = Set(substances.map { ObjectIdentifier($0) }).count > 1 ? StateKeyDomain.of(substances) : .none
+        self.keyDomain = StateKeyDomain.of(substances)
         self.delivery = delivery
         let bus = substances.first?.bus ?? .current
         self.bus = bus

@@ -144,16 +144,9 @@ public struct MixOutcome: Sendable {
     /// The outcome recorded in a receipt of `Flux.dispatchAndWait(_:payload:isolation:)`, or of a
     /// chain named `label`.
     public init(receipt: FluxReceipt, label: String? = nil) {
-        self.entries = receipt.records.compactMap(Entry.unboxed)
+        self.entries = receipt.records.compactMap { $0 as? Entry }
         self.stop = receipt.stop
         self.label = label
-    }
-}
-
-extension MixOutcome.Entry {
-    /// The entry in `record`, if it holds one.
-    package static func unboxed(_ record: any Sendable) -> MixOutcome.Entry? {
-        record as? MixOutcome.Entry
     }
 }
 
@@ -164,7 +157,7 @@ extension FluxMixReport {
     /// which spares a copy of the new state per commit: read them inside `body` only.
     public func forEachOutcome(_ body: (MixOutcome.Entry) throws -> Void) rethrows {
         for record in recordsReadInPlace {
-            if let entry = MixOutcome.Entry.unboxed(record) { try body(entry) }
+            if let entry = record as? MixOutcome.Entry { try body(entry) }
         }
     }
 }

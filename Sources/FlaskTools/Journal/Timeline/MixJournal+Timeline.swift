@@ -227,6 +227,18 @@ struct TimelinePage {
         html += "</div>\n</article>\n"
     }
 
+    /// One side of a change line, `old` or `new`. A side where the key did not exist (an entry
+    /// added or removed, an element appended or gone) shows as `(none)`, as the live session's
+    /// page does: `null` would be a value the state never held.
+    private mutating func side(_ name: String, _ value: JournalValue, exists: Bool) {
+        html += "<span class=\"\(name)"
+        if value == .redacted { html += " redacted" }
+        if !exists { html += " none" }
+        html += "\">"
+        escape(exists ? value.compactJSON : "(none)")
+        html += "</span>"
+    }
+
     /// What one substance did in a mix: a line per changed key.
     private mutating func change(_ change: MixJournal.Change) {
         if change.aborted {
@@ -235,20 +247,9 @@ struct TimelinePage {
         } else if let values = change.values {
             for value in values {
                 substanceLine(change.substance, classes: value.cut ? "cut" : nil, key: value.key)
-                // A side where the key did not exist (an entry added or removed, an element
-                // appended or gone) shows as `(none)`, as the live session's page does: `null`
-                // would be a value the state never held.
-                html += "<span class=\"old"
-                if value.old == .redacted { html += " redacted" }
-                if !value.oldExists { html += " none" }
-                html += "\">"
-                escape(value.oldExists ? value.old.compactJSON : "(none)")
-                html += "</span>→<span class=\"new"
-                if value.new == .redacted { html += " redacted" }
-                if !value.newExists { html += " none" }
-                html += "\">"
-                escape(value.newExists ? value.new.compactJSON : "(none)")
-                html += "</span>"
+                side("old", value.old, exists: value.oldExists)
+                html += "→"
+                side("new", value.new, exists: value.newExists)
                 if value.cut { html += "<span class=\"badge cut\" title=\"cut to the journal's bound\">cut</span>" }
                 html += "</li>"
             }
