@@ -14,14 +14,15 @@ import FlaskLocking
 extension Flux {
     /// The default ``backlogLimit``: 40,000 work items. Under half the default
     /// ``backlogHighWaterMark``, because the limit counts the items queued and the bus may still be
-    /// running a batch it took as large: producers that wait never reach the mark.
+    /// running a batch it took: producers that wait never reach the mark.
     public static let defaultBacklogLimit = 40_000
 
     /// How many work items may wait on the main lane before a producer that dispatches another
     /// waits for the bus to take them; nil: producers never wait.
     ///
     /// A dispatch that finds the lane at the limit is queued, then its thread sleeps until the bus
-    /// takes the lane's items to run them. Only threads that can wait safely do:
+    /// has taken the lane's items down to half the limit to run them. Only threads that can wait
+    /// safely do:
     ///
     /// - **not the main thread, nor the main queue** (where the main actor runs), which never
     ///   wait: a UI dispatches at human speed, and a main thread that slept could be the one whose
@@ -39,9 +40,9 @@ extension Flux {
     /// is taken is let go at once, for the same reason (a handler that hands its lock to the
     /// producer's queue).
     ///
-    /// Memory then stays within twice the limit's worth of items (the queued ones, and the batch
-    /// the bus took to run: about 50 bytes each, more with a payload or a value; see
-    /// docs/performance.md, "Backlog"), whatever the producers do.
+    /// Memory then stays within the limit's worth of items and one chunk of 512 (the queued ones,
+    /// and the batch the bus took to run; see docs/performance.md, "Backlog", for the bytes an
+    /// item holds), whatever the producers do.
     public var backlogLimit: Int? {
         get { queue.withLock { $0.backlogLimit == .max ? nil : $0.backlogLimit } }
         set {
@@ -53,9 +54,9 @@ extension Flux {
         }
     }
 
-    /// Suspends while the main lane holds ``backlogLimit`` items or more, until the bus takes them
-    /// to run: what an async producer calls before dispatching, since a task never waits inside a
-    /// dispatch.
+    /// Suspends while the main lane holds ``backlogLimit`` items or more, until the bus has taken
+    /// them down to half the limit to run them: what an async producer calls before dispatching,
+    /// since a task never waits inside a dispatch.
     ///
     /// ```swift
     /// func importAll(_ lines: AsyncStream<String>, on bus: Flux) async {

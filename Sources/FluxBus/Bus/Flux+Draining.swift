@@ -134,7 +134,9 @@ extension Flux {
         var room: FluxQueue.Room?
         let taken = queue.withLock { q in
             let taken = q.takeBatch(into: &batch, itemsRun: itemsRun)
-            if q.roomWanted { room = q.makeRoom() }
+            // Waiting producers go on once the bus has taken the lane down to half its limit:
+            // woken at every chunk it takes, they would each sleep again a chunk later.
+            if q.roomWanted, q.pendingMainCount <= q.backlogLimit / 2 { room = q.makeRoom() }
             // Nothing to run: the drain stops, and leaves the bus before the lock lets anyone
             // claim it (see `drain()`).
             if taken == nil { drainer.leave() }

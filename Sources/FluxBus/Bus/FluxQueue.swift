@@ -1,7 +1,7 @@
 /// The bus's pending work and locks: plain data, mutated only under the bus's mutex.
 struct FluxQueue {
-    /// Items paused by locks, in enqueue order.
-    var main: [FluxItem] = []
+    /// The main lane: items dispatched, in enqueue order (paused while a lock is open), in chunks.
+    var main = FluxLane()
     /// A main-lane batch that was interrupted (by a lock, or exclusive work) and the index of its
     /// first item not run: it runs before `main`. Kept whole, so an interruption costs O(1)
     /// however long the backlog is.
@@ -96,11 +96,10 @@ struct FluxQueue {
     /// for) stays: a purge drops work, not the bus's own upkeep.
     mutating func takeAll() -> [FluxItem] {
         var all = Array(suspended[suspendedIndex...])
-        all.append(contentsOf: main)
+        all.append(contentsOf: main.takeAll())
         all.append(contentsOf: exclusive.filter { !$0.survivesPurge })
         suspended.removeAll()
         suspendedIndex = 0
-        main.removeAll()
         exclusive.removeAll { !$0.survivesPurge }
         return all
     }
@@ -188,8 +187,8 @@ struct FluxQueue {
     }
 
     /// Swaps the next batch into `batch` (which must be empty), exclusive lane first, then an
-    /// interrupted main-lane batch, then the main lane. Returns the lane, the purge epoch and the
-    /// index to start at; nil, and stops draining, when nothing can run.
+    /// interrupted main-lane batch, then the main lane's oldest chunk. Returns the lane, the purge
+    /// epoch and the index to start at; nil, and stops draining, when nothing can run.
     /// `itemsRun` is how many items the drain has run so far.
     mutating func takeBatch(into batch: inout [FluxItem], itemsRun: UInt64) -> (lane: Lane, epoch: UInt64, start: Int)?
     {
@@ -206,13 +205,8 @@ struct FluxQueue {
             return (.main, purgeEpoch, start)
         }
         if locks.isEmpty && !main.isEmpty {
-            // The lane gets the batch's buffer, made as large as the backlog it hands over: a
-            // drain starts with an empty batch, and the lane grew again from nothing after every
-            // idle spell, copying its items at each doubling while the producer outran the bus
-            // (one allocation here instead: scenario S1, in long runs).
-            if batch.capacity < main.count { batch.reserveCapacity(main.count) }
-            swap(&batch, &main)
-            startBatch(of: batch.count, itemsRun: itemsRun)
+            // Its oldest chunk: the rest waits in the lane, counted there.
+            startBatch(of: main.take(into: &batch), itemsRun: itemsRun)
             return (.main, purgeEpoch, 0)
         }
         startBatch(of: 0, itemsRun: itemsRun)
