@@ -98,7 +98,9 @@ extension FluxLaneTests {
     /// Kept from a stress client (6 producers, locks, a purge, under the thread sanitizer): what
     /// `purge()` counts is what waited in the queue; the rest of the running batch, dropped too,
     /// is at most one chunk.
-    @Test("producers flooding a small lane through locks and a purge: each one's order holds, and the uncounted drops are at most a chunk")
+    @Test(
+        "producers flooding a small lane through locks and a purge: each one's order holds, the uncounted drops a chunk at most"
+    )
     func floodWithLocksAndPurge() async {
         let bus = Flux(label: "lane.flood")
         bus.backlogLimit = 700
