@@ -21,8 +21,8 @@ extension Flux {
     /// waits for the bus to take them; nil: producers never wait.
     ///
     /// A dispatch that finds the lane at the limit is queued, then its thread sleeps until the bus
-    /// has taken the lane's items down to half the limit to run them. Only threads that can wait
-    /// safely do:
+    /// takes items off the lane to run them (a chunk of up to 512 at a time). Only threads that
+    /// can wait safely do:
     ///
     /// - **not the main thread, nor the main queue** (where the main actor runs), which never
     ///   wait: a UI dispatches at human speed, and a main thread that slept could be the one whose
@@ -54,9 +54,9 @@ extension Flux {
         }
     }
 
-    /// Suspends while the main lane holds ``backlogLimit`` items or more, until the bus has taken
-    /// them down to half the limit to run them: what an async producer calls before dispatching,
-    /// since a task never waits inside a dispatch.
+    /// Suspends while the main lane holds ``backlogLimit`` items or more, until the bus takes items
+    /// off it to run them: what an async producer calls before dispatching, since a task never
+    /// waits inside a dispatch.
     ///
     /// ```swift
     /// func importAll(_ lines: AsyncStream<String>, on bus: Flux) async {

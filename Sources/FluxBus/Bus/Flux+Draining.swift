@@ -64,10 +64,10 @@ extension Flux {
         // How many items this bus has run, kept here and published (without ordering: the backlog
         // count reads it) for each item.
         var ran = itemsRun.load(ordering: .relaxed)
-        while let (lane, epoch, start) = takeBatch(into: &batch, itemsRun: ran) {
+        while let (lane, epoch, start, interruptsSeen) = takeBatch(into: &batch, itemsRun: ran) {
             // What stops this batch: any interrupt for the main lane, purges for the exclusive one.
             let watched: UInt64 = lane == .main ? .max : ~(Flux.purgeStep - 1)
-            let seen = interrupts.load(ordering: .acquiring) & watched
+            let seen = interruptsSeen & watched
             // Each item is moved out of the batch, run as this loop's own, and moved back (the
             // batch destroys it when emptied): lent from the batch, it was copied for each call it
             // was lent to (retaining and releasing its name, payload and reference).
@@ -130,17 +130,26 @@ extension Flux {
     /// Takes the next batch to run (see `FluxQueue.takeBatch`), and wakes the producers waiting
     /// for room once it has made some.
     @inline(__always)
-    private func takeBatch(into batch: inout [FluxItem], itemsRun: UInt64) -> (FluxQueue.Lane, UInt64, Int)? {
+    private func takeBatch(
+        into batch: inout [FluxItem], itemsRun: UInt64
+    ) -> (FluxQueue.Lane, UInt64, Int, interruptsSeen: UInt64)? {
         var room: FluxQueue.Room?
-        let taken = queue.withLock { q in
-            let taken = q.takeBatch(into: &batch, itemsRun: itemsRun)
-            // Waiting producers go on once the bus has taken the lane down to half its limit:
-            // woken at every chunk it takes, they would each sleep again a chunk later.
-            if q.roomWanted, q.pendingMainCount <= q.backlogLimit / 2 { room = q.makeRoom() }
-            // Nothing to run: the drain stops, and leaves the bus before the lock lets anyone
-            // claim it (see `drain()`).
-            if taken == nil { drainer.leave() }
-            return taken
+        let taken = queue.withLock { q -> (FluxQueue.Lane, UInt64, Int, interruptsSeen: UInt64)? in
+            guard let (lane, epoch, start) = q.takeBatch(into: &batch, itemsRun: itemsRun) else {
+                if q.roomWanted { room = q.makeRoom() }
+                // Nothing to run: the drain stops, and leaves the bus before the lock lets anyone
+                // claim it (see `drain()`).
+                drainer.leave()
+                return nil
+            }
+            // Waiting producers go on as soon as the lane is no longer full, before the batch
+            // runs: a handler may wait for one of them.
+            if q.roomWanted { room = q.makeRoom() }
+            // The interrupts as of this batch, read under the lock: a purge bumps them after its
+            // own turn with the lock, so one that took the queue before this batch is in the
+            // count, and one that comes after is seen between two items (read after the lock, a
+            // purge in between went unseen, and a later lock dropped the batch's rest as purged).
+            return (lane, epoch, start, interrupts.load(ordering: .acquiring))
         }
         if let room { wake(room) }
         return taken

@@ -465,8 +465,9 @@ public final class Flux: Sendable {
     /// (observers and middleware added or removed, counts asked for) is not dropped.
     ///
     /// - Returns: the number of queued work items dropped (flush waiters not counted). The rest of
-    ///   the batch the bus is running, at most one chunk of 512 items, is dropped too and not
-    ///   counted: the bus decides between two items how much of it ran, after this returns.
+    ///   the batch the bus is running (on the main lane at most a chunk of 512 items; the
+    ///   exclusive lane is taken whole) is dropped too and not counted: the bus decides between
+    ///   two items how much of it ran, after this returns.
     @discardableResult
     public func purge() -> Int {
         let (dropped, room) = queue.withLock { q in
