@@ -25,7 +25,7 @@ extension Flux {
     }
 
     /// ``dispatchAndWait(_:payload:fileID:line:function:isolation:)`` for a mixer carrying `value`
-    /// (a typed action, say).
+    /// (a value of your own type).
     public func dispatchAndWait(
         _ mixer: FluxMixerName, payload: FluxPayload? = nil, value: any Sendable, fileID: StaticString = #fileID,
         line: UInt = #line, function: StaticString = #function, isolation: isolated (any Actor)? = #isolation
@@ -37,7 +37,7 @@ extension Flux {
             isolation: isolation)
     }
 
-    /// Dispatches an item of the modules above the bus (a typed action's, say) and suspends until it
+    /// Dispatches an item of the modules above the bus (a mixer carrying a value, say) and suspends until it
     /// has run, as ``dispatchAndWait(_:payload:fileID:line:function:isolation:)``.
     package func dispatchAndWait(
         _ mixer: FluxMixerName, payload: FluxPayload?, value: (any Sendable)?, origin: FluxOrigin?,

@@ -127,7 +127,7 @@ public final class Flux: Sendable {
         enqueue(.mixer(mixer, payload, nil, origin: FluxOrigin(fileID: fileID, line: line, function: function)))
     }
 
-    /// Enqueues a named mixer carrying `value` (a typed action, say) on the main lane; its
+    /// Enqueues a named mixer carrying `value` (a value of your own type) on the main lane; its
     /// observers find it in ``FluxEvent/value``.
     ///
     /// - Complexity: O(1) amortized; allocates one small object for the value; never waits for the
@@ -143,7 +143,7 @@ public final class Flux: Sendable {
     }
 
     /// Enqueues a named mixer carrying `value` of a known type, in a carrier of its type. A value
-    /// without stored bytes, of the type that scopes the name (a typed action's), is carried
+    /// without stored bytes, of the type that scopes the name (a mixer domain's own), is carried
     /// without an object (see ``FluxEmptyValues``), so that its dispatch allocates nothing.
     @inlinable
     package func dispatch<Value: Sendable>(_ mixer: FluxMixerName, typedValue value: Value, origin: FluxOrigin?) {

@@ -66,7 +66,7 @@ public final class FluxLogger: FluxMiddleware {
 }
 
 /// A mixer domain (an enumeration of mixers) that names payload keys whose values no log or
-/// journal shows: ``FluxLogger`` writes them as `<redacted>` even when it shows values.
+/// record shows: ``FluxLogger`` writes them as `<redacted>` even when it shows values.
 ///
 /// A key is dotted to name a place below a payload value: `password` is the payload's own
 /// `password`; `account.password` is the `password` of the dictionary under `account`, and of

@@ -38,7 +38,7 @@ public struct FluxMixReport {
     public let mixer: FluxMixerName
     /// The payload that ran (after any replacement).
     public let payload: FluxPayload?
-    /// The value dispatched with the mixer (a typed action, say), if any.
+    /// The value dispatched with the mixer (a value of the caller's own type), if any.
     public let value: (any Sendable)?
     /// Where the mix was dispatched from (a task: where it was queued), when the dispatch said.
     public let origin: FluxOrigin?
@@ -148,7 +148,7 @@ public struct FluxMixReport {
     }
 
     /// The records, for a reader of this package that uses them while the report is handed over
-    /// and keeps nothing of them but copied values: the records are not told. A hook for the mix
-    /// journal and the diff printer (FlaskTools).
+    /// and keeps nothing of them but copied values: the records are not told. A hook for
+    /// middleware of this package that copy what they read.
     @_spi(FlaskInternals) public var recordsReadInPlace: [any Sendable] { receiverRecords }
 }

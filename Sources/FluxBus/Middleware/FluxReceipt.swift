@@ -52,8 +52,8 @@ public final class FluxReceipt: Sendable {
                 { [self] in bus.withReceipt(self, work) },
                 // Purged before it ran: resumed with nothing recorded.
                 whenDropped: { continuation.resume() },
-                // Once the middleware saw the mix: what the caller looks at next (a journal)
-                // includes it.
+                // Once the middleware saw the mix: what the caller looks at next (what a
+                // middleware recorded) includes it.
                 whenFinished: { continuation.resume() })
         }
     }

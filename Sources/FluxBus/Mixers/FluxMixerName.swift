@@ -9,7 +9,8 @@
 /// let scoped = FluxMixerName("login", domain: AuthMixers.self)
 /// ```
 ///
-/// A name that is only its domain (an empty `name`) is a type's own name: typed actions use it.
+/// A name that is only its domain (an empty `name`) is a type's own name: a mixer carrying a
+/// value of that type uses it.
 public struct FluxMixerName: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The name inside its domain.
     public let name: String

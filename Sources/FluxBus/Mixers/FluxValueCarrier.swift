@@ -3,7 +3,7 @@ import Synchronization
 
 // The values dispatched with mixers, in carriers (`FluxValueCarrier`, `FluxCarried`), and the
 // carriers of values without bytes kept for the life of the process (`FluxEmptyValues`): the
-// references and the table that let a dispatch of a typed action carry its value with one object,
+// references and the table that let a dispatch of a value of any type carry it with one object,
 // or none (scenarios S1t, S1dt, S1td), and how an event reads them. Their invariants are written
 // beside each.
 
