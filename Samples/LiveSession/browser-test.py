@@ -84,9 +84,12 @@ def rows_shown():
 try:
     os.makedirs(shots, exist_ok=True)
     send("add milk")
-    send("add bread")
     browser.get(address)
+    wait.until(lambda _: len(row_texts()) == 1)
+    wait.until(lambda _: browser.find_element(By.ID, "status").text == "live: 1 mix")
+    send("add bread")
     wait.until(lambda _: len(row_texts()) == 2)
+    wait.until(lambda _: browser.find_element(By.ID, "status").text == "live: 2 mixes")
     check("milk" in row_texts()[0] and "bread" in row_texts()[1], f"the two mixes: {row_texts()}")
 
     # A mix made while the page is open appears without a reload: pushed over the page's WebSocket.
