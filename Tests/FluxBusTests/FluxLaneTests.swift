@@ -57,6 +57,14 @@ struct FluxLaneTests {
         }
     }
 
+    #if _pointerBitWidth(_64)
+        @Test("a waiting dispatch takes a 96-byte slot: where it came from packed beside the event's kind")
+        func itemSize() {
+            #expect(MemoryLayout<FluxOrigin?>.size == 50)
+            #expect(MemoryLayout<FluxItem>.stride == 96)
+        }
+    #endif
+
     @Test("a bus paused behind several chunks' worth of dispatches runs them all in order, and a purge drops them all")
     func busAcrossChunks() async {
         let bus = Flux(label: "lane.chunks")

@@ -6,7 +6,7 @@
 /// The lock of an exclusive mix, the value dispatched with a mixer (a ``FluxValueCarrier``, which
 /// holds the lock too when there is one) and the work of a task (a ``FluxWork``) share one
 /// reference. With where it was dispatched from (a ``FluxOrigin``: two static strings and a line,
-/// 57 bytes of the 105), a pending dispatch takes one 112-byte slot of the main lane's chunk and
+/// 50 bytes of the 91), a pending dispatch takes one 96-byte slot of the main lane's chunk and
 /// allocates nothing (a dispatch with a value allocates its carrier).
 struct FluxItem: Sendable {
     /// What observers and middleware receive, held as it was made at the dispatch so that the bus
