@@ -17,24 +17,6 @@ private func eventually(_ condition: () -> Bool) -> Bool {
     return true
 }
 
-/// Holds a bus's thread in a work item, so that its main lane fills: not a lock, since producers
-/// do not wait for room while a lock pauses the lane.
-private final class BusPause: Sendable {
-    private let gate = DispatchSemaphore(value: 0)
-
-    init(_ bus: Flux) {
-        let running = DispatchSemaphore(value: 0)
-        let gate = self.gate
-        bus.perform {
-            running.signal()
-            gate.wait()
-        }
-        running.wait()
-    }
-
-    func release() { gate.signal() }
-}
-
 @Suite("Flux: backpressure, producers wait for the bus")
 struct FluxBackpressureTests {
     @Test("the default limit is 40,000 items, under half the backlog mark; nil lifts it")

@@ -72,30 +72,18 @@ struct FluxLaneTests {
         let seen = Recorder<Int>()
         bus.observe("tick", owner: owner) { _, event in seen.append(event.payload?["n"] as? Int ?? -1) }
         let count = 3 * FluxLane.chunkCapacity + 5
-        let gate = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
-        bus.perform {
-            started.signal()
-            gate.wait()
-        }
-        started.wait()
+        let pause = BusPause(bus)
         for n in 0..<count { bus.dispatch("tick", payload: ["n": n]) }
         #expect(bus.waitingItemCount == count)
-        gate.signal()
+        pause.release()
         await bus.flush()
         #expect(seen.all == Array(0..<count))
 
-        let second = DispatchSemaphore(value: 0)
-        let running = DispatchSemaphore(value: 0)
-        bus.perform {
-            running.signal()
-            second.wait()
-        }
-        running.wait()
+        let second = BusPause(bus)
         for n in 0..<count { bus.dispatch("tick", payload: ["n": n]) }
         #expect(bus.purge() == count, "a purge drops every chunk")
         #expect(bus.waitingItemCount == 0)
-        second.signal()
+        second.release()
         await bus.flush()
         #expect(seen.all.count == count, "the purged dispatches never ran")
         withExtendedLifetime(owner) {}

@@ -1,3 +1,4 @@
+import Dispatch
 import FluxBus
 
 extension Flux {
@@ -8,4 +9,22 @@ extension Flux {
             performExclusive { continuation.resume() }
         }
     }
+}
+
+/// Holds a bus's thread in a work item, so that its main lane fills: not a lock, since producers
+/// do not wait for room while a lock pauses the lane.
+final class BusPause: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+
+    init(_ bus: Flux) {
+        let running = DispatchSemaphore(value: 0)
+        let gate = self.gate
+        bus.perform {
+            running.signal()
+            gate.wait()
+        }
+        running.wait()
+    }
+
+    func release() { gate.signal() }
 }

@@ -37,8 +37,8 @@ extension Flux {
             isolation: isolation)
     }
 
-    /// Dispatches an item of the modules above the bus (a mixer carrying a value, say) and suspends until it
-    /// has run, as ``dispatchAndWait(_:payload:fileID:line:function:isolation:)``.
+    /// Dispatches an item of the modules above the bus (a mixer carrying a value, say) and suspends
+    /// until it has run, as ``dispatchAndWait(_:payload:fileID:line:function:isolation:)``.
     package func dispatchAndWait(
         _ mixer: FluxMixerName, payload: FluxPayload?, value: (any Sendable)?, origin: FluxOrigin?,
         isolation: isolated (any Actor)?

@@ -135,16 +135,16 @@ extension Flux {
     ) -> (FluxQueue.Lane, UInt64, Int, interruptsSeen: UInt64)? {
         var room: FluxQueue.Room?
         let taken = queue.withLock { q -> (FluxQueue.Lane, UInt64, Int, interruptsSeen: UInt64)? in
-            guard let (lane, epoch, start) = q.takeBatch(into: &batch, itemsRun: itemsRun) else {
-                if q.roomWanted { room = q.makeRoom() }
+            let taken = q.takeBatch(into: &batch, itemsRun: itemsRun)
+            // Waiting producers go on as soon as the lane is no longer full, before the batch
+            // runs: a handler may wait for one of them.
+            if q.roomWanted { room = q.makeRoom() }
+            guard let (lane, epoch, start) = taken else {
                 // Nothing to run: the drain stops, and leaves the bus before the lock lets anyone
                 // claim it (see `drain()`).
                 drainer.leave()
                 return nil
             }
-            // Waiting producers go on as soon as the lane is no longer full, before the batch
-            // runs: a handler may wait for one of them.
-            if q.roomWanted { room = q.makeRoom() }
             // The interrupts as of this batch, read under the lock: a purge bumps them after its
             // own turn with the lock, so one that took the queue before this batch is in the
             // count, and one that comes after is seen between two items (read after the lock, a

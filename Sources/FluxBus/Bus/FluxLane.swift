@@ -49,10 +49,9 @@ struct FluxLane {
         assert(batch.isEmpty, "a batch is swapped in only once it is empty")
         if head < full.count {
             swap(&batch, &full[head])
-            // The batch's old buffer, empty, is kept for the next chunk when it is the larger.
-            var old: [FluxItem] = []
-            swap(&old, &full[head])
-            if spare.capacity < old.capacity { spare = old }
+            // The batch's old buffer, empty, now in the taken slot, is kept for the next chunk
+            // when it is the larger (the slot is dropped either way).
+            if spare.capacity < full[head].capacity { swap(&spare, &full[head]) }
             head += 1
             if head == full.count {
                 full.removeAll(keepingCapacity: true)

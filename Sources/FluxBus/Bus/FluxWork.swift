@@ -24,8 +24,8 @@ open class FluxWork: @unchecked Sendable {
 
     /// Called on the bus once the work item is over, after ``run()``: for work queued with
     /// `Flux.perform(mix:_:origin:)`, after the middleware were told what it did (a middleware
-    /// that records mixes has recorded it). Resume whoever waits for the work here, so that what they look at next
-    /// includes it. Nothing by default.
+    /// that records mixes has recorded it). Resume whoever waits for the work here, so that what
+    /// they look at next includes it. Nothing by default.
     open func finished() {}
 }
 

@@ -23,8 +23,8 @@ public struct FluxEvent: Sendable {
             mixer: mixer, payload: payload, work: lock, kind: lock == nil ? .mixer : .exclusiveMixer, origin: origin)
     }
 
-    /// An event of `mixer` carrying `value` (a value of the caller's own type), with its payload and, for an
-    /// exclusive mix, its lock.
+    /// An event of `mixer` carrying `value` (a value of the caller's own type), with its payload
+    /// and, for an exclusive mix, its lock.
     public init(
         mixer: FluxMixerName, payload: FluxPayload?, value: any Sendable, lock: FluxLock?, origin: FluxOrigin? = nil
     ) {

@@ -45,18 +45,19 @@ public final class FlaskRef<Object: AnyObject>: Codable, Sendable, CustomStringC
 /// wrapper's), flattened to `.ref`. ``FlaskRef`` and optionals of it.
 protocol ObjectReferencing {
     var referencedObject: AnyObject? { get }
+    /// What it flattens to: `.ref` of its object, `.null` for none.
+    var flatValue: FlatValue { get }
 }
 
 extension FlaskRef: ObjectReferencing {
     var referencedObject: AnyObject? { reference.referencedObject }
+    /// The value it holds its object as: flattened already.
+    var flatValue: FlatValue { reference }
 }
 
 extension Optional: ObjectReferencing where Wrapped: ObjectReferencing {
     var referencedObject: AnyObject? { self?.referencedObject }
-}
-
-extension ObjectReferencing {
-    var flatValue: FlatValue { referencedObject.map { .reference(to: $0) } ?? .null }
+    var flatValue: FlatValue { self?.flatValue ?? .null }
 }
 
 #if canImport(Foundation)
