@@ -201,7 +201,7 @@ struct JournalExactnessTests {
         }
     }
 
-    @Test("an awaited chain, undo and apply are in the journal when their await returns", .timeLimit(.minutes(2)))
+    @Test("an awaited chain, undo and apply are in the journal when their await returns", .hangGuard)
     func recordedWhenAwaited() async {
         let bus = Flux(label: "exact.awaited")
         let board = Substance<Board>(bus: bus)

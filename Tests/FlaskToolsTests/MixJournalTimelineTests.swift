@@ -257,7 +257,7 @@ struct MixJournalTimelineTests {
 
     @Test(
         "in a browser, the page shows the rows, the values and the state after the mix of #mix=N",
-        .enabled(if: Chromium.isInstalled, "needs /usr/bin/chromium"), .timeLimit(.minutes(1)))
+        .enabled(if: Chromium.isInstalled, "needs /usr/bin/chromium"), .hangGuard)
     func inBrowser() async throws {
         let document = try await session()
         let folder = temporaryDirectory()
@@ -330,7 +330,7 @@ struct MixJournalTimelineTests {
 
     @Test(
         "in a browser, the page rebuilds states as states(after:) does: paths through values, aborts, no values",
-        .enabled(if: Chromium.isInstalled, "needs /usr/bin/chromium"), .timeLimit(.minutes(1)))
+        .enabled(if: Chromium.isInstalled, "needs /usr/bin/chromium"), .hangGuard)
     func rebuildsLikeTheDocument() async throws {
         func entry(_ serial: Int, _ changes: String) -> String {
             #"{"serial":\#(serial),"kind":"mixer","mixer":"edit","changes":[\#(changes)],"observersCalled":1,"#
@@ -434,7 +434,7 @@ struct MixJournalTimelineTests {
 
     @Test(
         "in a browser, the page of 10,000 mixes shows every mix, and the step control the last state",
-        .enabled(if: Chromium.isInstalled, "needs /usr/bin/chromium"), .timeLimit(.minutes(2)))
+        .enabled(if: Chromium.isInstalled, "needs /usr/bin/chromium"), .hangGuard)
     func tenThousandMixes() async throws {
         let bus = Flux()
         let journal = MixJournal(capacity: 10_000)

@@ -37,7 +37,7 @@ struct SubstanceHistoryTests {
         #expect(history.undoCount == 0)
     }
 
-    @Test("an undo a purge dropped returns false, its completion too, and undoes nothing", .timeLimit(.minutes(1)))
+    @Test("an undo a purge dropped returns false, its completion too, and undoes nothing", .hangGuard)
     func purgedUndo() async {
         let bus = Flux()
         let editor = Editor(name: "purged-undo", bus: bus)

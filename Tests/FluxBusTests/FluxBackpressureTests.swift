@@ -271,7 +271,7 @@ struct FluxBackpressureLockTests {
 
     @Test(
         "an importer on a serial queue, limit 4, whose handler hands its lock to that queue: every item runs",
-        .timeLimit(.minutes(1)))
+        .hangGuard)
     func importerReleasesFromItsQueue() async {
         let bus = Flux(label: "backpressure.importer")
         bus.backlogLimit = 4

@@ -213,7 +213,7 @@ struct FluxLockTests {
         #expect(bus.openLocks.isEmpty)
     }
 
-    @Test("purge resumes a dispatchAndWait it dropped, with nothing recorded", .timeLimit(.minutes(1)))
+    @Test("purge resumes a dispatchAndWait it dropped, with nothing recorded", .hangGuard)
     func purgeResumesAwaiter() async {
         let bus = Flux()
         let lock = bus.lock()

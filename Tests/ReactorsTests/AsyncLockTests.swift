@@ -51,7 +51,7 @@ struct AsyncLockTests {
 
     @Test(
         "an exclusive mix whose substance only tools observe releases its lock (history, probe, stream, journal)",
-        .timeLimit(.minutes(1)))
+        .hangGuard)
     func toolsDoNotTakeTheLock() async {
         for tool in 0..<4 {
             let bus = Flux()
@@ -79,7 +79,7 @@ struct AsyncLockTests {
         }
     }
 
-    @Test("an exclusive mix for a reactor whose owner is gone releases its lock", .timeLimit(.minutes(1)))
+    @Test("an exclusive mix for a reactor whose owner is gone releases its lock", .hangGuard)
     func goneOwnerDoesNotTakeTheLock() async {
         let bus = Flux()
         let substance = AppSubstance(bus: bus)
@@ -97,7 +97,7 @@ struct AsyncLockTests {
         withExtendedLifetime(reactor) {}
     }
 
-    @Test("a bus handler that does not read onLock leaves the lock to the bus", .timeLimit(.minutes(1)))
+    @Test("a bus handler that does not read onLock leaves the lock to the bus", .hangGuard)
     func unreadLockReleasedByBus() async {
         let bus = Flux()
         let substance = AppSubstance(bus: bus)
@@ -116,7 +116,7 @@ struct AsyncLockTests {
 
     @Test(
         "several reactors take one exclusive mix's lock over: it is released by the last of them, each releasing once",
-        .timeLimit(.minutes(1)))
+        .hangGuard)
     func severalTakers() async throws {
         // Found from outside: the first release resumed the bus while the other reactor's work
         // was still running, and the second was reported as a release twice.
@@ -157,7 +157,7 @@ struct AsyncLockTests {
 
     @Test(
         "a taker that releases at once, before the next reactor took the lock over, does not resume the bus",
-        .timeLimit(.minutes(1)))
+        .hangGuard)
     func takerReleasingAtOnce() async throws {
         // Found from outside (the second trial of the claims): claims were counted as reactors
         // were delivered, so the first one's release, made in its handler, released the lock
@@ -191,7 +191,7 @@ struct AsyncLockTests {
 
     @Test(
         "a reaction that never reaches its main-actor handler gives up its reactor's claim only, once: a bus handler's claim holds",
-        .timeLimit(.minutes(1)), arguments: ["one reaction", "two substances", "two handlers"])
+        .hangGuard, arguments: ["one reaction", "two substances", "two handlers"])
     @available(*, deprecated, message: "exercises the deprecated delivery: argument (two handlers)")
     @MainActor
     func detachedTakerKeepsOthersClaim(shape: String) async {
@@ -235,7 +235,7 @@ struct AsyncLockTests {
 
     @Test(
         "a main-actor handler that does not ask for the lock gives its claim up: a bus handler's release releases it",
-        .timeLimit(.minutes(1)))
+        .hangGuard)
     @MainActor
     func renderOnlyMainActorReactor() async {
         // Found by review: a reaction sent off the bus took a claim its handler never released,
@@ -266,7 +266,7 @@ struct AsyncLockTests {
         #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
     }
 
-    @Test("a main-actor handler alone that does not ask for the lock leaves it to be released", .timeLimit(.minutes(1)))
+    @Test("a main-actor handler alone that does not ask for the lock leaves it to be released", .hangGuard)
     @MainActor
     func renderOnlyAlone() async {
         let bus = Flux()

@@ -253,7 +253,7 @@ struct ChainAcrossBusesTests {
         #expect(diagnostics.all.isEmpty)
     }
 
-    @Test("an awaited chain a purge dropped returns, having changed nothing", .timeLimit(.minutes(1)))
+    @Test("an awaited chain a purge dropped returns, having changed nothing", .hangGuard)
     func purgedCommit() async {
         let bus = Flux()
         let a = Substance<AppState>(bus: bus)
