@@ -190,15 +190,21 @@ extension Flux {
     /// it when the item is over (the middleware have seen it: an awaiting caller resumes then).
     @inline(never)
     private func runMixTask(_ item: borrowing FluxItem) {
-        confined.state.value.runningMix = FluxRunningMix(label: item.mixer, origin: item.event.origin)
+        confined.state.value.lastMix = FluxRunningMix(label: item.mixer, origin: item.event.origin)
+        confined.state.value.isRunningMix = true
         runItem(item)
-        confined.state.value.runningMix = nil
+        confined.state.value.isRunningMix = false
         item.finishTask()
     }
 
     /// The label and origin of the task that mixes running now, nil outside one (on the bus): what
     /// the commits it makes say of their mix.
-    package var runningMix: FluxRunningMix? { confined.state.value.runningMix }
+    package var runningMix: FluxRunningMix? {
+        confined.state.value.isRunningMix ? confined.state.value.lastMix : nil
+    }
+
+    /// Whether a task that mixes is running now (on the bus).
+    package var isRunningMix: Bool { confined.state.value.isRunningMix }
 
     private func runItem(_ item: borrowing FluxItem) {
         // Without middleware there is nothing to intercept or report: the dispatch path stays bare.

@@ -23,9 +23,13 @@ final class FluxConfinedState: Sendable {
         var mixSerial: UInt64 = 0
         /// The number of work items run: tells what one item did (a task's steps, say).
         var itemSerial: UInt64 = 0
+        /// Whether a task queued as a mix is running now.
+        var isRunningMix = false
         /// The label and origin of the task queued as a mix running now, for what its steps do;
-        /// nil outside one.
-        var runningMix: FluxRunningMix?
+        /// those of the last one outside one. Kept apart from the flag rather than as an optional:
+        /// setting and clearing an optional of both went through the runtime's value witnesses, in
+        /// every chain (scenario S6).
+        var lastMix = FluxRunningMix(label: FluxItem.taskName, origin: nil)
 
         private mutating func updatePipeline() {
             pipeline =

@@ -330,7 +330,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
             changes?.setSource(source, serial: bus.workItemSerial)
         } else {
             let place: SubstanceChanges.SourcePlace =
-                event != nil ? .event : chain ? .runningChain : bus.runningMix != nil ? .runningTask : .none
+                event != nil ? .event : chain ? .runningChain : bus.isRunningMix ? .runningTask : .none
             changes?.setSource(place, event: event, serial: bus.workItemSerial)
         }
         if archiving { scheduleArchiveWrite(of: committed.value(S.self), changes: changes, patching: patching) }
