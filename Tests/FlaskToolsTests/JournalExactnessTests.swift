@@ -201,6 +201,43 @@ struct JournalExactnessTests {
         }
     }
 
+    @Test(
+        "folds into several substances' starts, one seen late, the document read meanwhile: every rebuilt state is the app's"
+    )
+    func differentialSeveral() async throws {
+        var random = SeededRandom(seed: 7)
+        let bus = Flux(label: "exact.several")
+        let boards = [Substance<Board>(bus: bus), Substance<Board>(bus: bus)]
+        let late = Substance<Board>(bus: bus)
+        // A ring of 7: most mixes fold an entry, of either substance, into its start; the third
+        // substance's start is added after the folds began.
+        let journal = MixJournal(capacity: 7)
+        bus.use(journal)
+        var expected: [UInt64: [String: Board]] = [:]
+        for round in 0..<200 {
+            let pool = round < 100 ? boards : boards + [late]
+            let board = pool[Int.random(in: 0..<pool.count, using: &random)]
+            var next = board.state
+            randomEdit(&next, &random)
+            let target = next
+            let outcome = await ChainReaction().mix(board) { $0.prop = target }.reactAndWait()
+            // The starts shared with a document while the folds go on.
+            if round % 17 == 0 { _ = journal.document }
+            if outcome.changes.isEmpty { continue }
+            let serial = try #require(journal.entries.last?.serial)
+            expected[serial] = Dictionary(uniqueKeysWithValues: pool.map { ($0.name(), $0.state) })
+        }
+        let document = journal.document
+        #expect(document.startStates.count == 3)
+        for entry in document.entries {
+            guard let wanted = expected[entry.serial] else { continue }
+            let states = document.states(after: entry.serial)
+            for (name, board) in wanted {
+                #expect(try decode(Board.self, states[name] ?? .null) == board, "\(name) after mix #\(entry.serial)")
+            }
+        }
+    }
+
     @Test("an awaited chain, undo and apply are in the journal when their await returns", .hangGuard)
     func recordedWhenAwaited() async {
         let bus = Flux(label: "exact.awaited")

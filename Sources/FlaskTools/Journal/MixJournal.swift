@@ -453,7 +453,19 @@ public final class MixJournal: FluxMiddleware {
         var entries: [Recorded] = []
         var start = 0
         var dropped = 0
-        var starts: [String: JournalValue] = [:]
+        private(set) var starts: [String: JournalValue] = [:]
+        /// The substance whose state the last fold changed, and where that state lies in
+        /// `starts`: most mixes change one substance, then found again by comparing its name
+        /// rather than by hashing it (a full journal folds an entry per mix, scenario S1j).
+        /// Forgotten when a state is added, which may move the others.
+        private var lastFolded: (substance: String, index: Dictionary<String, JournalValue>.Index)?
+
+        /// Starts the rebuild of `substance`'s states at `state`, unless it has a start already.
+        mutating func addStart(_ state: JournalValue, of substance: String) {
+            guard starts[substance] == nil else { return }
+            starts[substance] = state
+            lastFolded = nil
+        }
 
         /// The entry `age` places before the newest kept (0: the newest); there must be one.
         func kept(fromNewest age: Int) -> Recorded {
@@ -473,18 +485,34 @@ public final class MixJournal: FluxMiddleware {
         /// the first entry kept, exactly.
         mutating func fold(_ dropped: Recorded) {
             dropped.changes.visit { change in
-                guard let values = change.values, !change.aborted,
-                    let index = starts.index(forKey: change.substance)
+                guard let values = change.values, !change.aborted, let index = startIndex(of: change.substance)
                 else { return }
                 // Applied where the state lies: one lookup, and the state is not copied.
                 for value in values { starts.values[index].apply(value) }
             }
         }
+
+        /// Where `substance`'s state lies in `starts`, if it has one.
+        private mutating func startIndex(of substance: String) -> Dictionary<String, JournalValue>.Index? {
+            if let lastFolded, lastFolded.substance == substance {
+                assert(starts.keys[lastFolded.index] == substance, "a journal's last folded start moved")
+                return lastFolded.index
+            }
+            guard let index = starts.index(forKey: substance) else { return nil }
+            lastFolded = (substance, index)
+            return index
+        }
     }
 
     private let storage = LockedValue(Storage())
     /// The substances seen so far (on the bus only, but behind a lock: `clear()` comes from anywhere).
-    private let seen = LockedValue<Set<ObjectIdentifier>>([])
+    private let seen = LockedValue(Seen())
+    private struct Seen {
+        var all: Set<ObjectIdentifier> = []
+        /// The last one asked about, which is in `all`: most mixes change the substance the mix
+        /// before changed, then found seen without hashing it (scenario S1j).
+        var last: ObjectIdentifier?
+    }
     /// Dates the entries from the bus's monotonic clock.
     private let clock = JournalClock()
 
@@ -515,11 +543,7 @@ public final class MixJournal: FluxMiddleware {
         let entry = Recorded(report: report, journal: self)
         let recordsChangedValues = self.recordsChangedValues
         storage.withLock { storage in
-            if !entry.starts.isEmpty {
-                for start in entry.starts where storage.starts[start.substance] == nil {
-                    storage.starts[start.substance] = start.state
-                }
-            }
+            for start in entry.starts { storage.addStart(start.state, of: start.substance) }
             if storage.entries.count < capacity {
                 storage.entries.append(entry)
             } else {
@@ -534,7 +558,11 @@ public final class MixJournal: FluxMiddleware {
 
     /// Whether the journal sees `substance` for the first time (on the bus).
     func seesForTheFirstTime(_ substance: ObjectIdentifier) -> Bool {
-        seen.withLock { $0.insert(substance).inserted }
+        seen.withLock { seen in
+            if seen.last == substance { return false }
+            seen.last = substance
+            return seen.all.insert(substance).inserted
+        }
     }
 
     /// The entries kept, oldest first.
@@ -595,7 +623,7 @@ public final class MixJournal: FluxMiddleware {
     /// Forgets every entry.
     public func clear() {
         storage.withLock { $0 = Storage() }
-        seen.withLock { $0.removeAll() }
+        seen.withLock { $0 = Seen() }
     }
 
     /// The journal as JSON lines: a first line with each substance's starting state (when values

@@ -17,10 +17,13 @@ extension SubstanceChanges {
         guard count > 0 else { return [] }
         // One key (most commits): no parent among the keys, nothing to order.
         if count == 1 {
-            let (key, values) = (key(at: 0), changedValues(at: 0))
-            let change = keyChange(key, values, secrets: secrets, limit: limit)
+            // The two sides taken apart at once: passed on as a pair, they were copied as a
+            // tuple, through the runtime, at each call (scenario S1j).
+            let key = key(at: 0)
+            let (old, new) = changedValues(at: 0)
+            let change = keyChange(key, old, new, secrets: secrets, limit: limit)
             guard change.mayHaveElements else { return [change] }
-            return elementChanges(key, values, change, secrets: secrets, limit: limit)
+            return elementChanges(key, old, new, change, secrets: secrets, limit: limit)
         }
         let keys = (0..<count).map { key(at: $0) }
         // A key with changed keys below it: its children carry what changed, unless it is recorded
@@ -44,15 +47,15 @@ extension SubstanceChanges {
         for slot in order {
             let key = keys[slot]
             if !whole.isEmpty, whole.contains(where: { DottedKey.isKey(key, below: $0) }) { continue }
-            let values = changedValues(at: slot)
+            let (old, new) = changedValues(at: slot)
             if parents.contains(key) {
                 // A value on both sides: its children say what changed.
-                guard values.old.isNilOrAbsent || values.new.isNilOrAbsent else { continue }
+                guard old.isNilOrAbsent || new.isNilOrAbsent else { continue }
                 whole.append(key)
             }
-            let change = keyChange(key, values, secrets: secrets, limit: limit)
+            let change = keyChange(key, old, new, secrets: secrets, limit: limit)
             if change.mayHaveElements {
-                for element in elementChanges(key, values, change, secrets: secrets, limit: limit) {
+                for element in elementChanges(key, old, new, change, secrets: secrets, limit: limit) {
                     recorded.append((slot, element))
                 }
             } else {
@@ -79,10 +82,10 @@ extension SubstanceChanges {
     /// case.
     @inline(never)
     private func elementChanges(
-        _ key: String, _ values: (old: ChangedValue, new: ChangedValue), _ change: KeyChange, secrets: SecretKeys,
-        limit: Int
+        _ key: String, _ oldValue: ChangedValue, _ newValue: ChangedValue, _ change: KeyChange,
+        secrets: SecretKeys, limit: Int
     ) -> [KeyChange] {
-        let whole = change.cut ? keyChange(key, values, secrets: secrets, limit: .max) : change
+        let whole = change.cut ? keyChange(key, oldValue, newValue, secrets: secrets, limit: .max) : change
         guard case .array(let old) = whole.old, case .array(let new) = whole.new else { return [change] }
         let (shared, longest) = (min(old.count, new.count), max(old.count, new.count))
         let changed = (0..<shared).filter { old[$0] != new[$0] }
@@ -102,12 +105,12 @@ extension SubstanceChanges {
     /// One key's change as the journal records it: its values captured, secrets redacted, a side
     /// where it did not exist said so.
     private func keyChange(
-        _ key: String, _ values: (old: ChangedValue, new: ChangedValue), secrets: SecretKeys, limit: Int
+        _ key: String, _ oldValue: ChangedValue, _ newValue: ChangedValue, secrets: SecretKeys, limit: Int
     ) -> KeyChange {
         let oldExists: Bool
         let newExists: Bool
-        if case .absent = values.old { oldExists = false } else { oldExists = true }
-        if case .absent = values.new { newExists = false } else { newExists = true }
+        if case .absent = oldValue { oldExists = false } else { oldExists = true }
+        if case .absent = newValue { newExists = false } else { newExists = true }
         // The key itself secret (its values never read), or a secret below it
         // (`account.password` in `account`, `history.password` in every element of `history`),
         // redacted in its values. A state without secrets spells no key out for them.
@@ -118,7 +121,7 @@ extension SubstanceChanges {
                 newExists: newExists)
         }
         var (old, new) = (
-            JournalValue.captured(values.old, limit: limit), JournalValue.captured(values.new, limit: limit)
+            JournalValue.captured(oldValue, limit: limit), JournalValue.captured(newValue, limit: limit)
         )
         if let progress {
             old.value = old.value.redacting(secrets, from: progress)

@@ -120,6 +120,6 @@ extension FluxMixReport {
     /// reads of what a mix changed. Reading them lets the middleware keep them (their changes are
     /// no longer refilled by a later commit).
     public var commits: [Commit] {
-        records.compactMap { ($0 as? MixOutcome.Entry)?.commit }
+        records.compactMap { MixOutcome.Entry.of($0)?.commit }
     }
 }
