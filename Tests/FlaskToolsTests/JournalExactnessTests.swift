@@ -214,6 +214,7 @@ struct JournalExactnessTests {
         let journal = MixJournal(capacity: 7)
         bus.use(journal)
         var expected: [UInt64: [String: Board]] = [:]
+        var documents: [MixJournal.Document] = []
         for round in 0..<200 {
             let pool = round < 100 ? boards : boards + [late]
             let board = pool[Int.random(in: 0..<pool.count, using: &random)]
@@ -221,11 +222,22 @@ struct JournalExactnessTests {
             randomEdit(&next, &random)
             let target = next
             let outcome = await ChainReaction().mix(board) { $0.prop = target }.reactAndWait()
-            // The starts shared with a document while the folds go on.
-            if round % 17 == 0 { _ = journal.document }
+            // The starts shared with documents kept while the folds go on: each later fold
+            // writes a copy of them.
+            if round % 17 == 0 { documents.append(journal.document) }
             if outcome.changes.isEmpty { continue }
             let serial = try #require(journal.entries.last?.serial)
             expected[serial] = Dictionary(uniqueKeysWithValues: pool.map { ($0.name(), $0.state) })
+        }
+        #expect(documents.count == 12)
+        // A document read earlier keeps the states of its time, whatever the folds did since (of
+        // the substances the journal had seen commit by then).
+        for held in documents {
+            guard let last = held.entries.last?.serial, let wanted = expected[last] else { continue }
+            let states = held.states(after: last)
+            for (name, board) in wanted where held.startStates[name] != nil {
+                #expect(try decode(Board.self, states[name] ?? .null) == board, "\(name), held, after mix #\(last)")
+            }
         }
         let document = journal.document
         #expect(document.startStates.count == 3)

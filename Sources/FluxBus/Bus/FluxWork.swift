@@ -1,5 +1,3 @@
-import FlaskLocking
-
 /// A unit of work the bus runs, as an object: the form a closure given to `Flux.perform(_:)` takes
 /// on the queue, and a form the layers above queue their multi-step work in, without that
 /// closure's allocation.
@@ -29,17 +27,6 @@ open class FluxWork: @unchecked Sendable {
     /// that records mixes has recorded it). Resume whoever waits for the work here, so that what
     /// they look at next includes it. Nothing by default.
     open func finished() {}
-}
-
-extension FluxEvent {
-    /// The work of a bus task's event, which its kind says is a ``FluxWork``: read without the
-    /// runtime's checked cast, which cost a call per task run and another per task finished
-    /// (scenario S6, a chain: one task). Debug builds trap on an event that is no task, or on
-    /// another class.
-    var taskWork: FluxWork {
-        assert(kind.rawValue > FluxEventKind.emptyValueMixer.rawValue, "a mixer's event read as a task")
-        return uncheckedCast(uncheckedUnwrap(work), to: FluxWork.self)
-    }
 }
 
 /// A task's closure, as work.
