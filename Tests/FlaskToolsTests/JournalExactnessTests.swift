@@ -250,6 +250,25 @@ struct JournalExactnessTests {
         }
     }
 
+    @Test("substances made and freed in turn, at addresses used before: each has its start, and its states rebuild")
+    func substancesAtReusedAddresses() async throws {
+        let bus = Flux(label: "exact.reused")
+        let journal = MixJournal(capacity: 100)
+        bus.use(journal)
+        for index in 0..<20 {
+            // Freed at the end of each pass: the allocator gives the next one its address, mostly.
+            let board = Substance<Board>(name: "exact.reused.\(index)", bus: bus)
+            var target = board.state
+            target.title = "board \(index)"
+            await ChainReaction().mix(board) { [target] in $0.prop = target }.reactAndWait()
+            let document = journal.document
+            let serial = try #require(document.entries.last?.serial)
+            #expect(document.startStates[board.name()] != nil, "no start for board \(index)")
+            let rebuilt = try #require(document.states(after: serial)[board.name()], "board \(index)")
+            #expect(try decode(Board.self, rebuilt) == target)
+        }
+    }
+
     @Test("an awaited chain, undo and apply are in the journal when their await returns", .hangGuard)
     func recordedWhenAwaited() async {
         let bus = Flux(label: "exact.awaited")

@@ -12,6 +12,11 @@ extension MixJournal {
     public struct Document: Sendable {
         /// Each substance's state before its first mix in ``entries``, by name: JSON, without its
         /// `_`-prefixed properties, its secret keys redacted. Empty when values were not recorded.
+        ///
+        /// A name is one substance's history: a substance made later under the name of one the
+        /// journal saw (a screen's substance made again when the screen opens again) continues
+        /// that history, and its rebuilt states start from the first one's, not from its own.
+        /// Give each substance that lives at once, or one after the other, a name of its own.
         public let startStates: [String: JournalValue]
         /// The mixes, oldest first.
         public let entries: [Entry]

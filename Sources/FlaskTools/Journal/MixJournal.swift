@@ -308,17 +308,17 @@ public final class MixJournal: FluxMiddleware {
                 reactorsNotified += entry.reactorsNotified
                 switch entry.result {
                 case .committed(let committed):
+                    let name = entry.receiverName
                     var values: [KeyChange]? = nil
                     if recordsChangedValues {
                         values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
-                        if journal.seesForTheFirstTime(committed.substanceIdentity),
+                        if journal.seesForTheFirstTime(committed.substanceIdentity, named: name),
                             let start = committed.journalOldState(limit: MixJournal.startStateLimit)
                         {
-                            starts.append((entry.receiverName, start))
+                            starts.append((name, start))
                         }
                     }
-                    changes.append(
-                        RecordedChange(substance: entry.receiverName, keys: committed.keySnapshot, values: values))
+                    changes.append(RecordedChange(substance: name, keys: committed.keySnapshot, values: values))
                     if recordsTaskStates, let data = committed.encodedNewState() {
                         states = (states ?? [:]).merging([entry.receiverName: data]) { $1 }
                     }
@@ -507,11 +507,14 @@ public final class MixJournal: FluxMiddleware {
     private let storage = LockedValue(Storage())
     /// The substances seen so far (on the bus only, but behind a lock: `clear()` comes from anywhere).
     private let seen = LockedValue(Seen())
+    /// Each substance seen, by its identity, with its name: a substance made where a freed one
+    /// lived has the same identity, and is told apart by its name. (One made under the same name
+    /// shares that name's start: see ``Document/startStates``.)
     private struct Seen {
-        var all: Set<ObjectIdentifier> = []
+        var all: [ObjectIdentifier: String] = [:]
         /// The last one asked about, which is in `all`: most mixes change the substance the mix
         /// before changed, then found seen without hashing it (scenario S1j).
-        var last: ObjectIdentifier?
+        var last: (identity: ObjectIdentifier, name: String)?
     }
     /// Dates the entries from the bus's monotonic clock.
     private let clock = JournalClock()
@@ -556,12 +559,15 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    /// Whether the journal sees `substance` for the first time (on the bus).
-    func seesForTheFirstTime(_ substance: ObjectIdentifier) -> Bool {
+    /// Whether the journal sees the substance of identity `identity` and name `name` for the first
+    /// time (on the bus).
+    func seesForTheFirstTime(_ identity: ObjectIdentifier, named name: String) -> Bool {
         seen.withLock { seen in
-            if seen.last == substance { return false }
-            seen.last = substance
-            return seen.all.insert(substance).inserted
+            if let last = seen.last, last.identity == identity, last.name == name { return false }
+            seen.last = (identity, name)
+            if seen.all[identity] == name { return false }
+            seen.all[identity] = name
+            return true
         }
     }
 
