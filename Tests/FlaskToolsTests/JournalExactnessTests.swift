@@ -269,6 +269,47 @@ struct JournalExactnessTests {
         }
     }
 
+    @Test(
+        "a substance made again under a name the journal saw starts again from its own state: rebuilt, folded, read back, replayed",
+        arguments: [100, 2])
+    func substanceMadeAgain(capacity: Int) async throws {
+        let bus = Flux(label: "exact.again.\(capacity)")
+        let journal = MixJournal(capacity: capacity)
+        bus.use(journal)
+        let name = "exact.again.screen.\(capacity)"
+        var expected: [UInt64: Board] = [:]
+        for round in 0..<4 {
+            // A screen's substance, made again each time the screen opens: it starts from the
+            // default board, not from where the one before left off.
+            let board = Substance<Board>(name: name, bus: bus)
+            var random = SeededRandom(seed: UInt64(round))
+            for step in 0..<3 {
+                var target = board.state
+                if round == 0 { for _ in 0..<4 { randomEdit(&target, &random) } }
+                target.title = "round \(round), step \(step)"
+                let next = target
+                await ChainReaction().mix(board) { $0.prop = next }.reactAndWait()
+                expected[try #require(journal.entries.last?.serial)] = next
+            }
+        }
+        let document = journal.document
+        #expect(document.entries.flatMap(\.changes).filter { $0.start != nil }.count == (capacity == 100 ? 3 : 0))
+        let read = try MixJournal.Document(jsonLines: journal.jsonLines())
+        for (source, kept) in [("document", document), ("JSON lines", read)] {
+            for entry in kept.entries {
+                let wanted = try #require(expected[entry.serial])
+                let rebuilt = try #require(kept.states(after: entry.serial)[name], "\(source), mix #\(entry.serial)")
+                #expect(try decode(Board.self, rebuilt) == wanted, "\(source), mix #\(entry.serial)")
+            }
+        }
+        // Replayed into one substance of that name, from the default board.
+        let replayBus = Flux(label: "exact.again.replay.\(capacity)")
+        let fresh = Substance<Board>(name: name, bus: replayBus)
+        let replay = await MixJournal.replay(document, on: replayBus, substances: [fresh])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(fresh.state == expected[document.entries.last?.serial ?? 0])
+    }
+
     @Test("an awaited chain, undo and apply are in the journal when their await returns", .hangGuard)
     func recordedWhenAwaited() async {
         let bus = Flux(label: "exact.awaited")

@@ -336,9 +336,10 @@ struct MixJournalTimelineTests {
             #"{"serial":\#(serial),"kind":"mixer","mixer":"edit","changes":[\#(changes)],"observersCalled":1,"#
                 + #""reactorsNotified":0,"locksHeld":[],"microseconds":1.5,"date":"2025-05-01T09:30:00Z"}"#
         }
-        func change(_ substance: String, values: String?, aborted: Bool = false) -> String {
+        func change(_ substance: String, values: String?, aborted: Bool = false, start: String? = nil) -> String {
             let values = values.map { #","values":[\#($0)]"# } ?? ""
-            return #"{"substance":"\#(substance)","keys":["k"],"aborted":\#(aborted)\#(values)}"#
+            let start = start.map { #","start":\#($0)"# } ?? ""
+            return #"{"substance":"\#(substance)","keys":["k"],"aborted":\#(aborted)\#(values)\#(start)}"#
         }
         let lines = [
             #"{"flaskJournal":{"version":2,"startStates":{"a":{"n":1,"obj":{"x":1},"s":"t"},"#
@@ -391,9 +392,11 @@ struct MixJournalTimelineTests {
                     "b",
                     values: #"{"key":"list.1","new":5},{"key":"list.2","new":6},"#
                         + #"{"key":"rows.1","old":{"t":"c"}},{"key":"rows.0.t","old":"a"}"#)),
+            // A substance made again under a known name: its states start again from its own.
+            entry(11, change("b", values: #"{"key":"list.0","old":0,"new":9}"#, start: #"{"list":[0],"fresh":true}"#)),
         ]
         let document = try MixJournal.Document(jsonLines: lines.joined(separator: "\n"))
-        #expect(document.entries.count == 10)
+        #expect(document.entries.count == 11)
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("timeline.html")
@@ -403,7 +406,7 @@ struct MixJournalTimelineTests {
         #expect(page.contains(#"<span class="old none">(none)</span>→<span class="new">5</span>"#))
         #expect(page.contains(#"<span class="old">&quot;a&quot;</span>→<span class="new none">(none)</span>"#))
         // 99 is no mix's serial: the state after all of them, as states(after:) gives.
-        for serial: UInt64 in [3, 4, 8, 9, 10, 99] {
+        for serial: UInt64 in [3, 4, 8, 9, 10, 11, 99] {
             let dom = try await Chromium.run(
                 ["--dump-dom", "--virtual-time-budget=5000"], url: url, fragment: "mix=\(serial)")
             let expected = document.states(after: serial)
@@ -430,6 +433,8 @@ struct MixJournalTimelineTests {
         let resized = try #require(document.states(after: 10)["b"])
         #expect(resized.value(at: "list") == .array([.int(4), .int(5), .int(6)]))
         #expect(resized.value(at: "rows") == .array([.object([:])]), "\(resized)")
+        let again = try #require(document.states(after: 11)["b"])
+        #expect(again == .object(["list": .array([.int(9)]), "fresh": .bool(true)]), "\(again)")
     }
 
     @Test(

@@ -13,10 +13,9 @@ extension MixJournal {
         /// Each substance's state before its first mix in ``entries``, by name: JSON, without its
         /// `_`-prefixed properties, its secret keys redacted. Empty when values were not recorded.
         ///
-        /// A name is one substance's history: a substance made later under the name of one the
-        /// journal saw (a screen's substance made again when the screen opens again) continues
-        /// that history, and its rebuilt states start from the first one's, not from its own.
-        /// Give each substance that lives at once, or one after the other, a name of its own.
+        /// A substance made later under the name of one the journal saw (a screen's substance made
+        /// again when the screen opens again) starts its states again where the journal first
+        /// sees it commit: that change holds its state before the mix (``Change/start``).
         public let startStates: [String: JournalValue]
         /// The mixes, oldest first.
         public let entries: [Entry]
@@ -227,6 +226,8 @@ extension MixJournal {
             var states = startStates
             for entry in entries {
                 for change in entry.changes where !change.aborted {
+                    // A substance made again under a known name: its states start again here.
+                    if let start = change.start { states[change.substance] = start }
                     guard var state = states[change.substance], let values = change.values else { continue }
                     for value in values { state.apply(value) }
                     states[change.substance] = state

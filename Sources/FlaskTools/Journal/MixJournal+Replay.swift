@@ -109,7 +109,8 @@ extension MixJournal {
     /// the state the journal started from (secret keys and `_` properties keep the substance's own
     /// values), so that a journal recorded after a restore from the archive replays with nothing
     /// to set up; then the entries replay as `replay(_:on:domains:substances:)` of entries
-    /// does. A substance without a starting state keeps its own.
+    /// does (which gives a substance made again under a known name, `Change.start`, that state
+    /// where it starts again). A substance without a starting state keeps its own.
     ///
     /// ```swift
     /// let document = try MixJournal.Document(jsonLines: recorded)
@@ -119,28 +120,32 @@ extension MixJournal {
     public static func replay(
         _ document: Document, on bus: Flux, domains: [any Any.Type] = [], substances: [any AnySubstance] = []
     ) async -> Replay {
+        let skipped = await applyStarts(document.startStates, serial: 0, on: bus, substances: substances)
+        let replay = await replay(document.entries, on: bus, domains: domains, substances: substances)
+        return Replay(replayed: replay.replayed, skipped: skipped + replay.skipped, divergences: replay.divergences)
+    }
+
+    /// Gives each of `substances` named in `states` that state (secret keys and `_` properties
+    /// keep the substance's own values), as a mix of its own; what does not decode is skipped,
+    /// reported at `serial`.
+    private static func applyStarts(
+        _ states: [String: JournalValue], serial: UInt64, on bus: Flux, substances: [any AnySubstance]
+    ) async -> [Replay.Skip] {
         let starts = substances.compactMap { substance -> (any EncodedStateApplying, JournalValue)? in
-            guard let target = substance as? any EncodedStateApplying,
-                let state = document.startStates[substance.name()]
+            guard let target = substance as? any EncodedStateApplying, let state = states[substance.name()]
             else { return nil }
             return (target, state)
         }
-        var skipped: [Replay.Skip] = []
-        if !starts.isEmpty {
-            let failed = LockedValue<[String]>([])
-            _ = await bus.performAndWait(mix: "replay start") { [starts] in
-                for (target, state) in starts where !target.applyStartState(state) {
-                    failed.withLock { $0.append(target.name()) }
-                }
-            }
-            for name in failed.withLock({ $0 }) {
-                skipped.append(
-                    Replay.Skip(
-                        serial: 0, mixer: "replay start", reason: "the starting state of \(name) does not decode"))
+        guard !starts.isEmpty else { return [] }
+        let failed = LockedValue<[String]>([])
+        _ = await bus.performAndWait(mix: "replay start") { [starts] in
+            for (target, state) in starts where !target.applyStartState(state) {
+                failed.withLock { $0.append(target.name()) }
             }
         }
-        let replay = await replay(document.entries, on: bus, domains: domains, substances: substances)
-        return Replay(replayed: replay.replayed, skipped: skipped + replay.skipped, divergences: replay.divergences)
+        return failed.withLock({ $0 }).map { name in
+            Replay.Skip(serial: serial, mixer: "replay start", reason: "the starting state of \(name) does not decode")
+        }
     }
 
     /// Runs recorded mixes again, in order, each awaited before the next, and compares what each
@@ -170,6 +175,13 @@ extension MixJournal {
         var skipped: [Replay.Skip] = []
         var divergences: [Replay.Divergence] = []
         for entry in entries where entry.stop == nil {
+            // A substance made again under a known name starts again from its own state.
+            let restarts = Dictionary(
+                entry.changes.compactMap { change in change.start.map { (change.substance, $0) } },
+                uniquingKeysWith: { $1 })
+            if !restarts.isEmpty {
+                skipped += await applyStarts(restarts, serial: entry.serial, on: bus, substances: substances)
+            }
             let result: Result<[Change], Replay.Skip>
             switch entry.kind {
             case .mixer, .exclusiveMixer:

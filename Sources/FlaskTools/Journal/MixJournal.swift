@@ -226,7 +226,7 @@ public final class MixJournal: FluxMiddleware {
             dispatchedMixer = recorded.dispatchedMixer?.description
             origin = recorded.origin.map(Origin.init)
             stop = recorded.stop
-            changes = recorded.changes.all
+            changes = recorded.changes.all(restarts: recorded.restarts)
             reactorsNotified = recorded.reactorsNotified
             observersCalled = recorded.observersCalled
             locksHeld = recorded.locksHeld
@@ -269,6 +269,9 @@ public final class MixJournal: FluxMiddleware {
         /// The states before this mix of the substances the journal sees here for the first time:
         /// where a rebuild of their states starts (see ``MixJournal/Document/startStates``).
         let starts: [(substance: String, state: JournalValue)]
+        /// The states before this mix of substances made again under a name the journal knows,
+        /// where their states start again (`Change.start`); nil when there is none (most mixes).
+        let restarts: [String: JournalValue]?
 
         init(report: borrowing FluxMixReport, journal: MixJournal) {
             let recordsPayloadValues = journal.recordsPayloadValues
@@ -303,6 +306,7 @@ public final class MixJournal: FluxMiddleware {
             var reactorsNotified = 0
             var states: [String: Data]? = nil
             var starts: [(substance: String, state: JournalValue)] = []
+            var restarts: [String: JournalValue]? = nil
             let recordsTaskStates = recordsStates && reportKind == .task
             report.forEachOutcome { entry in
                 reactorsNotified += entry.reactorsNotified
@@ -312,10 +316,16 @@ public final class MixJournal: FluxMiddleware {
                     var values: [KeyChange]? = nil
                     if recordsChangedValues {
                         values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
-                        if journal.seesForTheFirstTime(committed.substanceIdentity, named: name),
+                        if journal.seesForTheFirstTime(entry.substance),
                             let start = committed.journalOldState(limit: MixJournal.startStateLimit)
                         {
-                            starts.append((name, start))
+                            // A substance made again under a name the journal knows starts its
+                            // states again here; a new name starts them with the journal.
+                            if journal.hasStart(named: name) {
+                                restarts = (restarts ?? [:]).merging([name: start]) { $1 }
+                            } else {
+                                starts.append((name, start))
+                            }
                         }
                     }
                     changes.append(RecordedChange(substance: name, keys: committed.keySnapshot, values: values))
@@ -332,6 +342,7 @@ public final class MixJournal: FluxMiddleware {
             self.reactorsNotified = reactorsNotified
             self.states = consume states
             self.starts = starts
+            self.restarts = restarts
         }
     }
 
@@ -344,7 +355,9 @@ public final class MixJournal: FluxMiddleware {
         var values: [KeyChange]? = nil
         var aborted = false
 
-        var change: Change { Change(substance: substance, keys: keys?.keys ?? [], values: values, aborted: aborted) }
+        func change(start: JournalValue?) -> Change {
+            Change(substance: substance, keys: keys?.keys ?? [], values: values, aborted: aborted, start: start)
+        }
     }
 
     /// The substances' parts in a recorded mix: the first inline (most mixes reach one substance),
@@ -358,9 +371,11 @@ public final class MixJournal: FluxMiddleware {
         }
 
         /// The parts, in the order the substances ran.
-        var all: [Change] {
+        /// The parts, in the order the substances ran; `restarts`, the states where substances
+        /// made again start again.
+        func all(restarts: [String: JournalValue]?) -> [Change] {
             guard let first else { return [] }
-            return [first.change] + others.map(\.change)
+            return ([first] + others).map { $0.change(start: restarts?[$0.substance]) }
         }
 
         /// Calls `body` with each part.
@@ -383,13 +398,23 @@ public final class MixJournal: FluxMiddleware {
         public let values: [KeyChange]?
         /// Whether it aborted.
         public let aborted: Bool
+        /// The substance's whole state before the mix, when it is a substance made again under the
+        /// name of one the journal saw before (a screen's substance made when the screen opens
+        /// again): its states start again here, from its own, rather than continue the first
+        /// one's. Nil otherwise (a substance's first state is in ``Document/startStates``).
+        public let start: JournalValue?
 
-        /// A substance's part in a mix: the keys it changed (with their values), or that it aborted.
-        public init(substance: String, keys: [String], values: [KeyChange]? = nil, aborted: Bool = false) {
+        /// A substance's part in a mix: the keys it changed (with their values), or that it
+        /// aborted; `start`, its state before the mix when its states start again here.
+        public init(
+            substance: String, keys: [String], values: [KeyChange]? = nil, aborted: Bool = false,
+            start: JournalValue? = nil
+        ) {
             self.substance = substance
             self.keys = keys
             self.values = values
             self.aborted = aborted
+            self.start = start
         }
 
         public var description: String {
@@ -460,6 +485,9 @@ public final class MixJournal: FluxMiddleware {
         /// Forgotten when a state is added, which may move the others.
         private var lastFolded: (substance: String, index: Dictionary<String, JournalValue>.Index)?
 
+        /// Whether `substance` has a state its rebuild starts from.
+        func hasStart(of substance: String) -> Bool { starts[substance] != nil }
+
         /// Starts the rebuild of `substance`'s states at `state`, unless it has a start already.
         mutating func addStart(_ state: JournalValue, of substance: String) {
             guard starts[substance] == nil else { return }
@@ -485,6 +513,10 @@ public final class MixJournal: FluxMiddleware {
         /// the first entry kept, exactly.
         mutating func fold(_ dropped: Recorded) {
             dropped.changes.visit { change in
+                // A substance made again under a known name: its states start again here.
+                if let start = dropped.restarts?[change.substance], let index = startIndex(of: change.substance) {
+                    starts.values[index] = start
+                }
                 guard let values = change.values, !change.aborted, let index = startIndex(of: change.substance)
                 else { return }
                 // Applied where the state lies: one lookup, and the state is not copied.
@@ -507,14 +539,21 @@ public final class MixJournal: FluxMiddleware {
     private let storage = LockedValue(Storage())
     /// The substances seen so far (on the bus only, but behind a lock: `clear()` comes from anywhere).
     private let seen = LockedValue(Seen())
-    /// Each substance seen, by its identity, with its name: a substance made where a freed one
-    /// lived has the same identity, and is told apart by its name. (One made under the same name
-    /// shares that name's start: see ``Document/startStates``.)
+    /// Each substance seen, by its identity, with a weak reference to it: a substance made where
+    /// a freed one lived has the same identity, and is told apart because the reference to the
+    /// freed one is nil.
     private struct Seen {
-        var all: [ObjectIdentifier: String] = [:]
+        var all: [ObjectIdentifier: SeenSubstance] = [:]
         /// The last one asked about, which is in `all`: most mixes change the substance the mix
         /// before changed, then found seen without hashing it (scenario S1j).
-        var last: (identity: ObjectIdentifier, name: String)?
+        var last = SeenSubstance(nil)
+    }
+    private struct SeenSubstance {
+        weak var object: (any AnySubstance)?
+
+        init(_ object: (any AnySubstance)?) {
+            self.object = object
+        }
     }
     /// Dates the entries from the bus's monotonic clock.
     private let clock = JournalClock()
@@ -559,16 +598,21 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    /// Whether the journal sees the substance of identity `identity` and name `name` for the first
-    /// time (on the bus).
-    func seesForTheFirstTime(_ identity: ObjectIdentifier, named name: String) -> Bool {
+    /// Whether the journal sees `substance` for the first time (on the bus).
+    func seesForTheFirstTime(_ substance: any AnySubstance) -> Bool {
         seen.withLock { seen in
-            if let last = seen.last, last.identity == identity, last.name == name { return false }
-            seen.last = (identity, name)
-            if seen.all[identity] == name { return false }
-            seen.all[identity] = name
+            if seen.last.object === substance { return false }
+            seen.last = SeenSubstance(substance)
+            let identity = ObjectIdentifier(substance)
+            if seen.all[identity]?.object === substance { return false }
+            seen.all[identity] = SeenSubstance(substance)
             return true
         }
+    }
+
+    /// Whether the journal has a state the rebuild of `substance`'s states starts from (on the bus).
+    func hasStart(named substance: String) -> Bool {
+        storage.withLock { $0.hasStart(of: substance) }
     }
 
     /// The entries kept, oldest first.

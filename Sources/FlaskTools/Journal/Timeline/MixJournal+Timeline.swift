@@ -330,7 +330,8 @@ struct TimelinePage {
     /// substance's new values, each key as its components (escapes undone, so that the script
     /// need not know them):
     /// `{"start":{...},"mixes":[{"s":1,"c":[{"n":"cart","v":[[["total"],4]]}]}]}`; `"a":1` for an
-    /// abort, no `v` when no values were recorded; a key that no longer exists (a removed entry, an
+    /// abort, `"r":{...}` for a substance made again under a known name (its state before the mix,
+    /// where its states start again), no `v` when no values were recorded; a key that no longer exists (a removed entry, an
     /// optional that became nil) as `[["index","a"],null,0]`, removed rather than set to null. `</` is written `<\/`, so the
     /// text cannot close its `<script>` element.
     private func scriptData(_ entries: [MixJournal.Entry]) -> String {
@@ -353,6 +354,10 @@ struct TimelinePage {
                 json += "{\"n\":"
                 JSONEscaping.appendQuoted(change.substance, to: &json)
                 if change.aborted { json += ",\"a\":1" }
+                if let start = change.start {
+                    json += ",\"r\":"
+                    start.appendJSON(to: &json, tagged: true)
+                }
                 if let values = change.values {
                     json += ",\"v\":["
                     for (valueIndex, value) in values.enumerated() {

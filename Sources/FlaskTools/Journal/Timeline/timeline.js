@@ -106,8 +106,9 @@
 
   var rebuilt = null;
   // Every substance's state after the mix at `index`, as MixJournal.Document.states(after:):
-  // from the starting states, each change's new values in order; aborted changes, changes
-  // without values and substances without a starting state are skipped.
+  // from the starting states, each change's new values in order (from its `r` first, for a
+  // substance made again); aborted changes, changes without values and substances without a
+  // starting state are skipped.
   function statesAfter(index) {
     if (rebuilt === null || rebuilt.index > index) {
       var states = new Map();
@@ -118,6 +119,11 @@
       var changes = mixes[at].c;
       for (var c = 0; c < changes.length; c++) {
         var change = changes[c];
+        // A substance made again under a known name: its states start again from `r`.
+        if (change.r !== undefined && !change.a) {
+          rebuilt.states.set(change.n, change.r);
+          rebuilt.dirty.add(change.n);
+        }
         if (change.a || !change.v || !rebuilt.states.has(change.n)) continue;
         var state = rebuilt.states.get(change.n);
         for (var v = 0; v < change.v.length; v++) {
