@@ -310,6 +310,33 @@ struct JournalExactnessTests {
         #expect(fresh.state == expected[document.entries.last?.serial ?? 0])
     }
 
+    @Test("a substance made again that commits twice in its first mix starts again once, at its first commit")
+    func substanceMadeAgainCommitsTwice() async throws {
+        let bus = Flux(label: "exact.again.twice")
+        let journal = MixJournal()
+        bus.use(journal)
+        let name = "exact.again.twice.screen"
+        var first: Substance<Board>? = Substance<Board>(name: name, bus: bus)
+        var edited = Board()
+        edited.order = [1, 2, 3]
+        edited.nested.count = 7
+        await ChainReaction().mix(first!) { [edited] in $0.prop = edited }.reactAndWait()
+        first = nil
+        let again = Substance<Board>(name: name, bus: bus)
+        var one = Board()
+        one.title = "one"
+        var two = one
+        two.title = "two"
+        _ = await bus.performAndWait(mix: "twice") { [one, two] in
+            again.replaceState(with: one)
+            again.replaceState(with: two)
+        }
+        let document = journal.document
+        let last = try #require(document.entries.last)
+        #expect(last.changes.map { $0.start != nil } == [true, false])
+        #expect(try decode(Board.self, document.states(after: last.serial)[name] ?? .null) == two)
+    }
+
     @Test("an awaited chain, undo and apply are in the journal when their await returns", .hangGuard)
     func recordedWhenAwaited() async {
         let bus = Flux(label: "exact.awaited")

@@ -15,7 +15,9 @@ extension MixJournal {
         ///
         /// A substance made later under the name of one the journal saw (a screen's substance made
         /// again when the screen opens again) starts its states again where the journal first
-        /// sees it commit: that change holds its state before the mix (``Change/start``).
+        /// sees it commit: that change holds its state before the mix (``Change/start``). Two
+        /// substances that live at the same time need names of their own: the changes of both
+        /// would apply to one state.
         public let startStates: [String: JournalValue]
         /// The mixes, oldest first.
         public let entries: [Entry]
@@ -220,8 +222,9 @@ extension MixJournal {
         }
 
         /// Every substance's state after the mix `serial` (after all of them when no entry has that
-        /// serial), rebuilt from ``startStates`` and the values each mix recorded: the substances
-        /// that have a starting state.
+        /// serial), rebuilt from ``startStates`` and the values each mix recorded, a substance made
+        /// again starting again from its ``Change/start``: the substances that have a starting
+        /// state.
         public func states(after serial: UInt64) -> [String: JournalValue] {
             var states = startStates
             for entry in entries {

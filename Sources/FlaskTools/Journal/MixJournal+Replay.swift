@@ -110,7 +110,8 @@ extension MixJournal {
     /// values), so that a journal recorded after a restore from the archive replays with nothing
     /// to set up; then the entries replay as `replay(_:on:domains:substances:)` of entries
     /// does (which gives a substance made again under a known name, `Change.start`, that state
-    /// where it starts again). A substance without a starting state keeps its own.
+    /// where it starts again). A substance without a starting state keeps its own, and a state
+    /// for a name none of `substances` has is not applied.
     ///
     /// ```swift
     /// let document = try MixJournal.Document(jsonLines: recorded)

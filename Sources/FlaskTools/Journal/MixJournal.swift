@@ -226,7 +226,7 @@ public final class MixJournal: FluxMiddleware {
             dispatchedMixer = recorded.dispatchedMixer?.description
             origin = recorded.origin.map(Origin.init)
             stop = recorded.stop
-            changes = recorded.changes.all(restarts: recorded.restarts)
+            changes = recorded.changes.all
             reactorsNotified = recorded.reactorsNotified
             observersCalled = recorded.observersCalled
             locksHeld = recorded.locksHeld
@@ -269,9 +269,6 @@ public final class MixJournal: FluxMiddleware {
         /// The states before this mix of the substances the journal sees here for the first time:
         /// where a rebuild of their states starts (see ``MixJournal/Document/startStates``).
         let starts: [(substance: String, state: JournalValue)]
-        /// The states before this mix of substances made again under a name the journal knows,
-        /// where their states start again (`Change.start`); nil when there is none (most mixes).
-        let restarts: [String: JournalValue]?
 
         init(report: borrowing FluxMixReport, journal: MixJournal) {
             let recordsPayloadValues = journal.recordsPayloadValues
@@ -306,7 +303,6 @@ public final class MixJournal: FluxMiddleware {
             var reactorsNotified = 0
             var states: [String: Data]? = nil
             var starts: [(substance: String, state: JournalValue)] = []
-            var restarts: [String: JournalValue]? = nil
             let recordsTaskStates = recordsStates && reportKind == .task
             report.forEachOutcome { entry in
                 reactorsNotified += entry.reactorsNotified
@@ -314,6 +310,7 @@ public final class MixJournal: FluxMiddleware {
                 case .committed(let committed):
                     let name = entry.receiverName
                     var values: [KeyChange]? = nil
+                    var restart: JournalValue? = nil
                     if recordsChangedValues {
                         values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
                         if journal.seesForTheFirstTime(entry.substance),
@@ -321,14 +318,17 @@ public final class MixJournal: FluxMiddleware {
                         {
                             // A substance made again under a name the journal knows starts its
                             // states again here; a new name starts them with the journal.
-                            if journal.hasStart(named: name) {
-                                restarts = (restarts ?? [:]).merging([name: start]) { $1 }
+                            // (Two substances new to the journal under one name in one mix: the
+                            // second starts again from its own.)
+                            if journal.hasStart(named: name) || starts.contains(where: { $0.substance == name }) {
+                                restart = start
                             } else {
                                 starts.append((name, start))
                             }
                         }
                     }
-                    changes.append(RecordedChange(substance: name, keys: committed.keySnapshot, values: values))
+                    changes.append(
+                        RecordedChange(substance: name, keys: committed.keySnapshot, values: values, start: restart))
                     if recordsTaskStates, let data = committed.encodedNewState() {
                         states = (states ?? [:]).merging([entry.receiverName: data]) { $1 }
                     }
@@ -342,7 +342,6 @@ public final class MixJournal: FluxMiddleware {
             self.reactorsNotified = reactorsNotified
             self.states = consume states
             self.starts = starts
-            self.restarts = restarts
         }
     }
 
@@ -354,8 +353,11 @@ public final class MixJournal: FluxMiddleware {
         /// The changed keys' values, when the journal records them.
         var values: [KeyChange]? = nil
         var aborted = false
+        /// The state before the mix of a substance made again under a name the journal knows
+        /// (`Change.start`): the one change of that substance where its states start again.
+        var start: JournalValue? = nil
 
-        func change(start: JournalValue?) -> Change {
+        var change: Change {
             Change(substance: substance, keys: keys?.keys ?? [], values: values, aborted: aborted, start: start)
         }
     }
@@ -371,11 +373,9 @@ public final class MixJournal: FluxMiddleware {
         }
 
         /// The parts, in the order the substances ran.
-        /// The parts, in the order the substances ran; `restarts`, the states where substances
-        /// made again start again.
-        func all(restarts: [String: JournalValue]?) -> [Change] {
+        var all: [Change] {
             guard let first else { return [] }
-            return ([first] + others).map { $0.change(start: restarts?[$0.substance]) }
+            return [first.change] + others.map(\.change)
         }
 
         /// Calls `body` with each part.
@@ -495,6 +495,9 @@ public final class MixJournal: FluxMiddleware {
             lastFolded = nil
         }
 
+        /// The entries kept, oldest first.
+        var kept: [Recorded] { Array(entries[start...] + entries[..<start]) }
+
         /// The entry `age` places before the newest kept (0: the newest); there must be one.
         func kept(fromNewest age: Int) -> Recorded {
             entries[(start + entries.count - 1 - age) % entries.count]
@@ -513,12 +516,17 @@ public final class MixJournal: FluxMiddleware {
         /// the first entry kept, exactly.
         mutating func fold(_ dropped: Recorded) {
             dropped.changes.visit { change in
-                // A substance made again under a known name: its states start again here.
-                if let start = dropped.restarts?[change.substance], let index = startIndex(of: change.substance) {
-                    starts.values[index] = start
+                guard !change.aborted else { return }
+                // A substance made again under a known name: its states start again here (and
+                // start here, if the journal was cleared while the mix was recorded).
+                if let start = change.start {
+                    if let index = startIndex(of: change.substance) {
+                        starts.values[index] = start
+                    } else {
+                        addStart(start, of: change.substance)
+                    }
                 }
-                guard let values = change.values, !change.aborted, let index = startIndex(of: change.substance)
-                else { return }
+                guard let values = change.values, let index = startIndex(of: change.substance) else { return }
                 // Applied where the state lies: one lookup, and the state is not copied.
                 for value in values { starts.values[index].apply(value) }
             }
@@ -547,6 +555,9 @@ public final class MixJournal: FluxMiddleware {
         /// The last one asked about, which is in `all`: most mixes change the substance the mix
         /// before changed, then found seen without hashing it (scenario S1j).
         var last = SeenSubstance(nil)
+        /// The count of `all` at which the substances gone are forgotten (each holds the runtime's
+        /// record of a weak reference until then).
+        var forgetAt = 64
     }
     private struct SeenSubstance {
         weak var object: (any AnySubstance)?
@@ -606,6 +617,10 @@ public final class MixJournal: FluxMiddleware {
             let identity = ObjectIdentifier(substance)
             if seen.all[identity]?.object === substance { return false }
             seen.all[identity] = SeenSubstance(substance)
+            if seen.all.count >= seen.forgetAt {
+                seen.all = seen.all.filter { $0.value.object != nil }
+                seen.forgetAt = max(64, 2 * seen.all.count)
+            }
             return true
         }
     }
@@ -617,10 +632,7 @@ public final class MixJournal: FluxMiddleware {
 
     /// The entries kept, oldest first.
     public var entries: [Entry] {
-        let recorded = storage.withLock { storage in
-            Array(storage.entries[storage.start...] + storage.entries[..<storage.start])
-        }
-        return recorded.map { Entry($0, clock: clock) }
+        storage.withLock(\.kept).map { Entry($0, clock: clock) }
     }
 
     /// The serial of the newest entry kept (nil when none is): what a view checks, cheaply, to
@@ -664,7 +676,10 @@ public final class MixJournal: FluxMiddleware {
     /// The entries kept, and each substance's state before the first of them, from which the state
     /// after each mix is rebuilt.
     public var document: Document {
-        Document(startStates: storage.withLock { $0.starts }, entries: entries)
+        // Both under one hold of the lock: a fold between them took a dropped entry's changes
+        // out of the entries without having put them in the starting states read before.
+        let (starts, kept) = storage.withLock { ($0.starts, $0.kept) }
+        return Document(startStates: starts, entries: kept.map { Entry($0, clock: clock) })
     }
 
     /// How many entries were dropped to stay within ``capacity``.

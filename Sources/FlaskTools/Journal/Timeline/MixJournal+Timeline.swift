@@ -12,8 +12,8 @@ extension MixJournal.Document {
     /// journal's bound and secret ones are marked), the locks held, a middleware's stop and the
     /// substances that aborted. The rows filter by substance and by key. A step control (a slider,
     /// previous and next, a click on a row) shows every substance's state after the selected mix,
-    /// rebuilt in the page from ``startStates`` and the recorded values as ``states(after:)``
-    /// rebuilds it; `#mix=N` in the page's address selects mix `N`.
+    /// rebuilt in the page from ``startStates``, the recorded values and the states where
+    /// substances made again start again, as ``states(after:)`` rebuilds it; `#mix=N` in the page's address selects mix `N`.
     ///
     /// The rows are written here, the page's script only rebuilds states and hides rows: a journal
     /// of 10,000 mixes makes a page of a few megabytes that a browser shows in well under two
