@@ -58,6 +58,28 @@ struct SubstanceHistoryTests {
         #expect(history.undoCount == 1)
     }
 
+    @Test("undo and redo say where they were asked for: the journal's entry and the commit's origin")
+    func undoOrigin() async throws {
+        let bus = Flux()
+        let editor = Editor(name: "origin-undo", bus: bus)
+        let history = SubstanceHistory(of: editor)
+        let journal = MixJournal()
+        bus.use(journal)
+        bus.dispatch(.increment)
+        await bus.flush()
+        let undoLine = #line + 1
+        #expect(await history.undo())
+        let undone = try #require(journal.entries.last)
+        #expect(undone.mixer == "undo" && undone.changes.map(\.substance) == ["origin-undo"])
+        #expect(undone.origin == MixJournal.Origin(fileID: #fileID, line: UInt(undoLine), function: #function))
+        let redoLine = #line + 1
+        history.redo { _ in }
+        await bus.flush()
+        let redone = try #require(journal.entries.last)
+        #expect(redone.mixer == "redo")
+        #expect(redone.origin == MixJournal.Origin(fileID: #fileID, line: UInt(redoLine), function: #function))
+    }
+
     @Test("undo and redo walk the states back and forth, as mixes that observers see")
     func undoRedo() async {
         let bus = Flux()

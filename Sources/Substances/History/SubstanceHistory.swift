@@ -76,37 +76,56 @@ public final class SubstanceHistory: Sendable {
     ///
     /// The completion has no default: `history.undo()` is always the `async` one, which waits.
     /// (With a default, top-level code such as a tool's `main.swift` chose this one for
-    /// `await history.undo()`, and went on before the undo.)
-    public func undo(completion: (@Sendable (Bool) -> Void)?) {
-        step(back: true, completion: completion)
+    /// `await history.undo()`, and went on before the undo.) `fileID`, `line` and `function` say
+    /// where it was asked for (`Commit.origin`, a journal's entry); leave the defaults.
+    public func undo(
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        completion: (@Sendable (Bool) -> Void)?
+    ) {
+        step(back: true, origin: FluxOrigin(fileID: fileID, line: line, function: function), completion: completion)
     }
 
     /// Enqueues a redo of the last undone step. `completion` is called on the bus once done, with
     /// whether it redid a step (pass nil to enqueue it and go on). No default, as for
-    /// ``undo(completion:)``.
-    public func redo(completion: (@Sendable (Bool) -> Void)?) {
-        step(back: false, completion: completion)
+    /// ``undo(fileID:line:function:completion:)``.
+    public func redo(
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        completion: (@Sendable (Bool) -> Void)?
+    ) {
+        step(back: false, origin: FluxOrigin(fileID: fileID, line: line, function: function), completion: completion)
     }
 
     /// Undoes the last step, after the mixes queued before, and returns once its states are
     /// committed and their bus reactions delivered: whether there was a step to undo.
+    /// `fileID`, `line` and `function` say where it was asked for; leave the defaults.
     @discardableResult
-    public func undo() async -> Bool {
-        await withCheckedContinuation { continuation in step(back: true) { continuation.resume(returning: $0) } }
+    public func undo(
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+    ) async -> Bool {
+        let origin = FluxOrigin(fileID: fileID, line: line, function: function)
+        return await withCheckedContinuation { continuation in
+            step(back: true, origin: origin) { continuation.resume(returning: $0) }
+        }
     }
 
     /// Redoes the last undone step and returns once it is committed: whether there was one.
+    /// `fileID`, `line` and `function` say where it was asked for; leave the defaults.
     @discardableResult
-    public func redo() async -> Bool {
-        await withCheckedContinuation { continuation in step(back: false) { continuation.resume(returning: $0) } }
+    public func redo(
+        fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+    ) async -> Bool {
+        let origin = FluxOrigin(fileID: fileID, line: line, function: function)
+        return await withCheckedContinuation { continuation in
+            step(back: false, origin: origin) { continuation.resume(returning: $0) }
+        }
     }
 
-    /// Enqueues one step back or forward, as a mix named `undo` or `redo`.
-    private func step(back: Bool, completion: (@Sendable (Bool) -> Void)?) {
+    /// Enqueues one step back or forward, as a mix named `undo` or `redo`, asked for at `origin`.
+    private func step(back: Bool, origin: FluxOrigin, completion: (@Sendable (Bool) -> Void)?) {
         let log = self.log
         let done = LockedValue(false)
         bus.perform(
-            mix: back ? "undo" : "redo",
+            mix: back ? "undo" : "redo", origin: origin,
             { done.withLock { $0 = log.step(back: back) } },
             // Purged before it ran: nothing was undone or redone.
             whenDropped: { completion?(false) },
