@@ -330,7 +330,7 @@ public final class MixJournal: FluxMiddleware {
                     changes.append(
                         RecordedChange(substance: name, keys: committed.keySnapshot, values: values, start: restart))
                     if recordsTaskStates, let data = committed.encodedNewState() {
-                        states = (states ?? [:]).merging([entry.receiverName: data]) { $1 }
+                        states = (states ?? [:]).merging([name: data]) { $1 }
                     }
                 case .unchanged:
                     changes.append(RecordedChange(substance: entry.receiverName, keys: nil))

@@ -102,10 +102,7 @@ public final class SubstanceHistory: Sendable {
     public func undo(
         fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) async -> Bool {
-        let origin = FluxOrigin(fileID: fileID, line: line, function: function)
-        return await withCheckedContinuation { continuation in
-            step(back: true, origin: origin) { continuation.resume(returning: $0) }
-        }
+        await step(back: true, origin: FluxOrigin(fileID: fileID, line: line, function: function))
     }
 
     /// Redoes the last undone step and returns once it is committed: whether there was one.
@@ -114,9 +111,14 @@ public final class SubstanceHistory: Sendable {
     public func redo(
         fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
     ) async -> Bool {
-        let origin = FluxOrigin(fileID: fileID, line: line, function: function)
-        return await withCheckedContinuation { continuation in
-            step(back: false, origin: origin) { continuation.resume(returning: $0) }
+        await step(back: false, origin: FluxOrigin(fileID: fileID, line: line, function: function))
+    }
+
+    /// One step back or forward, as ``step(back:origin:completion:)``, awaited: whether there
+    /// was one.
+    private func step(back: Bool, origin: FluxOrigin) async -> Bool {
+        await withCheckedContinuation { continuation in
+            step(back: back, origin: origin) { continuation.resume(returning: $0) }
         }
     }
 
