@@ -405,6 +405,10 @@ struct MixJournalTimelineTests {
         // A side where the key did not exist is shown as such, not as null.
         #expect(page.contains(#"<span class="old none">(none)</span>→<span class="new">5</span>"#))
         #expect(page.contains(#"<span class="old">&quot;a&quot;</span>→<span class="new none">(none)</span>"#))
+        // The one change whose states start again says so on its row: the state panel's jump
+        // to the new substance's own state has a visible cause.
+        #expect(page.components(separatedBy: #"<li class="change restart" data-substance="b">"#).count == 2)
+        #expect(page.components(separatedBy: ">made again</span>").count == 2)
         // 99 is no mix's serial: the state after all of them, as states(after:) gives.
         for serial: UInt64 in [3, 4, 8, 9, 10, 11, 99] {
             let dom = try await Chromium.run(
@@ -485,6 +489,32 @@ struct MixJournalTimelineTests {
         print(
             "timeline of 10,000 mixes: \(bytes) bytes, DOM ready in \(best) ms (loads: \(readyTimes)), "
                 + "written by Swift in \(rendered)")
+    }
+
+    @Test(
+        "a starting state read from JSON lines is cut at the reader's limit, in the first line and in a change's start alike"
+    )
+    func startStatesCutOnImport() throws {
+        let long = String(repeating: "x", count: 10_000)
+        let lines = [
+            #"{"flaskJournal":{"version":2,"startStates":{"a":{"s":"\#(long)"}}}}"#,
+            #"{"serial":1,"kind":"mixer","mixer":"edit","changes":[{"substance":"a","keys":["s"],"aborted":false,"#
+                + #""values":[{"key":"s","old":"","new":"y"}],"start":{"s":"\#(long)"}}],"observersCalled":1,"#
+                + #""reactorsNotified":0,"locksHeld":[],"microseconds":1.5,"date":"2025-05-01T09:30:00Z"}"#,
+        ].joined(separator: "\n")
+        func kept(_ value: JournalValue?) -> String? {
+            guard case .string(let text) = value?.value(at: "s") else { return nil }
+            return text
+        }
+        let cut = try MixJournal.Document(jsonLines: lines, startLimit: 100)
+        for text in [kept(cut.startStates["a"]), kept(cut.entries.first?.changes.first?.start)] {
+            let text = try #require(text)
+            #expect(text.utf8.count < 200 && text.hasSuffix("(10000 characters)"), "\(text)")
+        }
+        // At the journal's own limit, the same lines read back whole.
+        let whole = try MixJournal.Document(jsonLines: lines)
+        #expect(kept(whole.startStates["a"]) == long)
+        #expect(kept(whole.entries.first?.changes.first?.start) == long)
     }
 
     @Test("flask-journal: arguments, usage, and the page of a journal read back from its JSON lines")

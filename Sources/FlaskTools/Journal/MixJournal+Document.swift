@@ -47,7 +47,13 @@ extension MixJournal {
         ///   starting states, is longer than ``MixJournal/lineLimit``, or nests deeper than a JSON
         ///   reader accepts.
         public init(jsonLines text: String) throws {
-            var reader = LineReader()
+            try self.init(jsonLines: text, startLimit: 2 * MixJournal.startStateLimit)
+        }
+
+        /// As ``init(jsonLines:)``, starting states cut at about `startLimit` bytes of JSON: what
+        /// the tests read a cut with, without lines of a hundred megabytes.
+        init(jsonLines text: String, startLimit: Int) throws {
+            var reader = LineReader(startLimit: startLimit)
             try reader.read(line: Substring(text).utf8[...])
             self.init(startStates: reader.startStates, entries: reader.entries)
         }
@@ -79,11 +85,16 @@ extension MixJournal {
             var startStates: [String: JournalValue] = [:]
             var entries: [Entry] = []
             private var number = 0
-            private let decoder: JSONDecoder = {
-                let decoder = JSONDecoder()
+            /// About how many bytes of JSON a starting state keeps, in the line of starting states
+            /// and in a change's ``Change/start`` alike.
+            private let startLimit: Int
+            private let decoder = JSONDecoder()
+
+            init(startLimit: Int = 2 * MixJournal.startStateLimit) {
+                self.startLimit = startLimit
                 decoder.dateDecodingStrategy = .iso8601
-                return decoder
-            }()
+                decoder.userInfo[Document.startLimitKey] = startLimit
+            }
 
             /// Reads the lines of `bytes` (a whole text, or a run of whole lines).
             mutating func read<Bytes: Collection>(lines bytes: Bytes) throws where Bytes.Element == UInt8 {
@@ -134,7 +145,7 @@ extension MixJournal {
                         // Cut as when recorded, for a file made elsewhere (at twice the limit: the
                         // journal's own, cut at about the limit, read back unchanged).
                         startStates = header.flaskJournal.startStates.mapValues {
-                            $0.bounded(to: 2 * MixJournal.startStateLimit).value
+                            $0.bounded(to: startLimit).value
                         }
                     } else {
                         entries.append(try decoder.decode(Entry.self, from: data))
@@ -144,6 +155,9 @@ extension MixJournal {
                 }
             }
         }
+
+        /// Where a reader tells ``Change/init(from:)`` how far to cut a starting state.
+        static let startLimitKey = CodingUserInfoKey(rawValue: "flaskJournal.startLimit")!
 
         /// How deep `JSONDecoder` reads nested arrays and objects.
         static let nestingLimit = 512

@@ -417,6 +417,24 @@ public final class MixJournal: FluxMiddleware {
             self.start = start
         }
 
+        /// Reads a change of the JSON lines. Its ``start`` is cut as a document's starting states
+        /// are (``Document/init(jsonLines:)``), for a file made elsewhere: at twice
+        /// ``MixJournal/startStateLimit`` (the journal's own, cut at about the limit, read back
+        /// unchanged).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            substance = try container.decode(String.self, forKey: .substance)
+            keys = try container.decode([String].self, forKey: .keys)
+            values = try container.decodeIfPresent([KeyChange].self, forKey: .values)
+            aborted = try container.decode(Bool.self, forKey: .aborted)
+            let limit = decoder.userInfo[Document.startLimitKey] as? Int ?? 2 * MixJournal.startStateLimit
+            start = try container.decodeIfPresent(JournalValue.self, forKey: .start)?.bounded(to: limit).value
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case substance, keys, values, aborted, start
+        }
+
         public var description: String {
             aborted ? "\(substance): aborted" : "\(substance): \(keys.joined(separator: ", "))"
         }

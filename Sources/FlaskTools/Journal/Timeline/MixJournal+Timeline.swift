@@ -239,8 +239,16 @@ struct TimelinePage {
         html += "</span>"
     }
 
-    /// What one substance did in a mix: a line per changed key.
+    /// What one substance did in a mix: a line per changed key, after a line that says so when
+    /// its states start again here (a substance made again under a known name): the state panel
+    /// jumps to its own state at this mix, and the row shows why.
     private mutating func change(_ change: MixJournal.Change) {
+        if change.start != nil {
+            substanceLine(change.substance, classes: "restart", key: nil)
+            html +=
+                "<span class=\"badge restart\" title=\"a new substance under a name seen before: its states start again from its own\">made again</span>"
+            html += "<span class=\"muted\">states start again from its own</span></li>"
+        }
         if change.aborted {
             substanceLine(change.substance, classes: "aborted", key: nil)
             html += "<span class=\"badge abort\">aborted</span></li>"
