@@ -310,6 +310,48 @@ struct JournalExactnessTests {
         #expect(fresh.state == expected[document.entries.last?.serial ?? 0])
     }
 
+    @Test(
+        "two substances alive under one name take it in turns: the name's state is the last committer's, rebuilt, read back and replayed"
+    )
+    func twoAliveUnderOneName() async throws {
+        let bus = Flux(label: "exact.twins")
+        let journal = MixJournal()
+        bus.use(journal)
+        let name = "exact.twins.window"
+        // Two windows of one screen, open at once, made with the screen's one name.
+        let left = Substance<Board>(name: name, bus: bus)
+        let right = Substance<Board>(name: name, bus: bus)
+        var expected: [UInt64: Board] = [:]
+        var random = SeededRandom(seed: 7)
+        for (step, window) in [left, right, left, left, right, left, right, right].enumerated() {
+            var target = window.state
+            randomEdit(&target, &random)
+            target.title = "step \(step)"
+            let next = target
+            await ChainReaction().mix(window) { $0.prop = next }.reactAndWait()
+            expected[try #require(journal.entries.last?.serial)] = next
+        }
+        let document = journal.document
+        // The name changes hands at steps 1, 2, 4, 5 and 6: each starts again there.
+        let startsAgain = document.entries.map { $0.changes.first?.start != nil }
+        #expect(startsAgain == [false, true, true, false, true, true, true, false])
+        let read = try MixJournal.Document(jsonLines: journal.jsonLines())
+        for (source, kept) in [("document", document), ("JSON lines", read)] {
+            for entry in kept.entries {
+                let wanted = try #require(expected[entry.serial])
+                let rebuilt = try #require(kept.states(after: entry.serial)[name], "\(source), mix #\(entry.serial)")
+                #expect(try decode(Board.self, rebuilt) == wanted, "\(source), mix #\(entry.serial)")
+            }
+        }
+        // Replayed into one substance of that name: it takes each committer's states in turn.
+        let replayBus = Flux(label: "exact.twins.replay")
+        let fresh = Substance<Board>(name: name, bus: replayBus)
+        let replay = await MixJournal.replay(document, on: replayBus, substances: [fresh])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(fresh.state == expected[document.entries.last?.serial ?? 0])
+        _ = (left, right)
+    }
+
     @Test("a substance made again that commits twice in its first mix starts again once, at its first commit")
     func substanceMadeAgainCommitsTwice() async throws {
         let bus = Flux(label: "exact.again.twice")

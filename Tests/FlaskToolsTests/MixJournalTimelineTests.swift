@@ -408,7 +408,7 @@ struct MixJournalTimelineTests {
         // The one change whose states start again says so on its row: the state panel's jump
         // to the new substance's own state has a visible cause.
         #expect(page.components(separatedBy: #"<li class="change restart" data-substance="b">"#).count == 2)
-        #expect(page.components(separatedBy: ">made again</span>").count == 2)
+        #expect(page.components(separatedBy: ">starts again</span>").count == 2)
         // 99 is no mix's serial: the state after all of them, as states(after:) gives.
         for serial: UInt64 in [3, 4, 8, 9, 10, 11, 99] {
             let dom = try await Chromium.run(

@@ -16,8 +16,10 @@ extension MixJournal {
         /// A substance made later under the name of one the journal saw (a screen's substance made
         /// again when the screen opens again) starts its states again where the journal first
         /// sees it commit: that change holds its state before the mix (``Change/start``). Two
-        /// substances that live at the same time need names of their own: the changes of both
-        /// would apply to one state.
+        /// substances alive at the same time under one name take the name in turns: a name's
+        /// rebuilt state is that of the substance that last committed under it, each commit of the
+        /// other one starting its states again from its own (a ``Change/start`` each time: names of
+        /// their own keep them apart, and cheaper).
         public let startStates: [String: JournalValue]
         /// The mixes, oldest first.
         public let entries: [Entry]

@@ -313,14 +313,18 @@ public final class MixJournal: FluxMiddleware {
                     var restart: JournalValue? = nil
                     if recordsChangedValues {
                         values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
-                        if journal.seesForTheFirstTime(entry.substance),
+                        let sight = journal.sight(of: entry.substance, named: name)
+                        if sight != .following,
                             let start = committed.journalOldState(limit: MixJournal.startStateLimit)
                         {
                             // A substance made again under a name the journal knows starts its
-                            // states again here; a new name starts them with the journal.
-                            // (Two substances new to the journal under one name in one mix: the
-                            // second starts again from its own.)
-                            if journal.hasStart(named: name) || starts.contains(where: { $0.substance == name }) {
+                            // states again here, as does one taking its name back from another
+                            // alive under it; a new name starts them with the journal. (Two
+                            // substances new to the journal under one name in one mix: the second
+                            // starts again from its own.)
+                            if sight == .takingNameBack || journal.hasStart(named: name)
+                                || starts.contains(where: { $0.substance == name })
+                            {
                                 restart = start
                             } else {
                                 starts.append((name, start))
@@ -400,8 +404,9 @@ public final class MixJournal: FluxMiddleware {
         public let aborted: Bool
         /// The substance's whole state before the mix, when it is a substance made again under the
         /// name of one the journal saw before (a screen's substance made when the screen opens
-        /// again): its states start again here, from its own, rather than continue the first
-        /// one's. Nil otherwise (a substance's first state is in ``Document/startStates``).
+        /// again), or one that commits after another alive under the same name did: its states
+        /// start again here, from its own, rather than continue the other one's. Nil otherwise (a
+        /// substance's first state is in ``Document/startStates``).
         public let start: JournalValue?
 
         /// A substance's part in a mix: the keys it changed (with their values), or that it
@@ -573,6 +578,9 @@ public final class MixJournal: FluxMiddleware {
         /// The last one asked about, which is in `all`: most mixes change the substance the mix
         /// before changed, then found seen without hashing it (scenario S1j).
         var last = SeenSubstance(nil)
+        /// The substance that last committed under each name: the one the name's rebuilt states
+        /// follow. Two alive under one name take it in turns.
+        var byName: [String: SeenSubstance] = [:]
         /// The count of `all` at which the substances gone are forgotten (each holds the runtime's
         /// record of a weak reference until then).
         var forgetAt = 64
@@ -627,21 +635,32 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    /// Whether the journal sees `substance` for the first time (on the bus).
-    func seesForTheFirstTime(_ substance: any AnySubstance) -> Bool {
+    /// How the journal sees a substance that commits under `name` (on the bus): as the one whose
+    /// states the name's rebuild follows (`.following`), for the first time (`.new`), or as a
+    /// substance it knows that takes the name back from another one alive under the same name
+    /// (`.takingNameBack`): its states start again from its own there.
+    func sight(of substance: any AnySubstance, named name: String) -> Sight {
         seen.withLock { seen in
-            if seen.last.object === substance { return false }
+            // The last one to commit holds its name: no other commit under it came in between.
+            if seen.last.object === substance { return .following }
             seen.last = SeenSubstance(substance)
+            let holder = seen.byName.updateValue(SeenSubstance(substance), forKey: name)
             let identity = ObjectIdentifier(substance)
-            if seen.all[identity]?.object === substance { return false }
+            if seen.all[identity]?.object === substance {
+                return holder?.object === substance ? .following : .takingNameBack
+            }
             seen.all[identity] = SeenSubstance(substance)
             if seen.all.count >= seen.forgetAt {
                 seen.all = seen.all.filter { $0.value.object != nil }
+                seen.byName = seen.byName.filter { $0.value.object != nil }
                 seen.forgetAt = max(64, 2 * seen.all.count)
             }
-            return true
+            return .new
         }
     }
+
+    /// See ``sight(of:named:)``.
+    enum Sight { case following, new, takingNameBack }
 
     /// Whether the journal has a state the rebuild of `substance`'s states starts from (on the bus).
     func hasStart(named substance: String) -> Bool {

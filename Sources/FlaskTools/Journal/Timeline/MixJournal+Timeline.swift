@@ -240,14 +240,15 @@ struct TimelinePage {
     }
 
     /// What one substance did in a mix: a line per changed key, after a line that says so when
-    /// its states start again here (a substance made again under a known name): the state panel
+    /// its states start again here (a substance made again under a known name, or one of two alive
+    /// under one name committing after the other): the state panel
     /// jumps to its own state at this mix, and the row shows why.
     private mutating func change(_ change: MixJournal.Change) {
         if change.start != nil {
             substanceLine(change.substance, classes: "restart", key: nil)
             html +=
-                "<span class=\"badge restart\" title=\"a new substance under a name seen before: its states start again from its own\">made again</span>"
-            html += "<span class=\"muted\">states start again from its own</span></li>"
+                "<span class=\"badge restart\" title=\"made again, or one of two alive under this name\">starts again</span>"
+            html += "<span class=\"muted\">another substance than the one before under this name</span></li>"
         }
         if change.aborted {
             substanceLine(change.substance, classes: "aborted", key: nil)
