@@ -69,7 +69,7 @@ extension LiveSession {
                 return Self.text(.badRequest, "not a journal's JSON lines: \(error)")
             }
         case (false, "/api/export"):
-            var response = Self.text(.ok, lane.journal.jsonLines() + "\n")
+            var response = Self.text(.ok, lane.journal.jsonLines())  // each line ends with its `\n`
             response.headers[.contentType] = "application/x-ndjson; charset=utf-8"
             response.headers[.contentDisposition] = "attachment; filename=\"\(Self.exportName(of: lane.bus))\""
             return response

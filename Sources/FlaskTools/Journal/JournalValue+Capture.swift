@@ -18,7 +18,7 @@ extension JournalValue {
             // An optional: what it holds, captured as itself (nil: null).
             guard let unwrapped = unwrappingOptionals(value) else { return (.null, false) }
             if !isSameType(unwrapped, value) { return captured(unwrapped, limit: limit) }
-            return JournalValue(encoding: value).strippingInternalKeys(of: value).bounded(to: limit)
+            return JournalValue(encoding: value).stateValue(of: value).bounded(to: limit)
         }
     }
 
@@ -111,7 +111,18 @@ extension JournalValue {
     /// (told apart from properties through the flattening the reduction uses).
     func strippingInternalKeys(of value: Any) -> JournalValue {
         guard hasInternalLookingKey else { return self }
-        return stripping(against: (value as? any Encodable).map { FlatValue(encoding: $0) })
+        return stripping(against: (value as? any Encodable).map { FlatValue(encoding: $0) }, retaggingDoubles: false)
+    }
+
+    /// The value (read back from `value`'s JSON) as a state's value is recorded: without the keys
+    /// of `_`-prefixed properties (as ``strippingInternalKeys(of:)``), and with its whole
+    /// `Double`s as doubles. JSON writes a whole `Double` as an integer (`5`), which reads back as
+    /// `.int`; the same property changed alone is recorded as `.double(5)`, and a rebuilt state
+    /// would hold either, by the way the value came (issue found by a client: a start's `5`, a
+    /// change's `5.0`).
+    func stateValue(of value: Any) -> JournalValue {
+        guard hasInternalLookingKey || hasInteger else { return self }
+        return stripping(against: (value as? any Encodable).map { FlatValue(encoding: $0) }, retaggingDoubles: true)
     }
 
     /// Whether an object at any depth has a `_`-prefixed key: most values have none, and need not
@@ -124,9 +135,20 @@ extension JournalValue {
         }
     }
 
+    /// Whether it holds an integer at any depth: one that may be a whole `Double`.
+    private var hasInteger: Bool {
+        switch self {
+        case .int: true
+        case .object(let values): values.values.contains { $0.hasInteger }
+        case .array(let values): values.contains { $0.hasInteger }
+        default: false
+        }
+    }
+
     /// The value without the `_` keys that `flat` (the same value flattened, `_` properties left
-    /// out) does not have; without every `_` key where `flat` says nothing.
-    private func stripping(against flat: FlatValue?) -> JournalValue {
+    /// out) does not have; without every `_` key where `flat` says nothing. `retaggingDoubles`:
+    /// an integer that `flat` has as a `Double` of the same value becomes that double.
+    private func stripping(against flat: FlatValue?, retaggingDoubles: Bool) -> JournalValue {
         switch self {
         case .object(let values):
             var children: [String: FlatValue]?
@@ -134,13 +156,17 @@ extension JournalValue {
             var kept: [String: JournalValue] = [:]
             for (key, value) in values {
                 if key.hasPrefix("_"), children?[key] == nil { continue }
-                kept[key] = value.stripping(against: children?[key])
+                kept[key] = value.stripping(against: children?[key], retaggingDoubles: retaggingDoubles)
             }
             return .object(kept)
         case .array(let values):
             var elements: [FlatValue]?
             if case .unkeyed(let flatElements)? = flat, flatElements.count == values.count { elements = flatElements }
-            return .array(values.indices.map { values[$0].stripping(against: elements?[$0]) })
+            return .array(
+                values.indices.map { values[$0].stripping(against: elements?[$0], retaggingDoubles: retaggingDoubles) })
+        case .int(let integer) where retaggingDoubles:
+            if case .double(let double)? = flat, double == Double(integer) { return .double(double) }
+            return self
         default:
             return self
         }

@@ -206,7 +206,8 @@ extension MixJournal {
             public var description: String { "line \(line): \(reason)" }
         }
 
-        /// The document as JSON lines: the starting states (if any), then one entry per line. Every
+        /// The document as JSON lines: the starting states (if any), then one entry per line, each
+        /// ending with `\n` (an empty document is empty text). Every
         /// character a JSON reader may split lines on is escaped (`\u2028`, `\u2029`, `\u0085`, and
         /// the control characters), so that each entry is one line for any reader.
         public func jsonLines() -> String {
@@ -224,7 +225,9 @@ extension MixJournal {
                     lines.append(JSONEscaping.escapingLineSeparators(in: String(decoding: line, as: UTF8.self)))
                 }
             }
-            return lines.joined(separator: "\n")
+            // Each line ends with its `\n`, the last one too, as JSON Lines has it: text appended
+            // to an export (another export, a line of one's own) starts a line of its own.
+            return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
         }
 
         /// Every substance's state after the mix `serial`, as ``states(after:)`` rebuilds it, when

@@ -197,8 +197,12 @@ extension MixJournal {
                 replayed += 1
                 // A substance that changed nothing (a chain's step that left it as it was) is no
                 // difference: recorded with no keys, it is not in the replay's outcome of a task.
-                let recorded = entry.changes.filter(\.counts).sorted { $0.substance < $1.substance }
-                let again = changes.filter(\.counts).sorted { $0.substance < $1.substance }
+                // A secret key is not compared: the journal holds no value of it, and a replayed
+                // task keeps the substance's own (see `withoutSecretKeys`).
+                let recorded = entry.changes.map(\.withoutSecretKeys).filter(\.counts).sorted {
+                    $0.substance < $1.substance
+                }
+                let again = changes.map(\.withoutSecretKeys).filter(\.counts).sorted { $0.substance < $1.substance }
                 let sameKeys =
                     recorded.map { ($0.substance, $0.keys, $0.aborted) }.elementsEqual(
                         again.map { ($0.substance, $0.keys, $0.aborted) }, by: ==)
@@ -367,6 +371,20 @@ extension MixJournal {
 extension MixJournal.Change {
     /// Whether it did something a replay compares: changed keys, or aborted.
     var counts: Bool { aborted || !keys.isEmpty }
+
+    /// The change without its secret keys (`State.secretKeys`: the keys whose values the journal
+    /// recorded redacted), and without the parents of no other changed key: what a replay
+    /// compares. A replayed task keeps the secrets of the substance it replays into, so its
+    /// outcome has none of them; a mix dispatched again may change them, which a replay cannot
+    /// check either. Unchanged when values were not recorded, or when none is secret.
+    var withoutSecretKeys: MixJournal.Change {
+        guard let values, values.contains(where: { $0.old == .redacted || $0.new == .redacted }) else { return self }
+        let kept = values.filter { $0.old != .redacted && $0.new != .redacted }
+        let keptKeys = keys.filter { key in
+            kept.contains { $0.key == key || $0.key.hasPrefix(key + ".") }
+        }
+        return MixJournal.Change(substance: substance, keys: keptKeys, values: kept, aborted: aborted, start: start)
+    }
 
     /// What a receiver recorded of a mix, as the journal keeps it, values included.
     init(_ record: MixOutcome.Entry) {

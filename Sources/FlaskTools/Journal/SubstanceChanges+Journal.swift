@@ -136,7 +136,7 @@ extension SubstanceChanges {
     /// out, secret keys redacted, cut to about `limit` bytes.
     func journalOldState(limit: Int) -> JournalValue? {
         guard let old = states?.old else { return nil }
-        return JournalValue(encoding: old).strippingInternalKeys(of: old).redacting(secrets).bounded(to: limit).value
+        return JournalValue(encoding: old).stateValue(of: old).redacting(secrets).bounded(to: limit).value
     }
 
     /// The committed state as JSON, for a journal (nil if it cannot be encoded).

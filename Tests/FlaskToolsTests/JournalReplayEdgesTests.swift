@@ -1,0 +1,149 @@
+import FlaskTestSupport
+import FlaskTools
+import FluxBus
+import Foundation
+import Reactors
+import Substances
+import Testing
+
+// What a client written from docs/tools.md alone found at the journal's edges: secrets in a
+// replayed chain, whole doubles read back as integers, values recorded without their `_`
+// properties, the last line of an export, a journal used again.
+
+private struct Account: State {
+    var token = ""
+    var note = ""
+    static var secretKeys: Set<String> { ["token"] }
+}
+
+private struct Prices: State {
+    var price: Double = 5
+    var prices: [Double] = []
+    var count = 0
+}
+
+private struct Scratch: Codable, Sendable, Equatable {
+    var name: String
+    var _tmp = 0
+}
+
+private struct ScratchOptional: Codable, Sendable, Equatable {
+    var name: String
+    var _tmp: Int?
+}
+
+private struct Scratchpad: State {
+    var items: [Scratch] = []
+    var optionalItems: [ScratchOptional] = []
+}
+
+@Suite("The journal at its edges: secrets replayed, whole doubles, values without their _ properties, used again")
+struct JournalReplayEdgesTests {
+    @Test("a chain that sets a secret key replays without a divergence: the journal holds no value of it to compare")
+    func secretInAChain() async throws {
+        let bus = Flux(label: "edges.secret")
+        let journal = MixJournal()
+        bus.use(journal)
+        let account = Substance<Account>(name: "edges.secret.account", bus: bus)
+        await ChainReaction().mix(account) { $0.prop.token = "abc" }.reactAndWait()
+        await ChainReaction().mix(account) {
+            $0.prop.token = "def"
+            $0.prop.note = "signed in"
+        }.reactAndWait()
+        #expect(!journal.jsonLines().contains("abc") && !journal.jsonLines().contains("def"))
+        let replayBus = Flux(label: "edges.secret.replay")
+        let fresh = Substance<Account>(name: "edges.secret.account", bus: replayBus)
+        let replay = await journal.replay(on: replayBus, substances: [fresh])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(replay.replayed == 2)
+        // The replayed substance keeps its own secret; the rest is replayed.
+        #expect(fresh.state.token == "" && fresh.state.note == "signed in")
+    }
+
+    @Test(
+        "a whole Double reads back as a Double however it was recorded: a changed key, a value recorded whole, a start"
+    )
+    func wholeDoubles() async throws {
+        let bus = Flux(label: "edges.doubles")
+        let journal = MixJournal()
+        bus.use(journal)
+        let name = "edges.doubles.prices"
+        let prices = Substance<Prices>(name: name, bus: bus)
+        await ChainReaction().mix(prices) { $0.prop.count = 1 }.reactAndWait()
+        await ChainReaction().mix(prices) { $0.prop.prices = [3, 4.5] }.reactAndWait()
+        await ChainReaction().mix(prices) { $0.prop.price = 6 }.reactAndWait()
+        let document = journal.document
+        let read = try MixJournal.Document(jsonLines: journal.jsonLines())
+        for (source, kept) in [("document", document), ("JSON lines", read)] {
+            // The starting state, where the price was never changed: 5.0, not 5.
+            #expect(kept.startStates[name]?.value(at: "price") == .double(5), "\(source)")
+            let serials = kept.entries.map(\.serial)
+            #expect(serials.count == 3)
+            let afterArray = try #require(kept.states(after: serials[1])[name], "\(source)")
+            #expect(afterArray.value(at: "prices") == .array([.double(3), .double(4.5)]), "\(source)")
+            #expect(afterArray.value(at: "price") == .double(5), "\(source)")
+            let last = try #require(kept.states(after: serials[2])[name], "\(source)")
+            #expect(last.value(at: "price") == .double(6), "\(source)")
+            #expect(last.value(at: "count") == .int(1), "\(source)")
+        }
+    }
+
+    @Test(
+        "an element recorded whole without a _ property it cannot decode without is skipped, saying so; an optional one replays"
+    )
+    func valueWithoutItsInternalProperty() async throws {
+        let bus = Flux(label: "edges.internal")
+        let journal = MixJournal()
+        bus.use(journal)
+        let name = "edges.internal.pad"
+        let pad = Substance<Scratchpad>(name: name, bus: bus)
+        await ChainReaction().mix(pad) { $0.prop.optionalItems.append(ScratchOptional(name: "a", _tmp: 7)) }
+            .reactAndWait()
+        await ChainReaction().mix(pad) { $0.prop.items.append(Scratch(name: "b", _tmp: 7)) }.reactAndWait()
+        #expect(!journal.jsonLines().contains("_tmp"))
+        let replayBus = Flux(label: "edges.internal.replay")
+        let fresh = Substance<Scratchpad>(name: name, bus: replayBus)
+        let replay = await journal.replay(on: replayBus, substances: [fresh])
+        #expect(replay.replayed == 1 && replay.divergences.isEmpty, "\(replay)")
+        #expect(replay.skipped.count == 1, "\(replay)")
+        #expect(replay.skipped.first?.reason.contains("does not decode as its state type") == true, "\(replay)")
+        // The element whose `_` property is optional is made again without it.
+        #expect(fresh.state.optionalItems == [ScratchOptional(name: "a", _tmp: nil)])
+        #expect(fresh.state.items.isEmpty)
+    }
+
+    @Test("the JSON lines end each line with a newline, the last one too; an empty journal is empty text")
+    func lastLineEnds() async throws {
+        let bus = Flux(label: "edges.lines")
+        let journal = MixJournal()
+        #expect(journal.jsonLines() == "")
+        bus.use(journal)
+        let prices = Substance<Prices>(name: "edges.lines.prices", bus: bus)
+        await ChainReaction().mix(prices) { $0.prop.count = 1 }.reactAndWait()
+        let lines = journal.jsonLines()
+        #expect(lines.hasSuffix("}\n") && !lines.hasSuffix("\n\n"))
+        #expect(lines.split(separator: "\n", omittingEmptySubsequences: false).count == 3)
+        let document = try MixJournal.Document(jsonLines: lines)
+        #expect(document.jsonLines() == lines && document.entries.count == 1)
+    }
+
+    @Test("a journal removed, then cleared and used again, rebuilds the app's states from where each next commits")
+    func usedAgainAfterClear() async throws {
+        let bus = Flux(label: "edges.again")
+        let journal = MixJournal()
+        bus.use(journal)
+        let name = "edges.again.prices"
+        let prices = Substance<Prices>(name: name, bus: bus)
+        await ChainReaction().mix(prices) { $0.prop.count = 1 }.reactAndWait()
+        bus.remove(journal)
+        await ChainReaction().mix(prices) { $0.prop.count = 2 }.reactAndWait()
+        journal.clear()
+        bus.use(journal)
+        await ChainReaction().mix(prices) { $0.prop.price = 7 }.reactAndWait()
+        let document = journal.document
+        let serial = try #require(document.entries.last?.serial)
+        #expect(document.entries.count == 1)
+        let rebuilt = try #require(document.states(after: serial)[name])
+        #expect(rebuilt.value(at: "count") == .int(2) && rebuilt.value(at: "price") == .double(7), "\(rebuilt)")
+    }
+}
