@@ -112,6 +112,27 @@ struct JournalReplayEdgesTests {
         #expect(fresh.state.items.isEmpty)
     }
 
+    @Test("a replay given two substances of one name applies nothing to them, and says why")
+    func twoGivenUnderOneName() async throws {
+        let bus = Flux(label: "edges.twins")
+        let journal = MixJournal()
+        bus.use(journal)
+        let name = "edges.twins.prices"
+        let left = Substance<Prices>(name: name, bus: bus)
+        let right = Substance<Prices>(name: name, bus: bus)
+        await ChainReaction().mix(left) { $0.prop.count = 1 }.reactAndWait()
+        await ChainReaction().mix(right) { $0.prop.count = 10 }.reactAndWait()
+        let replayBus = Flux(label: "edges.twins.replay")
+        let fresh = [Substance<Prices>(name: name, bus: replayBus), Substance<Prices>(name: name, bus: replayBus)]
+        let replay = await journal.replay(on: replayBus, substances: fresh)
+        #expect(!replay.reproducesRecording)
+        // The start, the restart of the second and both chains: none applied to either.
+        #expect(replay.skipped.count == 4, "\(replay)")
+        #expect(replay.skipped.allSatisfy { $0.reason.contains("2 substances named \(name) were given") }, "\(replay)")
+        #expect(fresh.allSatisfy { $0.state.count == 0 })
+        _ = (left, right)
+    }
+
     @Test("the JSON lines end each line with a newline, the last one too; an empty journal is empty text")
     func lastLineEnds() async throws {
         let bus = Flux(label: "edges.lines")

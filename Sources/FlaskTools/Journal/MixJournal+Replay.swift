@@ -132,21 +132,28 @@ extension MixJournal {
     private static func applyStarts(
         _ states: [String: JournalValue], serial: UInt64, on bus: Flux, substances: [any AnySubstance]
     ) async -> [Replay.Skip] {
-        let starts = substances.compactMap { substance -> (any EncodedStateApplying, JournalValue)? in
-            guard let target = substance as? any EncodedStateApplying, let state = states[substance.name()]
-            else { return nil }
-            return (target, state)
+        var skipped: [Replay.Skip] = []
+        var starts: [(any EncodedStateApplying, JournalValue)] = []
+        for name in Set(substances.map { $0.name() }).sorted() {
+            guard let state = states[name] else { continue }
+            switch target(named: name, in: substances) {
+            case .success(let target): starts.append((target, state))
+            case .failure(let reason):
+                skipped.append(Replay.Skip(serial: serial, mixer: "replay start", reason: reason.text))
+            }
         }
-        guard !starts.isEmpty else { return [] }
+        guard !starts.isEmpty else { return skipped }
         let failed = LockedValue<[String]>([])
         _ = await bus.performAndWait(mix: "replay start") { [starts] in
             for (target, state) in starts where !target.applyStartState(state) {
                 failed.withLock { $0.append(target.name()) }
             }
         }
-        return failed.withLock({ $0 }).map { name in
-            Replay.Skip(serial: serial, mixer: "replay start", reason: "the starting state of \(name) does not decode")
-        }
+        return skipped
+            + failed.withLock({ $0 }).map { name in
+                Replay.Skip(
+                    serial: serial, mixer: "replay start", reason: "the starting state of \(name) does not decode")
+            }
     }
 
     /// Runs recorded mixes again, in order, each awaited before the next, and compares what each
@@ -322,10 +329,10 @@ extension MixJournal {
         var targets: [(any EncodedStateApplying, TaskReplay)] = []
         if let states = entry.states {
             for (name, data) in states.sorted(by: { $0.key < $1.key }) {
-                guard let target = substances.first(where: { $0.name() == name }) as? any EncodedStateApplying else {
-                    return .failure(skip(entry, "no substance named \(name) was given"))
+                switch target(named: name, in: substances) {
+                case .success(let target): targets.append((target, .state(data)))
+                case .failure(let reason): return .failure(skip(entry, reason.text))
                 }
-                targets.append((target, .state(data)))
             }
         } else {
             for change in entry.changes where !change.aborted && !change.keys.isEmpty {
@@ -338,12 +345,10 @@ extension MixJournal {
                     return .failure(
                         skip(entry, "a value it changed in \(change.substance) was cut to the journal's limit"))
                 }
-                guard
-                    let target = substances.first(where: { $0.name() == change.substance }) as? any EncodedStateApplying
-                else {
-                    return .failure(skip(entry, "no substance named \(change.substance) was given"))
+                switch target(named: change.substance, in: substances) {
+                case .success(let target): targets.append((target, .changes(values)))
+                case .failure(let reason): return .failure(skip(entry, reason.text))
                 }
-                targets.append((target, .changes(values)))
             }
         }
         let failed = LockedValue<[String]>([])
@@ -361,6 +366,28 @@ extension MixJournal {
             return .failure(skip(entry, "the recorded state of \(name) does not decode as its state type"))
         }
         return .success(outcome.entries.map(Change.init))
+    }
+
+    /// The one substance of `substances` named `name`, which a replayed task applies its changes
+    /// to; why there is none: no substance of that name, or two (a replay finds substances by name,
+    /// and cannot tell which of two a recorded change was for).
+    private static func target(
+        named name: String, in substances: [any AnySubstance]
+    ) -> Result<any EncodedStateApplying, NoTarget> {
+        let named = substances.filter { $0.name() == name }
+        guard named.count < 2 else {
+            return .failure(
+                NoTarget(text: "\(named.count) substances named \(name) were given, where a replay needs one"))
+        }
+        guard let target = named.first as? any EncodedStateApplying else {
+            return .failure(NoTarget(text: "no substance named \(name) was given"))
+        }
+        return .success(target)
+    }
+
+    /// Why a replayed task has no substance to apply a change to.
+    private struct NoTarget: Error {
+        let text: String
     }
 
     private static func skip(_ entry: Entry, _ reason: String) -> Replay.Skip {
