@@ -16,6 +16,23 @@ private struct Account: State {
     static var secretKeys: Set<String> { ["token"] }
 }
 
+private struct Note: Codable, Sendable, Equatable {
+    var text = ""
+    var pinned = false
+}
+
+private struct Member: Codable, Sendable, Equatable {
+    var user = ""
+    var password: String?
+}
+
+private struct Notebook: State {
+    var notes: [String: Note] = [:]
+    var members: [Member] = []
+    var token = ""
+    static var secretKeys: Set<String> { ["token", "members.password"] }
+}
+
 private struct Prices: State {
     var price: Double = 5
     var prices: [Double] = []
@@ -58,6 +75,29 @@ struct JournalReplayEdgesTests {
         #expect(replay.replayed == 2)
         // The replayed substance keeps its own secret; the rest is replayed.
         #expect(fresh.state.token == "" && fresh.state.note == "signed in")
+    }
+
+    @Test("a chain that sets a secret and adds an entry, or an element with a secret inside, replays and reproduces")
+    func secretBesideAndInsideNewValues() async throws {
+        let bus = Flux(label: "edges.notebook")
+        let journal = MixJournal()
+        bus.use(journal)
+        let name = "edges.notebook"
+        let notebook = Substance<Notebook>(name: name, bus: bus)
+        await ChainReaction().mix(notebook) {
+            $0.prop.notes["n1"] = Note(text: "x", pinned: true)
+            $0.prop.token = "T"
+        }.reactAndWait()
+        await ChainReaction().mix(notebook) { $0.prop.members.append(Member(user: "ada", password: "pw")) }
+            .reactAndWait()
+        #expect(!journal.jsonLines().contains("\"pw\"") && !journal.jsonLines().contains("\"T\""))
+        let replayBus = Flux(label: "edges.notebook.replay")
+        let fresh = Substance<Notebook>(name: name, bus: replayBus)
+        let replay = await journal.replay(on: replayBus, substances: [fresh])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(fresh.state.notes == ["n1": Note(text: "x", pinned: true)] && fresh.state.token == "")
+        // The appended member is made again without the secret the journal never held.
+        #expect(fresh.state.members == [Member(user: "ada", password: nil)])
     }
 
     @Test(

@@ -73,6 +73,21 @@ extension JournalValue {
         }
     }
 
+    /// The value without the keys whose values are redacted, at any depth: what a type that
+    /// decodes without its secrets can read (a redacted value is no JSON a type decodes).
+    var droppingRedactedKeys: JournalValue {
+        switch self {
+        case .object(let values):
+            guard values.values.contains(where: \.containsRedacted) else { return self }
+            return .object(values.filter { $0.value != .redacted }.mapValues(\.droppingRedactedKeys))
+        case .array(let values):
+            guard values.contains(where: \.containsRedacted) else { return self }
+            return .array(values.map(\.droppingRedactedKeys))
+        default:
+            return self
+        }
+    }
+
     /// Whether a redacted value lies anywhere in it.
     var containsRedacted: Bool {
         switch self {

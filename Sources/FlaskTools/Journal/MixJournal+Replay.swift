@@ -264,7 +264,8 @@ extension MixJournal {
             let again = Dictionary(replayedValues.map { ($0.key, $0.new) }, uniquingKeysWith: { $1 })
             for value in recordedValues {
                 let replayedValue = again[value.key] ?? .null
-                if !value.new.isSame(as: replayedValue) {
+                // Secrets inside a value are not compared either: the recording holds none.
+                if !value.new.droppingRedactedKeys.isSame(as: replayedValue.droppingRedactedKeys) {
                     divergences.append(
                         Replay.ValueDivergence(
                             substance: recorded.substance, key: value.key, recorded: value.new,
@@ -406,11 +407,16 @@ extension MixJournal.Change {
     /// check either. Unchanged when values were not recorded, or when none is secret.
     var withoutSecretKeys: MixJournal.Change {
         guard let values, values.contains(where: { $0.old == .redacted || $0.new == .redacted }) else { return self }
-        let kept = values.filter { $0.old != .redacted && $0.new != .redacted }
-        let keptKeys = keys.filter { key in
-            kept.contains { $0.key == key || $0.key.hasPrefix(key + ".") }
+        let secret = values.filter { $0.old == .redacted || $0.new == .redacted }.map(\.key)
+        // The secret keys and what is below them go; then a parent that was changed only for a
+        // secret below it (no other key below it is left).
+        let notSecret = keys.filter { key in !secret.contains { key == $0 || key.hasPrefix($0 + ".") } }
+        let keptKeys = notSecret.filter { key in
+            !secret.contains { $0.hasPrefix(key + ".") } || notSecret.contains { $0.hasPrefix(key + ".") }
         }
-        return MixJournal.Change(substance: substance, keys: keptKeys, values: kept, aborted: aborted, start: start)
+        return MixJournal.Change(
+            substance: substance, keys: keptKeys, values: values.filter { !secret.contains($0.key) }, aborted: aborted,
+            start: start)
     }
 
     /// What a receiver recorded of a mix, as the journal keeps it, values included.
@@ -472,10 +478,12 @@ extension Substance: EncodedStateApplying {
 
     func applyStartState(_ recorded: JournalValue) -> Bool {
         // The journal left out secret keys and `_` properties: they keep this substance's values.
+        // A secret with no value of its own here (below a value the state did not have: an
+        // element appended, an entry added) is left out, for a type that decodes without it.
         let secrets = SecretKeys.of(S.self)
         guard
             let merged = recorded.puttingBack(secrets, from: JournalValue(encoding: state), progress: secrets.root)
-                .jsonData,
+                .droppingRedactedKeys.jsonData,
             let state = try? JSONDecoder().decode(S.self, from: merged)
         else { return false }
         replaceState(with: state)
