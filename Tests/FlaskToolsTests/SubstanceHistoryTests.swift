@@ -181,6 +181,43 @@ struct SubstanceHistoryTests {
 
 @Suite("Undo and redo over several substances")
 struct SharedHistoryTests {
+    @Test("the steps of a substance gone away are not counted, and an undo passes them by to the next")
+    func stepsOfAGoneSubstance() async {
+        let bus = Flux()
+        let todos = Editor(name: "todos", bus: bus)
+        var sheet: Editor? = Editor(name: "sheet", bus: bus)
+        let history = SubstanceHistory(of: [todos, sheet!])
+        await sheet!.mixAndWait { $0.prop.text = "draft" }
+        await todos.mixAndWait { $0.prop.count = 1 }
+        await sheet!.mixAndWait { $0.prop.text = "draft 2" }
+        #expect(history.undoCount == 3)
+        // The sheet closes: its steps cannot come back.
+        sheet = nil
+        await bus.flush()
+        #expect(history.undoCount == 1 && history.canUndo)
+        // The sheet's last step is passed by: the todos' change is undone.
+        #expect(await history.undo())
+        #expect(todos.state.count == 0)
+        #expect(history.undoCount == 0 && history.redoCount == 1)
+        // Only the sheet's first step is left, and it cannot come back.
+        #expect(await history.undo() == false)
+        #expect(await history.redo())
+        #expect(todos.state.count == 1)
+    }
+
+    @Test("a history whose one substance has gone away has nothing to undo")
+    func everySubstanceGone() async {
+        let bus = Flux()
+        var editor: Editor? = Editor(name: "editor", bus: bus)
+        let history = SubstanceHistory(of: editor!)
+        await editor!.mixAndWait { $0.prop.text = "a" }
+        await editor!.mixAndWait { $0.prop.text = "b" }
+        editor = nil
+        await bus.flush()
+        #expect(!history.canUndo && history.undoCount == 0)
+        #expect(await history.undo() == false)
+    }
+
     @Test("a mix that changed two substances is undone as one step, and awaited")
     func chainIsOneStep() async {
         let bus = Flux()

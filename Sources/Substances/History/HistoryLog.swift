@@ -5,12 +5,18 @@ import FluxBus
 /// and returns the entry that restores the state it replaced.
 struct HistoryEntry: Sendable {
     let substance: ObjectIdentifier
+    /// Whether the substance has gone away since (its state cannot come back).
+    let isGone: @Sendable () -> Bool
+    /// Restores the state; nil when the substance has gone away.
     let restore: @Sendable () -> HistoryEntry?
 }
 
 /// An undo or redo step: the states the substances one mix changed had before it.
 struct HistoryStep: Sendable {
     var entries: [HistoryEntry]
+    /// Whether a substance of it still lives: a step whose substances have all gone away is
+    /// nothing to undo.
+    var isLive: Bool { entries.contains { !$0.isGone() } }
     /// The work item that made it, and when.
     var item: UInt64
     var time: ContinuousClock.Instant
@@ -61,21 +67,35 @@ final class HistoryLog: Sendable {
         }
     }
 
-    /// Undoes (`back`) or redoes one step, on the bus.
+    /// Undoes (`back`) or redoes one step, on the bus: the last one a substance of which still
+    /// lives. The steps of substances gone away since are dropped on the way (as `UndoManager`
+    /// drops the actions of a target that went away); false when no step is left.
     func step(back: Bool) -> Bool {
-        let step: HistoryStep? = stacks.withLock { stacks in
-            guard let step = back ? stacks.undo.popLast() : stacks.redo.popLast() else { return nil }
-            stacks.stepping = true
-            return step
+        while true {
+            let step: HistoryStep? = stacks.withLock { stacks in
+                guard let step = back ? stacks.undo.popLast() : stacks.redo.popLast() else { return nil }
+                stacks.stepping = true
+                return step
+            }
+            guard let step else { return false }
+            // Restored in reverse order; each restore gives the entry that goes back again.
+            let inverse = step.entries.reversed().compactMap { $0.restore() }
+            let restored = !inverse.isEmpty
+            stacks.withLock { stacks in
+                if restored {
+                    let opposite = HistoryStep(entries: inverse.reversed(), item: 0, time: step.time)
+                    if back { stacks.redo.append(opposite) } else { stacks.undo.append(opposite) }
+                }
+                stacks.stepping = false
+            }
+            if restored { return true }
         }
-        guard let step else { return false }
-        // Restored in reverse order; each restore gives the entry that goes back again.
-        let inverse = step.entries.reversed().compactMap { $0.restore() }
+    }
+
+    /// The steps to undo and to redo whose substances (one at least) still live.
+    var liveCounts: (undo: Int, redo: Int) {
         stacks.withLock { stacks in
-            let opposite = HistoryStep(entries: inverse.reversed(), item: 0, time: step.time)
-            if back { stacks.redo.append(opposite) } else { stacks.undo.append(opposite) }
-            stacks.stepping = false
+            (stacks.undo.reduce(0) { $0 + ($1.isLive ? 1 : 0) }, stacks.redo.reduce(0) { $0 + ($1.isLive ? 1 : 0) })
         }
-        return true
     }
 }

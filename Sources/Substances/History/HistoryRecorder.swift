@@ -21,12 +21,14 @@ extension Substance: HistorySubject {
     /// ``SubstanceReference``, the one weak holder of a substance).
     fileprivate func historyEntry(restoring state: S) -> HistoryEntry {
         let reference = self.reference
-        return HistoryEntry(substance: ObjectIdentifier(self)) {
-            guard let substance = reference.substance as? Substance<S> else { return nil }
-            let current = substance.committedState
-            substance.replaceState(with: state)
-            return substance.historyEntry(restoring: current)
-        }
+        return HistoryEntry(
+            substance: ObjectIdentifier(self), isGone: { reference.substance == nil },
+            restore: {
+                guard let substance = reference.substance as? Substance<S> else { return nil }
+                let current = substance.committedState
+                substance.replaceState(with: state)
+                return substance.historyEntry(restoring: current)
+            })
     }
 }
 

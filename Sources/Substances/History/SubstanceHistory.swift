@@ -70,8 +70,9 @@ public final class SubstanceHistory: Sendable {
         for recorder in recorders { recorder.stop() }
     }
 
-    /// Enqueues an undo: commits the states before the last undo step. Does nothing when there is
-    /// nothing to undo. `completion` is called on the bus once done, with whether it undid a step
+    /// Enqueues an undo: commits the states before the last undo step (the last of which a
+    /// substance still lives: the steps of substances gone away are dropped on the way). Does
+    /// nothing when there is nothing to undo. `completion` is called on the bus once done, with whether it undid a step
     /// (pass nil to enqueue it and go on).
     ///
     /// The completion has no default: `history.undo()` is always the `async` one, which waits.
@@ -140,10 +141,11 @@ public final class SubstanceHistory: Sendable {
     public var canUndo: Bool { undoCount > 0 }
     /// Whether there is a step to redo, as of the last bus item that ran.
     public var canRedo: Bool { redoCount > 0 }
-    /// The number of steps to undo.
-    public var undoCount: Int { log.stacks.withLock { $0.undo.count } }
-    /// The number of steps to redo.
-    public var redoCount: Int { log.stacks.withLock { $0.redo.count } }
+    /// The number of steps to undo: those of which a substance still lives (the steps of
+    /// substances gone away since are not counted, and an undo passes them by).
+    public var undoCount: Int { log.liveCounts.undo }
+    /// The number of steps to redo, counted as ``undoCount``.
+    public var redoCount: Int { log.liveCounts.redo }
 
     /// Forgets every step (as a bus item).
     public func clear() {
