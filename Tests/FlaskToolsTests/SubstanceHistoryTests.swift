@@ -158,6 +158,24 @@ struct SubstanceHistoryTests {
         #expect(editor.state.text == "")
     }
 
+    @Test("a change right after a redo is a step of its own, as after an undo: it does not merge into the redone step")
+    func noMergeAfterRedo() async {
+        let bus = Flux()
+        let editor = Editor(name: "editor", bus: bus)
+        let clock = ManualClock()
+        let history = SubstanceHistory(of: editor, mergingWithin: .milliseconds(500)) { clock.now }
+        bus.dispatch(.type, ["text": "a"])
+        await bus.flush()
+        #expect(await history.undo())
+        #expect(await history.redo())
+        clock.advance(by: .milliseconds(100))
+        bus.dispatch(.type, ["text": "b"])
+        await bus.flush()
+        #expect(history.undoCount == 2)
+        #expect(await history.undo())
+        #expect(editor.state.text == "a")
+    }
+
     @Test("a history does not keep its substance alive, and stops recording when released")
     func lifetime() async {
         let bus = Flux()

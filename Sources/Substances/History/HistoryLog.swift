@@ -20,6 +20,9 @@ struct HistoryStep: Sendable {
     /// The work item that made it, and when.
     var item: UInt64
     var time: ContinuousClock.Instant
+    /// Whether a commit close to it merges into it: not for a step an undo or a redo put back (a
+    /// change after a redo is a step of its own, as after an undo).
+    var merges = true
 }
 
 struct HistoryStacks: Sendable {
@@ -51,7 +54,7 @@ final class HistoryLog: Sendable {
             guard !stacks.stepping else { return }
             stacks.redo.removeAll()
             if var last = stacks.undo.popLast() {
-                if last.item == item || time - last.time < interval {
+                if last.item == item || (last.merges && time - last.time < interval) {
                     // One mix (or changes close together): one step. A substance's first state in
                     // the step is the one to go back to.
                     if !last.entries.contains(where: { $0.substance == entry.substance }) { last.entries.append(entry) }
@@ -83,7 +86,7 @@ final class HistoryLog: Sendable {
             let restored = !inverse.isEmpty
             stacks.withLock { stacks in
                 if restored {
-                    let opposite = HistoryStep(entries: inverse.reversed(), item: 0, time: step.time)
+                    let opposite = HistoryStep(entries: inverse.reversed(), item: 0, time: step.time, merges: false)
                     if back { stacks.redo.append(opposite) } else { stacks.undo.append(opposite) }
                 }
                 stacks.stepping = false
