@@ -1,3 +1,4 @@
+import FlaskLocking
 import FlaskTestSupport
 import FlaskTools
 import FluxBus
@@ -31,6 +32,24 @@ private struct Notebook: State {
     var members: [Member] = []
     var token = ""
     static var secretKeys: Set<String> { ["token", "members.password"] }
+}
+
+private struct Settings: State {
+    struct Auth: Codable, Sendable, Equatable {
+        var token = ""
+        var user = ""
+    }
+    var auth = Auth()
+    var theme = ""
+    static var secretKeys: Set<String> { ["auth.token"] }
+}
+
+/// A substance whose name changes: a document renamed by its user.
+private final class Renamable: Substance<Prices>, @unchecked Sendable {
+    // `@unchecked Sendable` restated from `Substance`: its one property of its own is a
+    // `LockedValue`, safe from any thread.
+    let current = LockedValue("edges.rename.draft")
+    override func name() -> String { current.withLock { $0 } }
 }
 
 private struct Prices: State {
@@ -98,6 +117,76 @@ struct JournalReplayEdgesTests {
         #expect(fresh.state.notes == ["n1": Note(text: "x", pinned: true)] && fresh.state.token == "")
         // The appended member is made again without the secret the journal never held.
         #expect(fresh.state.members == [Member(user: "ada", password: nil)])
+    }
+
+    @Test("a chain that sets a secret two levels deep replays without a divergence")
+    func deepSecret() async throws {
+        let bus = Flux(label: "edges.deep")
+        let journal = MixJournal()
+        bus.use(journal)
+        let settings = Substance<Settings>(name: "edges.deep.settings", bus: bus)
+        await ChainReaction().mix(settings) { $0.prop.auth.token = "T" }.reactAndWait()
+        await ChainReaction().mix(settings) {
+            $0.prop.auth.token = "U"
+            $0.prop.auth.user = "ada"
+        }.reactAndWait()
+        let replayBus = Flux(label: "edges.deep.replay")
+        let fresh = Substance<Settings>(name: "edges.deep.settings", bus: replayBus)
+        let replay = await journal.replay(on: replayBus, substances: [fresh])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(fresh.state.auth == Settings.Auth(token: "", user: "ada"))
+    }
+
+    @Test("a substance renamed between two of its commits starts its states again under its new name")
+    func renamed() async throws {
+        let bus = Flux(label: "edges.rename")
+        let journal = MixJournal()
+        bus.use(journal)
+        let document = Renamable(bus: bus)
+        await ChainReaction().mix(document) { $0.prop.count = 1 }.reactAndWait()
+        document.current.withLock { $0 = "edges.rename.final" }
+        await ChainReaction().mix(document) { $0.prop.count = 2 }.reactAndWait()
+        let kept = journal.document
+        let last = try #require(kept.entries.last)
+        #expect(last.changes.first?.substance == "edges.rename.final" && last.changes.first?.start != nil)
+        #expect(kept.states(after: last.serial)["edges.rename.final"]?.value(at: "count") == .int(2))
+        #expect(kept.states(after: last.serial)["edges.rename.draft"]?.value(at: "count") == .int(1))
+    }
+
+    @Test("a journal of an earlier version, its whole doubles written as integers, replays without a divergence")
+    func earlierWholeDoubles() async throws {
+        let bus = Flux(label: "edges.earlier")
+        let journal = MixJournal()
+        bus.use(journal)
+        let prices = Substance<Prices>(name: "edges.earlier.prices", bus: bus)
+        await ChainReaction().mix(prices) { $0.prop.prices = [3] }.reactAndWait()
+        // As an earlier version wrote it: the element as the integer JSON reads it as.
+        let earlier = journal.jsonLines().replacingOccurrences(of: #"{"$double":"3.0"}"#, with: "3")
+        #expect(earlier != journal.jsonLines())
+        let replayBus = Flux(label: "edges.earlier.replay")
+        let fresh = Substance<Prices>(name: "edges.earlier.prices", bus: replayBus)
+        let replay = await MixJournal.replay(
+            try MixJournal.Document(jsonLines: earlier), on: replayBus, substances: [fresh])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(fresh.state.prices == [3])
+    }
+
+    @Test("two exports one after the other are refused at the second's line of starting states")
+    func twoExports() async throws {
+        let bus = Flux(label: "edges.two")
+        let journal = MixJournal()
+        bus.use(journal)
+        let prices = Substance<Prices>(name: "edges.two.prices", bus: bus)
+        await ChainReaction().mix(prices) { $0.prop.count = 1 }.reactAndWait()
+        let lines = journal.jsonLines()
+        #expect {
+            try MixJournal.Document(jsonLines: lines + lines)
+        } throws: { error in
+            let error = error as? MixJournal.Document.LineError
+            return error?.line == 3 && error?.reason.contains("after the first line") == true
+        }
+        // Blank lines before it do not count: it is still the first line.
+        #expect(try MixJournal.Document(jsonLines: "\n\n" + lines).entries.count == 1)
     }
 
     @Test(

@@ -46,8 +46,8 @@ extension MixJournal {
         /// UTF-8 byte order mark at the start is skipped.
         ///
         /// - Throws: ``LineError`` for the first line that is neither an entry nor the line of
-        ///   starting states, is longer than ``MixJournal/lineLimit``, or nests deeper than a JSON
-        ///   reader accepts.
+        ///   starting states (which comes first, or not at all), is longer than
+        ///   ``MixJournal/lineLimit``, or nests deeper than a JSON reader accepts.
         public init(jsonLines text: String) throws {
             try self.init(jsonLines: text, startLimit: 2 * MixJournal.startStateLimit)
         }
@@ -87,6 +87,8 @@ extension MixJournal {
             var startStates: [String: JournalValue] = [:]
             var entries: [Entry] = []
             private var number = 0
+            /// Whether a line that is not blank was read: the line of starting states comes first.
+            private var readALine = false
             /// About how many bytes of JSON a starting state keeps, in the line of starting states
             /// and in a change's ``Change/start`` alike.
             private let startLimit: Int
@@ -140,10 +142,16 @@ extension MixJournal {
                     )
                 }
                 let data = Data(line)
+                defer { readALine = true }
                 do {
                     if data.starts(with: Document.headerStart),
                         let header = try? decoder.decode(Header.self, from: data)
                     {
+                        // A second one would replace the first's starting states, and rebuild the
+                        // entries before it from states they never had.
+                        guard !readALine else {
+                            throw LineError(line: number, reason: Document.headerNotFirst)
+                        }
                         // Cut as when recorded, for a file made elsewhere (at twice the limit: the
                         // journal's own, cut at about the limit, read back unchanged).
                         startStates = header.flaskJournal.startStates.mapValues {
@@ -152,11 +160,18 @@ extension MixJournal {
                     } else {
                         entries.append(try decoder.decode(Entry.self, from: data))
                     }
+                } catch let error as LineError {
+                    throw error
                 } catch {
                     throw LineError(line: number, reason: "not an entry (\(error))")
                 }
             }
         }
+
+        /// Why a line of starting states after the first line is refused.
+        static let headerNotFirst =
+            "a line of starting states after the first line (two journals' lines one after the other?): "
+            + "a journal's comes first"
 
         /// Where a reader tells ``Change/init(from:)`` how far to cut a starting state.
         static let startLimitKey = CodingUserInfoKey(rawValue: "flaskJournal.startLimit")!
@@ -226,7 +241,8 @@ extension MixJournal {
                 }
             }
             // Each line ends with its `\n`, the last one too, as JSON Lines has it: text appended
-            // to an export (another export, a line of one's own) starts a line of its own.
+            // to an export starts a line of its own. (Another export appended is refused when
+            // read: its line of starting states is not the first.)
             return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
         }
 

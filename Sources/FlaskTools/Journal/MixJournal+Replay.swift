@@ -138,6 +138,7 @@ extension MixJournal {
             guard let state = states[name] else { continue }
             switch target(named: name, in: substances) {
             case .success(let target): starts.append((target, state))
+            case .failure(let reason) where reason.cannotTakeStates: continue
             case .failure(let reason):
                 skipped.append(Replay.Skip(serial: serial, mixer: "replay start", reason: reason.text))
             }
@@ -210,9 +211,11 @@ extension MixJournal {
                     $0.substance < $1.substance
                 }
                 let again = changes.map(\.withoutSecretKeys).filter(\.counts).sorted { $0.substance < $1.substance }
+                // Keys as sets: their order follows the shape of the change (a secret left out of
+                // one side leaves its parents in another order).
                 let sameKeys =
-                    recorded.map { ($0.substance, $0.keys, $0.aborted) }.elementsEqual(
-                        again.map { ($0.substance, $0.keys, $0.aborted) }, by: ==)
+                    recorded.map { ($0.substance, $0.keys.sorted(), $0.aborted) }.elementsEqual(
+                        again.map { ($0.substance, $0.keys.sorted(), $0.aborted) }, by: ==)
                 let values = sameKeys ? valueDivergences(recorded, again) : []
                 if !sameKeys || !values.isEmpty {
                     divergences.append(
@@ -380,8 +383,12 @@ extension MixJournal {
             return .failure(
                 NoTarget(text: "\(named.count) substances named \(name) were given, where a replay needs one"))
         }
-        guard let target = named.first as? any EncodedStateApplying else {
+        guard let substance = named.first else {
             return .failure(NoTarget(text: "no substance named \(name) was given"))
+        }
+        guard let target = substance as? any EncodedStateApplying else {
+            return .failure(
+                NoTarget(text: "\(name) is no Substance, and takes no recorded state", cannotTakeStates: true))
         }
         return .success(target)
     }
@@ -389,6 +396,8 @@ extension MixJournal {
     /// Why a replayed task has no substance to apply a change to.
     private struct NoTarget: Error {
         let text: String
+        /// The one substance of the name is no `Substance`: it takes no recorded state.
+        var cannotTakeStates = false
     }
 
     private static func skip(_ entry: Entry, _ reason: String) -> Replay.Skip {
@@ -408,11 +417,13 @@ extension MixJournal.Change {
     var withoutSecretKeys: MixJournal.Change {
         guard let values, values.contains(where: { $0.old == .redacted || $0.new == .redacted }) else { return self }
         let secret = values.filter { $0.old == .redacted || $0.new == .redacted }.map(\.key)
-        // The secret keys and what is below them go; then a parent that was changed only for a
-        // secret below it (no other key below it is left).
-        let notSecret = keys.filter { key in !secret.contains { key == $0 || key.hasPrefix($0 + ".") } }
-        let keptKeys = notSecret.filter { key in
-            !secret.contains { $0.hasPrefix(key + ".") } || notSecret.contains { $0.hasPrefix(key + ".") }
+        let plain = values.filter { $0.old != .redacted && $0.new != .redacted }.map(\.key)
+        // A key stays when it is no secret (nor below one) and goes with a value that is no
+        // secret: the value's own key, a parent of it, or a key inside a value recorded whole
+        // (an entry added is recorded as one value, its keys below it).
+        let keptKeys = keys.filter { key in
+            !secret.contains { key == $0 || key.hasPrefix($0 + ".") }
+                && plain.contains { $0 == key || $0.hasPrefix(key + ".") || key.hasPrefix($0 + ".") }
         }
         return MixJournal.Change(
             substance: substance, keys: keptKeys, values: values.filter { !secret.contains($0.key) }, aborted: aborted,
@@ -434,6 +445,8 @@ extension JournalValue {
     func isSame(as other: JournalValue) -> Bool {
         switch (self, other) {
         case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
+        // A whole double recorded by an earlier version as an integer (`5`) is the same number.
+        case (.int(let a), .double(let b)), (.double(let b), .int(let a)): Double(a) == b
         case (.array(let a), .array(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.isSame(as: $1) }
         case (.object(let a), .object(let b)):
             a.count == b.count && a.allSatisfy { key, value in b[key].map(value.isSame(as:)) ?? false }

@@ -357,8 +357,9 @@ public final class MixJournal: FluxMiddleware {
         /// The changed keys' values, when the journal records them.
         var values: [KeyChange]? = nil
         var aborted = false
-        /// The state before the mix of a substance made again under a name the journal knows
-        /// (`Change.start`): the one change of that substance where its states start again.
+        /// The state before the mix of a substance whose states start again here under a name the
+        /// journal knows (`Change.start`): made again, or taking the name back from another one
+        /// alive under it (once each time the name changes hands).
         var start: JournalValue? = nil
 
         var change: Change {
@@ -578,6 +579,8 @@ public final class MixJournal: FluxMiddleware {
         /// The last one asked about, which is in `all`: most mixes change the substance the mix
         /// before changed, then found seen without hashing it (scenario S1j).
         var last = SeenSubstance(nil)
+        /// The name `last` committed under.
+        var lastName = ""
         /// The substance that last committed under each name: the one the name's rebuilt states
         /// follow. Two alive under one name take it in turns.
         var byName: [String: SeenSubstance] = [:]
@@ -641,9 +644,11 @@ public final class MixJournal: FluxMiddleware {
     /// (`.takingNameBack`): its states start again from its own there.
     func sight(of substance: any AnySubstance, named name: String) -> Sight {
         seen.withLock { seen in
-            // The last one to commit holds its name: no other commit under it came in between.
-            if seen.last.object === substance { return .following }
+            // The last one to commit holds its name: no other commit under it came in between
+            // (unless it commits under another name now: `name()` may change).
+            if seen.last.object === substance, seen.lastName == name { return .following }
             seen.last = SeenSubstance(substance)
+            seen.lastName = name
             let holder = seen.byName.updateValue(SeenSubstance(substance), forKey: name)
             let identity = ObjectIdentifier(substance)
             if seen.all[identity]?.object === substance {
