@@ -1,6 +1,7 @@
 import FlaskLocking
 import FlaskTestSupport
 import FluxBus
+import Reactors
 import Testing
 
 @testable import FlaskTools
@@ -221,6 +222,22 @@ struct SharedHistoryTests {
         #expect(await history.undo() == false)
         #expect(await history.redo())
         #expect(todos.state.count == 1)
+    }
+
+    @Test("a step of two substances, one of them gone away, restores the other, and redoes it")
+    func stepPartlyGone() async {
+        let bus = Flux()
+        let todos = Editor(name: "todos", bus: bus)
+        var sheet: Editor? = Editor(name: "sheet", bus: bus)
+        let history = SubstanceHistory(of: [todos, sheet!])
+        await ChainReaction().mix(todos) { $0.prop.count = 2 }.mix(sheet!) { $0.prop.text = "x" }.reactAndWait()
+        sheet = nil
+        await bus.flush()
+        #expect(history.undoCount == 1)
+        #expect(await history.undo())
+        #expect(todos.state.count == 0)
+        #expect(await history.redo())
+        #expect(todos.state.count == 2)
     }
 
     @Test("a history whose one substance has gone away has nothing to undo")

@@ -95,10 +95,19 @@ final class HistoryLog: Sendable {
         }
     }
 
-    /// The steps to undo and to redo whose substances (one at least) still live.
-    var liveCounts: (undo: Int, redo: Int) {
-        stacks.withLock { stacks in
-            (stacks.undo.reduce(0) { $0 + ($1.isLive ? 1 : 0) }, stacks.redo.reduce(0) { $0 + ($1.isLive ? 1 : 0) })
-        }
+    /// The steps to undo (or to redo) of which a substance still lives. Read from a copy of the
+    /// stack: a substance is asked whether it lives outside the lock, since the strong reference
+    /// that asking takes may be the last one, and its deinit must not run under the lock (the bus
+    /// records every commit under it).
+    func liveCount(back: Bool) -> Int {
+        let steps = stacks.withLock { back ? $0.undo : $0.redo }
+        return steps.reduce(0) { $0 + ($1.isLive ? 1 : 0) }
+    }
+
+    /// Whether a step to undo (or to redo) of which a substance still lives is left: the newest
+    /// steps are asked first, and the first live one answers.
+    func hasLiveStep(back: Bool) -> Bool {
+        let steps = stacks.withLock { back ? $0.undo : $0.redo }
+        return steps.reversed().contains { $0.isLive }
     }
 }
