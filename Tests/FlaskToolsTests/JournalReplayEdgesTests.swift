@@ -30,8 +30,9 @@ private struct Member: Codable, Sendable, Equatable {
 private struct Notebook: State {
     var notes: [String: Note] = [:]
     var members: [Member] = []
+    var owner: Member?
     var token = ""
-    static var secretKeys: Set<String> { ["token", "members.password"] }
+    static var secretKeys: Set<String> { ["token", "members.password", "owner.password"] }
 }
 
 private struct Settings: State {
@@ -109,6 +110,8 @@ struct JournalReplayEdgesTests {
         }.reactAndWait()
         await ChainReaction().mix(notebook) { $0.prop.members.append(Member(user: "ada", password: "pw")) }
             .reactAndWait()
+        // An optional that appears, with a secret inside: its key is no difference either.
+        await ChainReaction().mix(notebook) { $0.prop.owner = Member(user: "ada", password: "pw") }.reactAndWait()
         #expect(!journal.jsonLines().contains("\"pw\"") && !journal.jsonLines().contains("\"T\""))
         let replayBus = Flux(label: "edges.notebook.replay")
         let fresh = Substance<Notebook>(name: name, bus: replayBus)
@@ -117,6 +120,7 @@ struct JournalReplayEdgesTests {
         #expect(fresh.state.notes == ["n1": Note(text: "x", pinned: true)] && fresh.state.token == "")
         // The appended member is made again without the secret the journal never held.
         #expect(fresh.state.members == [Member(user: "ada", password: nil)])
+        #expect(fresh.state.owner == Member(user: "ada", password: nil))
     }
 
     @Test("a chain that sets a secret two levels deep replays without a divergence")

@@ -88,6 +88,18 @@ extension JournalValue {
         }
     }
 
+    /// The keys (dotted as a change's keys: a component's own dots escaped, an element by its
+    /// index) at which it holds a redacted value, for the value at `key`.
+    func redactedKeys(at key: String) -> [String] {
+        switch self {
+        case .redacted: [key]
+        case .object(let values):
+            values.flatMap { child, value in value.redactedKeys(at: key + "." + DottedKey.escape(child)) }
+        case .array(let values): values.indices.flatMap { values[$0].redactedKeys(at: key + ".\($0)") }
+        default: []
+        }
+    }
+
     /// Whether a redacted value lies anywhere in it.
     var containsRedacted: Bool {
         switch self {
