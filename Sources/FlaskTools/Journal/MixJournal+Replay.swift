@@ -415,19 +415,21 @@ extension MixJournal.Change {
     /// outcome has none of them; a mix dispatched again may change them, which a replay cannot
     /// check either. Unchanged when values were not recorded, or when none is secret.
     var withoutSecretKeys: MixJournal.Change {
-        guard let values, values.contains(where: { $0.old.containsRedacted || $0.new.containsRedacted }) else {
-            return self
-        }
         // The secret keys: a value recorded redacted, or a place inside a value recorded whole (an
         // optional that appears, an entry added) where it holds a redacted one.
-        let secret = Set(values.flatMap { $0.old.redactedKeys(at: $0.key) + $0.new.redactedKeys(at: $0.key) })
+        guard let values,
+            case let secret = Set(values.flatMap { $0.old.redactedKeys(at: $0.key) + $0.new.redactedKeys(at: $0.key) }),
+            !secret.isEmpty
+        else { return self }
         let plain = values.filter { $0.old != .redacted && $0.new != .redacted }
         // A key stays when it is no secret (nor below one) and goes with a value that is no
         // secret: the value's own key, a parent of it, or a key inside a value recorded whole
         // (an entry added is recorded as one value, its keys below it).
         let keptKeys = keys.filter { key in
-            !secret.contains { key == $0 || key.hasPrefix($0 + ".") }
-                && plain.contains { $0.key == key || $0.key.hasPrefix(key + ".") || key.hasPrefix($0.key + ".") }
+            !secret.contains { key == $0 || DottedKey.isKey(key, below: $0) }
+                && plain.contains {
+                    $0.key == key || DottedKey.isKey($0.key, below: key) || DottedKey.isKey(key, below: $0.key)
+                }
         }
         return MixJournal.Change(substance: substance, keys: keptKeys, values: plain, aborted: aborted, start: start)
     }

@@ -5,8 +5,8 @@ import FluxBus
 /// and returns the entry that restores the state it replaced.
 struct HistoryEntry: Sendable {
     let substance: ObjectIdentifier
-    /// Whether the substance has gone away since (its state cannot come back).
-    let isGone: @Sendable () -> Bool
+    /// The substance, held weakly: whether it has gone away since (its state cannot come back).
+    let reference: SubstanceReference
     /// Restores the state; nil when the substance has gone away.
     let restore: @Sendable () -> HistoryEntry?
 }
@@ -16,7 +16,7 @@ struct HistoryStep: Sendable {
     var entries: [HistoryEntry]
     /// Whether a substance of it still lives: a step whose substances have all gone away is
     /// nothing to undo.
-    var isLive: Bool { entries.contains { !$0.isGone() } }
+    var isLive: Bool { entries.contains { $0.reference.substance != nil } }
     /// The work item that made it, and when.
     var item: UInt64
     var time: ContinuousClock.Instant

@@ -22,7 +22,7 @@ extension Substance: HistorySubject {
     fileprivate func historyEntry(restoring state: S) -> HistoryEntry {
         let reference = self.reference
         return HistoryEntry(
-            substance: ObjectIdentifier(self), isGone: { reference.substance == nil },
+            substance: ObjectIdentifier(self), reference: reference,
             restore: {
                 guard let substance = reference.substance as? Substance<S> else { return nil }
                 let current = substance.committedState
