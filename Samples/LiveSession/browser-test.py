@@ -179,6 +179,11 @@ try:
         ".filter((id) => !document.getElementById(id).disabled);")
     check(enabled == [], f"controls that would move the app while a file is browsed: {enabled}")
     check(rows_shown() == serials, f"the imported mixes {rows_shown()} are the file's {serials}")
+    # The live bus's earlier mixes were loading when the file came: the file's page says nothing of them.
+    note = browser.find_element(By.ID, "note").text
+    check("loading earlier" not in note, f"the imported page's note: {note}")
+    sent = browser.find_element(By.ID, "sent").text
+    check(sent == "", f"the live app's last dispatch answer, on the imported page: {sent}")
     first = serials[0]
     browser.execute_script(f"document.querySelector('#rows tr.mix[data-serial=\"{first}\"]').click();")
     wait.until(lambda _: f"State after mix #{first}" in browser.find_element(By.ID, "stateTitle").text)
