@@ -80,6 +80,30 @@ struct ArchiveLogTests {
         #expect(try Data(contentsOf: logURL(store, "k")) == damaged)
     }
 
+    @Test("a damaged log's problem names its line; stored() then says why the key is not written, not that a write failed")
+    func damagedLineSaid() async throws {
+        let store = try FileArchiveStore(directory: directory)
+        try store.set(Data(#"{"n":1}"#.utf8), forKey: "k")
+        try store.appendLog((patch(set(["n"], "2")).line), forKey: "k")
+        let handle = try FileHandle(forWritingTo: logURL(store, "k"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("this is not a patch\n".utf8))
+        try handle.close()
+        struct Value: Codable { var n = 0 }
+        let archiver = Archiver(store: store)
+        let restored = archiver.restore(Value.self, key: "k", defaultValue: Value(), owner: self as AnyObject)
+        let reason = try #require(restored.problems.first?.reason)
+        #expect(reason.contains("the log of k is damaged at line 2"), "\(reason)")
+        // The write is refused, never attempted; what stored() answers says so.
+        archiver.writeNow(key: "k", encode: { Data(#"{"n":7}"#.utf8) })
+        archiver.flush()
+        await #expect {
+            try await archiver.stored(key: "k")
+        } throws: { error in
+            (error as? ArchiveProblem)?.reason.contains("could not be read or kept aside") == true
+        }
+    }
+
     @Test("a whole value set over a log goes at the log's end; a removal is logged before the files go")
     func wholeAndRemoved() throws {
         let store = try FileArchiveStore(directory: directory)

@@ -120,6 +120,17 @@ struct ArchiverTimingTests {
         #expect(rig.store.writes.count == 1)
     }
 
+    @Test("writeNow with no completion writes all the same (it wrote nothing)")
+    func writeNowWithoutCompletion() {
+        let rig = Rig()
+        rig.schedule(1, after: 30)
+        rig.archiver.writeNow(key: "k", encode: { Data("2".utf8) })
+        rig.archiver.waitForWritesInProgress()
+        #expect(rig.value() == 2)
+        #expect(rig.archiver.pendingKeys.isEmpty)
+        #expect(rig.store.writes.count == 1)
+    }
+
     @Test("a write that fails reaches writeNow's completion")
     func writeNowFailure() async {
         let rig = Rig()

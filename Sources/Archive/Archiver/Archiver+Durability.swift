@@ -50,10 +50,9 @@ extension Archiver {
         if let write {
             problem = perform(write, key: key)
         } else {
-            // Nothing pending: what was scheduled is stored, or its last attempt failed.
-            problem = state.withLock { $0.failing[key] }.map { failure in
-                ArchiveProblem(key: key, kind: failure.kind, reason: "the last write of the key failed")
-            }
+            // Nothing pending: what was scheduled is stored, or its last attempt failed (or was
+            // refused), for the reason it gave then.
+            problem = state.withLock { $0.failing[key]?.problem }
         }
         let (waiting, next) = durability.withLock { durability in
             let (waiting, next) = durability.finish(key)

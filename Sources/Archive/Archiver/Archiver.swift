@@ -41,9 +41,10 @@ public final class Archiver: Sendable {
         /// Keys whose unreadable content could not be kept aside: writing them would destroy it, so
         /// writes are refused (and reported) until the key is removed or written explicitly.
         var protected: Set<String> = []
-        /// Keys whose last write failed, and how many attempts in a row have: a failure is
-        /// reported when it starts such an episode, and the first write that succeeds ends it.
-        var failing: [String: (attempts: Int, kind: ArchiveProblem.Kind)] = [:]
+        /// Keys whose last write failed, how many attempts in a row have, and the last one's
+        /// problem (what ``stored(key:)`` answers when nothing is pending): a failure is reported
+        /// when it starts such an episode, and the first write that succeeds ends it.
+        var failing: [String: (attempts: Int, problem: ArchiveProblem)] = [:]
         /// The logs of the keys written whole by this archiver, which patches may be appended to.
         var logs: [String: KeyLog] = [:]
         var minimumCompactionBytes = Archiver.defaultMinimumCompactionBytes
@@ -192,11 +193,11 @@ public final class Archiver: Sendable {
         } catch let owned as ArchiveKeyOwnedError {
             // Read all the same: what the owner wrote is what there is. Writes are refused, and
             // their refusal is not reported again (it starts no new episode).
-            problems.append(
-                ArchiveProblem(
-                    key: key, kind: .keyInUse,
-                    reason: owned.description + "; restored what it holds, and this store will not write it"))
-            state.withLock { $0.failing[key] = (0, .keyInUse) }
+            let problem = ArchiveProblem(
+                key: key, kind: .keyInUse,
+                reason: owned.description + "; restored what it holds, and this store will not write it")
+            problems.append(problem)
+            state.withLock { $0.failing[key] = (0, problem) }
         } catch {
             // The read below reports a store that fails.
         }
@@ -336,23 +337,25 @@ public final class Archiver: Sendable {
     ///   it owned it; ``ArchiveProblem/Kind/storeFailed(operation:)`` when the store cannot claim it.
     public func confirmOwnership(of key: String, store: (any ArchiveStore)? = nil) throws(ArchiveProblem) {
         let store = store ?? self.store
-        if let failure = state.withLock({ $0.failing[key] }),
-            failure.kind == .keyInUse || failure.kind == .ownershipLost
+        if let failure = state.withLock({ $0.failing[key]?.problem.kind }),
+            failure == .keyInUse || failure == .ownershipLost
         {
             throw ArchiveProblem(
-                key: key, kind: failure.kind,
-                reason: failure.kind == .keyInUse
+                key: key, kind: failure,
+                reason: failure == .keyInUse
                     ? "another live owner held the key when it was restored; restart to restore what it wrote"
                     : "the archive was removed or moved from under this owner; restore it again")
         }
         do {
             try store.claim(key: key)
         } catch let owned as ArchiveKeyOwnedError {
-            state.withLock { $0.failing[key] = (0, .keyInUse) }
-            throw ArchiveProblem(key: key, kind: .keyInUse, reason: owned.description)
+            let problem = ArchiveProblem(key: key, kind: .keyInUse, reason: owned.description)
+            state.withLock { $0.failing[key] = (0, problem) }
+            throw problem
         } catch let lost as ArchiveOwnershipLostError {
-            state.withLock { $0.failing[key] = (0, .ownershipLost) }
-            throw ArchiveProblem(key: key, kind: .ownershipLost, reason: lost.description)
+            let problem = ArchiveProblem(key: key, kind: .ownershipLost, reason: lost.description)
+            state.withLock { $0.failing[key] = (0, problem) }
+            throw problem
         } catch {
             throw ArchiveProblem(
                 key: key, kind: .storeFailed(operation: "claim"), reason: ArchiveErrorReason.describe(error))
@@ -446,7 +449,10 @@ public final class Archiver: Sendable {
             wakeUp: 0, owner: ownerID(owner), started: started)
         worker.async { [self] in
             if conflict { onFailure?(Archiver.keyInUse(key)) }
-            completion?(perform(write, key: key))
+            // Performed first, then passed on: as the argument of `completion?(…)`, the write was
+            // not evaluated at all when there was no completion.
+            let problem = perform(write, key: key)
+            completion?(problem)
         }
     }
 
@@ -560,9 +566,9 @@ public final class Archiver: Sendable {
             state -> ((@Sendable (ArchiveProblem) -> Void)?, PendingWrites.Action) in
             let previous = state.failing[key]
             let attempts = (previous?.attempts ?? 0) + 1
-            state.failing[key] = (attempts, problem.kind)
+            state.failing[key] = (attempts, problem)
             // Reported when an episode starts, or when its kind of failure changes.
-            let report = previous?.kind == problem.kind ? nil : write.onFailure
+            let report = previous?.problem.kind == problem.kind ? nil : write.onFailure
             // An encoding fails the same way every time, and a protected key is refused until
             // it is removed or written: only a store's failure is worth another attempt.
             guard case .storeFailed = problem.kind, !protected else { return (report, .none) }

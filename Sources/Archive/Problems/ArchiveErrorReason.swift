@@ -22,11 +22,7 @@ enum ArchiveErrorReason {
             return "expected \(type) at \(path(context.codingPath))"
         case DecodingError.valueNotFound(let type, let context):
             return "missing \(type) at \(path(context.codingPath))"
-        case let error as ArchiveForeignValueError:
-            return error.description
-        case let error as ArchiveSpecialFileError:
-            return error.description
-        case let error as ArchiveOwnershipLostError:
+        case let error as any ArchiveOwnError:
             return error.description
         case let error as POSIXError:
             return "\(String(cString: strerror(error.code.rawValue))) (errno \(error.code.rawValue))"
@@ -79,3 +75,15 @@ enum ArchiveErrorReason {
         return String(describing: type(of: key)) == "_DictionaryCodingKey"
     }
 }
+
+/// An error of the archive's own, whose description names keys, files, lines and kinds of value,
+/// never a value: a diagnostic quotes it as it is. (An error the archive does not know is described
+/// by its type and code only.)
+protocol ArchiveOwnError: Error, CustomStringConvertible {}
+
+extension ArchiveForeignValueError: ArchiveOwnError {}
+extension ArchiveSpecialFileError: ArchiveOwnError {}
+extension ArchiveOwnershipLostError: ArchiveOwnError {}
+extension ArchiveKeyOwnedError: ArchiveOwnError {}
+extension ArchiveLogDamagedError: ArchiveOwnError {}
+extension JSONTreeError: ArchiveOwnError {}
