@@ -141,6 +141,19 @@ struct ToolsTests {
         withExtendedLifetime(owner) {}
     }
 
+    @Test("the undo sample of getting started logs out in one chain and undoes it in one step")
+    func undoLogoutSample() async {
+        await Flask.withBus(Flux()) {
+            let session = makeSession()
+            let todos = Substance<TodoState>()
+            await Flask.apply(Login(user: "ada"))
+            await ChainReaction().mix(todos) { $0.prop.items = ["tea"] }.reactAndWait()
+            #expect(await logOutThenUndo(session: session, todos: todos))
+            #expect(session.state.user == "ada")
+            #expect(todos.state.items == ["tea"])
+        }
+    }
+
     @Test("the probe sample passes, and the lock watch sample watches")
     func probeAndWatchSamples() async throws {
         let bus = Flux()

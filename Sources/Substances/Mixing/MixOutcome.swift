@@ -15,10 +15,15 @@ import Archive
 /// }
 /// for changes in outcome.changes { print(changes.keys) }
 /// ```
+///
+/// An outcome holds the substances it names (``Entry/substance``), and its changes hold their old
+/// and new states: keep it no longer than you read it. A substance whose last other reference
+/// goes lives on while an outcome is kept (its archive key stays claimed, so a substance made
+/// again under that key is refused as a second owner until the outcome goes).
 public struct MixOutcome: Sendable {
     /// One substance's part in the mix.
     public struct Entry: Sendable, CustomStringConvertible {
-        /// The substance.
+        /// The substance, held as long as the entry is (see ``MixOutcome``).
         public let substance: any AnySubstance
         /// How its transaction ended.
         public let result: Result

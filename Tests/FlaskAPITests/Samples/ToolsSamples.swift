@@ -117,9 +117,13 @@ struct TodoState: State {
     var items: [String] = []
 }
 
-func undoLogout(session: Session, todos: Substance<TodoState>) async -> Bool {
+func logOutThenUndo(session: Session, todos: Substance<TodoState>) async -> Bool {
     let history = SubstanceHistory(of: [session, todos], limit: 50)
-    // ... a chain reaction logs out and clears the todos ...
+    await ChainReaction()
+        .mix(session) { $0.prop.user = nil }
+        .mix(todos) { $0.prop.items = [] }
+        .reactAndWait()
+    // One step: the user and the todos come back together.
     return await history.undo()
 }
 
