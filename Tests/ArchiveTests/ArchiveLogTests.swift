@@ -80,7 +80,9 @@ struct ArchiveLogTests {
         #expect(try Data(contentsOf: logURL(store, "k")) == damaged)
     }
 
-    @Test("a damaged log's problem names its line; stored() then says why the key is not written, not that a write failed")
+    @Test(
+        "a damaged log's problem names its line; stored() then says why the key is not written, not that a write failed"
+    )
     func damagedLineSaid() async throws {
         let store = try FileArchiveStore(directory: directory)
         try store.set(Data(#"{"n":1}"#.utf8), forKey: "k")

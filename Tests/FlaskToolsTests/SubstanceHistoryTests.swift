@@ -196,6 +196,77 @@ struct SubstanceHistoryTests {
         await history?.undo()
         await bus.flush()
     }
+
+    @Test("an undo and a redo name the mixes of their step: in their commits, in a journal's entries and on its page")
+    func historyStepNamed() async throws {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let clock = ManualClock()
+        let editor = Editor(name: "step-named", bus: bus)
+        let history = SubstanceHistory(of: editor, mergingWithin: .seconds(1), now: { clock.now })
+        let sources = CommitSources()
+        editor.bind(sources)
+        // Two increments close together (one step), then one alone.
+        bus.dispatch(.increment)
+        await bus.flush()
+        clock.advance(by: .milliseconds(500))
+        bus.dispatch(.increment)
+        await bus.flush()
+        clock.advance(by: .seconds(5))
+        bus.dispatch(.increment)
+        await bus.flush()
+        let made = sources.all.map(\.serial)
+        #expect(made.count == 3 && sources.all.allSatisfy(\.historyStep.isEmpty))
+        #expect(await history.undo())
+        #expect(await history.undo())
+        #expect(await history.redo())
+        #expect(editor.state.count == 2)
+        // The commits: each step's mixes by their commits' serials, oldest first.
+        #expect(sources.all.dropFirst(3).map(\.historyStep) == [[made[2]], [made[0], made[1]], [made[0], made[1]]])
+        // The journal: by its own serials.
+        let entries = journal.entries
+        #expect(entries.map(\.mixer) == ["increment", "increment", "increment", "undo", "undo", "redo"])
+        let serials = entries.map(\.serial)
+        #expect(
+            entries.map(\.historyStep) == [
+                [], [], [], [serials[2]], [serials[0], serials[1]], [serials[0], serials[1]],
+            ])
+        // Through the JSON lines; a line without it (a journal written before) reads none.
+        let read = try MixJournal.Document(jsonLines: journal.jsonLines())
+        #expect(read.entries.map(\.historyStep) == entries.map(\.historyStep))
+        // The page: a link to each.
+        let page = journal.timelineHTML()
+        #expect(page.contains("undoes <a href=\"#mix=\(serials[2])\">#\(serials[2])</a>"))
+        #expect(
+            page.contains(
+                "redoes <a href=\"#mix=\(serials[0])\">#\(serials[0])</a>, <a href=\"#mix=\(serials[1])\">#\(serials[1])</a>"
+            ))
+        editor.unbind(sources)
+    }
+
+    @Test("an undo names only the mixes its journal holds: those made before it was in use are not named")
+    func historyStepBeforeTheJournal() async {
+        let bus = Flux()
+        let editor = Editor(name: "step-before", bus: bus)
+        let history = SubstanceHistory(of: editor)
+        bus.dispatch(.increment)
+        await bus.flush()
+        let journal = MixJournal()
+        bus.use(journal)
+        #expect(await history.undo())
+        #expect(journal.entries.map(\.mixer) == ["undo"])
+        #expect(journal.entries.first?.historyStep == [])
+    }
+}
+
+/// The source of each commit of a substance: its serial and the mixes an undo or a redo names.
+private final class CommitSources: SubstanceObserver {
+    private let recorded = Recorder<(serial: UInt64, historyStep: [UInt64])>()
+    var all: [(serial: UInt64, historyStep: [UInt64])] { recorded.all }
+    func didCommit(_ commit: Commit) {
+        recorded.append((commit.serial, commit.mix.historyStep))
+    }
 }
 
 @Suite("Undo and redo over several substances")

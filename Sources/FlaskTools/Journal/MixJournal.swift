@@ -60,6 +60,12 @@ public final class MixJournal: FluxMiddleware {
         /// The new states of the substances a task (chain, rollback, undo) changed, as JSON:
         /// a replay applies them, since a task's closures cannot be recorded.
         public let states: [String: Data]?
+        /// For an undo or a redo (`SubstanceHistory`, the task `undo` or `redo`): the serials of
+        /// the entries whose step it took back or made again, oldest first (several when commits
+        /// close together merged into one step). Those the journal held when it recorded the undo:
+        /// a mix dropped from the ring, or made before the journal was in use, is not named.
+        /// Empty for any other mix.
+        public let historyStep: [UInt64]
 
         /// The mixer's name as text, `Domain.name` (for a typed action, its type's name), without
         /// the values a case or structure holds (see `FluxMixerName.description`).
@@ -89,7 +95,7 @@ public final class MixJournal: FluxMiddleware {
 
         enum CodingKeys: String, CodingKey {
             case serial, kind, mixer, domain, payload, action, dispatchedMixer, origin, stop, changes, observersCalled
-            case reactorsNotified, locksHeld, microseconds, date, states
+            case reactorsNotified, locksHeld, microseconds, date, states, historyStep
         }
 
         /// Written as the JSON lines show it: each state as a JSON object in the line, not as
@@ -118,6 +124,7 @@ public final class MixJournal: FluxMiddleware {
                 }
                 try container.encode(objects, forKey: .states)
             }
+            if !historyStep.isEmpty { try container.encode(historyStep, forKey: .historyStep) }
         }
 
         /// Reads an entry of the JSON lines: states as JSON objects, or as Base64 (journals written
@@ -140,6 +147,7 @@ public final class MixJournal: FluxMiddleware {
             microseconds = try container.decode(Double.self, forKey: .microseconds)
             date = try container.decode(Date.self, forKey: .date)
             states = try container.decodeIfPresent([String: StateJSON].self, forKey: .states)?.mapValues(\.data)
+            historyStep = try container.decodeIfPresent([UInt64].self, forKey: .historyStep) ?? []
         }
 
         /// A recorded state in a JSON line: a JSON value, or Base64 text in older journals.
@@ -234,6 +242,7 @@ public final class MixJournal: FluxMiddleware {
             microseconds = Double(duration.seconds) * 1e6 + Double(duration.attoseconds) / 1e12
             date = clock.date(of: recorded.startedAt)
             states = recorded.states
+            historyStep = recorded.historyStep ?? []
         }
     }
 
@@ -265,6 +274,12 @@ public final class MixJournal: FluxMiddleware {
         let startedAt: ContinuousClock.Instant
         let duration: Duration
         let states: [String: Data]?
+        /// The bus's work item whose commits the mix made (``Commit/serial``; 0 for a mix that
+        /// committed nothing): how an undo's step finds its entries.
+        let item: UInt64
+        /// For an undo or a redo, the serials of the entries of the mixes its step names (nil
+        /// for any other mix: nothing to release when the entry goes).
+        let historyStep: [UInt64]?
 
         /// The states before this mix of the substances the journal sees here for the first time:
         /// where a rebuild of their states starts (see ``MixJournal/Document/startStates``).
@@ -302,6 +317,8 @@ public final class MixJournal: FluxMiddleware {
             var changes = RecordedChanges()
             var reactorsNotified = 0
             var states: [String: Data]? = nil
+            var item: UInt64 = 0
+            var historyItems: [UInt64]? = nil
             var starts: [(substance: String, state: JournalValue)] = []
             let recordsTaskStates = recordsStates && reportKind == .task
             report.forEachOutcome { entry in
@@ -309,6 +326,15 @@ public final class MixJournal: FluxMiddleware {
                 switch entry.result {
                 case .committed(let committed):
                     let name = entry.receiverName
+                    if item == 0 {
+                        let commit = Commit(changes: committed, lock: nil)
+                        item = commit.serial
+                        // The mixes an undo or a redo takes back or makes again (a task's
+                        // commits all name them).
+                        if reportKind == .task, case let step = commit.mix.historyStep, !step.isEmpty {
+                            historyItems = step
+                        }
+                    }
                     var values: [KeyChange]? = nil
                     var restart: JournalValue? = nil
                     if recordsChangedValues {
@@ -343,6 +369,8 @@ public final class MixJournal: FluxMiddleware {
                 }
             }
             self.changes = consume changes
+            self.item = item
+            historyStep = historyItems.map { journal.serials(ofItems: $0) }
             self.reactorsNotified = reactorsNotified
             self.states = consume states
             self.starts = starts
@@ -666,6 +694,27 @@ public final class MixJournal: FluxMiddleware {
 
     /// See ``sight(of:named:)``.
     enum Sight { case following, new, takingNameBack }
+
+    /// The serials of the entries kept whose commits were made by the work items `items`, in
+    /// order: those of an undo's step (found from the newest back, as an undo's mixes usually are
+    /// recent).
+    func serials(ofItems items: [UInt64]) -> [UInt64] {
+        let wanted = Set(items)
+        guard let oldest = items.min() else { return [] }
+        return storage.withLock { storage in
+            var found: [UInt64] = []
+            var age = 0
+            while age < storage.entries.count {
+                let entry = storage.kept(fromNewest: age)
+                age += 1
+                if entry.item == 0 { continue }
+                // Work items grow along the ring: past the oldest wanted, nothing more is.
+                if entry.item < oldest { break }
+                if wanted.contains(entry.item) { found.append(entry.serial) }
+            }
+            return found.reversed()
+        }
+    }
 
     /// Whether the journal has a state the rebuild of `substance`'s states starts from (on the bus).
     func hasStart(named substance: String) -> Bool {

@@ -82,22 +82,35 @@ public struct MixSource: Sendable, CustomStringConvertible {
     public var action: (any Sendable)? { event.value }
     /// Where it was dispatched from, when the dispatch said.
     public var origin: FluxOrigin? { event.origin }
+    /// For an undo or a redo (`SubstanceHistory`): the mixes whose step it takes back or makes
+    /// again, by their commits' ``Commit/serial``, oldest first (several when commits close
+    /// together merged into one step). Empty for any other mix.
+    public var historyStep: [UInt64] { history ?? [] }
+    /// ``historyStep``, nil for any mix but an undo or a redo: every commit's source is made with
+    /// it (a null reference costs its copies nothing; an empty array was retained and released).
+    private let history: [UInt64]?
 
     /// The source of a commit made by the mix of `event`.
     public init(_ event: FluxEvent) {
         self.kind = event.lock != nil ? .exclusiveMixer : event.value != nil ? .action : .mixer
         self.event = event
+        self.history = nil
     }
 
-    /// A source of `kind` named `name`, from `origin`.
-    public init(kind: Kind, name: FluxMixerName, origin: FluxOrigin? = nil) {
+    /// A source of `kind` named `name`, from `origin`; for an undo or a redo, the mixes of the
+    /// step it takes back or makes again (``historyStep``).
+    public init(kind: Kind, name: FluxMixerName, origin: FluxOrigin? = nil, historyStep: [UInt64] = []) {
         self.kind = kind
         self.event = FluxEvent(mixer: name, payload: nil, lock: nil, origin: origin)
+        self.history = historyStep.isEmpty ? nil : historyStep
     }
 
-    /// A task's source (`rollback`, `undo`, `replay`), from `origin` if it says.
-    public static func task(_ label: FluxMixerName, origin: FluxOrigin? = nil) -> MixSource {
-        MixSource(kind: .task, name: label, origin: origin)
+    /// A task's source (`rollback`, `undo`, `replay`), from `origin` if it says; for an undo or a
+    /// redo, the mixes of its step (``historyStep``).
+    public static func task(
+        _ label: FluxMixerName, origin: FluxOrigin? = nil, historyStep: [UInt64] = []
+    ) -> MixSource {
+        MixSource(kind: .task, name: label, origin: origin, historyStep: historyStep)
     }
 
     /// No mix known: a commit made outside one (a test's own transaction, say).

@@ -2,13 +2,14 @@ import FlaskLocking
 import FluxBus
 
 /// One substance's state to go back (or forward) to: restoring it commits the state, on the bus,
-/// and returns the entry that restores the state it replaced.
+/// as the mix `source` says (the undo or redo, and the step's mixes), and returns the entry that
+/// restores the state it replaced.
 struct HistoryEntry: Sendable {
     let substance: ObjectIdentifier
     /// The substance, held weakly: whether it has gone away since (its state cannot come back).
     let reference: SubstanceReference
     /// Restores the state; nil when the substance has gone away.
-    let restore: @Sendable () -> HistoryEntry?
+    let restore: @Sendable (_ source: MixSource) -> HistoryEntry?
 }
 
 /// An undo or redo step: the states the substances one mix changed had before it.
@@ -17,9 +18,12 @@ struct HistoryStep: Sendable {
     /// Whether a substance of it still lives: a step whose substances have all gone away is
     /// nothing to undo.
     var isLive: Bool { entries.contains { $0.reference.substance != nil } }
-    /// The work item that made it, and when.
+    /// The work item that made it (its last, when commits merged), and when.
     var item: UInt64
     var time: ContinuousClock.Instant
+    /// The work items of the mixes that made it, oldest first (``Commit/serial``): what an undo or
+    /// a redo of it names (``MixSource/historyStep``), so that a journal says which mix it undoes.
+    var mixes: [UInt64]
     /// Whether a commit close to it merges into it: not for a step an undo or a redo put back (a
     /// change after a redo is a step of its own, as after an undo).
     var merges = true
@@ -58,6 +62,7 @@ final class HistoryLog: Sendable {
                     // One mix (or changes close together): one step. A substance's first state in
                     // the step is the one to go back to.
                     if !last.entries.contains(where: { $0.substance == entry.substance }) { last.entries.append(entry) }
+                    if last.mixes.last != item { last.mixes.append(item) }
                     last.item = item
                     last.time = time
                     stacks.undo.append(last)
@@ -65,15 +70,16 @@ final class HistoryLog: Sendable {
                 }
                 stacks.undo.append(last)
             }
-            stacks.undo.append(HistoryStep(entries: [entry], item: item, time: time))
+            stacks.undo.append(HistoryStep(entries: [entry], item: item, time: time, mixes: [item]))
             if stacks.undo.count > limit { stacks.undo.removeFirst(stacks.undo.count - limit) }
         }
     }
 
     /// Undoes (`back`) or redoes one step, on the bus: the last one a substance of which still
-    /// lives. The steps of substances gone away since are dropped on the way (as `UndoManager`
-    /// drops the actions of a target that went away); false when no step is left.
-    func step(back: Bool) -> Bool {
+    /// lives, its commits made by the mix `source` gives for the step's mixes. The steps of
+    /// substances gone away since are dropped on the way (as `UndoManager` drops the actions of a
+    /// target that went away); false when no step is left.
+    func step(back: Bool, source: (_ mixes: [UInt64]) -> MixSource) -> Bool {
         while true {
             let step: HistoryStep? = stacks.withLock { stacks in
                 guard let step = back ? stacks.undo.popLast() : stacks.redo.popLast() else { return nil }
@@ -82,11 +88,14 @@ final class HistoryLog: Sendable {
             }
             guard let step else { return false }
             // Restored in reverse order; each restore gives the entry that goes back again.
-            let inverse = step.entries.reversed().compactMap { $0.restore() }
+            let mix = source(step.mixes)
+            let inverse = step.entries.reversed().compactMap { $0.restore(mix) }
             let restored = !inverse.isEmpty
             stacks.withLock { stacks in
                 if restored {
-                    let opposite = HistoryStep(entries: inverse.reversed(), item: 0, time: step.time, merges: false)
+                    // The same mixes: a redo makes again what the undo took back.
+                    let opposite = HistoryStep(
+                        entries: inverse.reversed(), item: 0, time: step.time, mixes: step.mixes, merges: false)
                     if back { stacks.redo.append(opposite) } else { stacks.undo.append(opposite) }
                 }
                 stacks.stepping = false

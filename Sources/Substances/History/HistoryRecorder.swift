@@ -1,5 +1,5 @@
 import FlaskLocking
-@_spi(FlaskInternals) import FluxBus
+import FluxBus
 
 /// A substance that a history can record (every `Substance` is one).
 protocol HistorySubject: AnySubstance {
@@ -23,10 +23,10 @@ extension Substance: HistorySubject {
         let reference = self.reference
         return HistoryEntry(
             substance: ObjectIdentifier(self), reference: reference,
-            restore: {
+            restore: { source in
                 guard let substance = reference.substance as? Substance<S> else { return nil }
                 let current = substance.committedState
-                substance.replaceState(with: state)
+                substance.replaceState(with: state, source: source)
                 return substance.historyEntry(restoring: current)
             })
     }
@@ -55,6 +55,6 @@ final class HistoryRecorder<S: State>: SubstanceObserver, HistoryRecording, Send
 
     func didCommit(_ commit: Commit) {
         guard let old = commit.changes.oldState(as: S.self), let subject = self.substance else { return }
-        log.record(subject.historyEntry(restoring: old), item: subject.bus.workItemSerial)
+        log.record(subject.historyEntry(restoring: old), item: commit.serial)
     }
 }

@@ -127,9 +127,14 @@ public final class SubstanceHistory: Sendable {
     private func step(back: Bool, origin: FluxOrigin, completion: (@Sendable (Bool) -> Void)?) {
         let log = self.log
         let done = LockedValue(false)
+        let label: FluxMixerName = back ? "undo" : "redo"
         bus.perform(
-            mix: back ? "undo" : "redo", origin: origin,
-            { done.withLock { $0 = log.step(back: back) } },
+            mix: label, origin: origin,
+            {
+                // Its commits name the step's mixes (a journal's row says which mix it undoes).
+                let undone = log.step(back: back) { mixes in .task(label, origin: origin, historyStep: mixes) }
+                done.withLock { $0 = undone }
+            },
             // Purged before it ran: nothing was undone or redone.
             whenDropped: { completion?(false) },
             // Once the middleware saw it (a journal has recorded the undo).

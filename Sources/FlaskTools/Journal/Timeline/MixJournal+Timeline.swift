@@ -198,6 +198,13 @@ struct TimelinePage {
             escape(action.compactJSON)
             html += "</code></div>\n"
         }
+        if !entry.historyStep.isEmpty {
+            // Which mixes an undo takes back (a redo makes again), each a link to its row.
+            html += "<div class=\"history-step\">"
+            html += entry.mixer == "redo" ? "redoes " : "undoes "
+            html += entry.historyStep.map { "<a href=\"#mix=\($0)\">#\($0)</a>" }.joined(separator: ", ")
+            html += "</div>\n"
+        }
         if let stop = entry.stop {
             html += "<div class=\"stop\">stopped by <b>"
             escape(stop.middleware)

@@ -310,6 +310,8 @@
     select(Number(slider.value), { scroll: true, hash: true });
   });
   document.getElementById("mixes").addEventListener("click", function (event) {
+    // A link to another mix (an undo's "undoes #12") goes there, through the address.
+    if (event.target.closest("a[href^='#mix=']")) return;
     var row = event.target.closest("[data-mix-serial]");
     if (!row) return;
     var index = indexBySerial.get(row.getAttribute("data-mix-serial"));
