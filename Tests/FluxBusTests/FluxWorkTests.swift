@@ -14,6 +14,8 @@ final class NamedWork: FluxWork, @unchecked Sendable {
     }
 
     override func run() { log.append(name) }
+
+    override func finished() { log.append(name + " finished") }
 }
 
 @Suite("Flux: work items as objects")
@@ -29,7 +31,7 @@ struct FluxWorkTests {
         bus.dispatch("mixer")
         bus.perform(mix: "labelled", NamedWork("second", log: log))
         await bus.flush()
-        #expect(log.all == ["first", "closure", "mixer", "second"])
+        #expect(log.all == ["first", "first finished", "closure", "mixer", "second", "second finished"])
     }
 
     @Test("work waits behind a lock, and middleware see labelled work as a mix and plain work as none")
@@ -45,7 +47,7 @@ struct FluxWorkTests {
         #expect(log.all.isEmpty)
         lock.release()
         await bus.flush()
-        #expect(log.all == ["labelled", "plain"])
+        #expect(log.all == ["labelled", "labelled finished", "plain", "plain finished"])
         #expect(recorder.reports.all.map(\.mixer) == ["labelled"])
         #expect(recorder.reports.all.map(\.kind) == [.task])
     }
@@ -74,6 +76,23 @@ struct FluxWorkTests {
         await bus.flush()
         #expect(ran == nil)
         #expect(purged == nil)
-        #expect(log.all == ["ran"])
+        #expect(log.all == ["ran", "ran finished"], "work purged is told dropped(), never finished()")
+    }
+
+    @Test("finished() follows run() however work is queued: plain or as a mix, with middleware or without")
+    func finishedEveryWay() async {
+        let bus = Flux()
+        let log = Recorder<String>()
+        bus.perform(NamedWork("plain", log: log))
+        bus.perform(mix: "labelled", NamedWork("mix", log: log))
+        await bus.flush()
+        bus.use(ScriptedMiddleware("recorder"))
+        bus.perform(NamedWork("plain under middleware", log: log))
+        await bus.flush()
+        #expect(
+            log.all == [
+                "plain", "plain finished", "mix", "mix finished", "plain under middleware",
+                "plain under middleware finished",
+            ])
     }
 }

@@ -72,7 +72,10 @@ public final class Archiver: Sendable {
     /// The least size of an archived substance's JSON for its writes to be patches, appended to a
     /// log (with a store that keeps logs, ``ArchiveLogStore``): a smaller value is written whole,
     /// which costs less than finding what changed (``defaultMinimumPatchingBytes`` unless set).
-    /// Learned from each whole write of the value. Both ways store the same value.
+    /// Learned from each whole write of the value. Both ways store the same value. Substances
+    /// read it when they decide whether to find patches; the archiver itself does not: a write of
+    /// your own given patches (`scheduleWrite(key:after:maxDelay:store:owner:encode:patch:onFailure:onRecovery:)`)
+    /// appends them whatever the value's size.
     public var minimumPatchingBytes: Int {
         get { state.withLock { $0.minimumPatchingBytes } }
         set { state.withLock { $0.minimumPatchingBytes = max(0, newValue) } }
@@ -489,6 +492,9 @@ public final class Archiver: Sendable {
     /// Stores `data` under `key` now and returns once it is stored, replacing any pending write of
     /// that key. An explicit write: it also lifts the protection of a key whose unreadable content
     /// could not be kept aside.
+    ///
+    /// - Throws: the store's own error, as it threw it (`FileArchiveStore`: the `POSIXError` of the
+    ///   call that failed, an ``ArchiveKeyOwnedError``), not an ``ArchiveProblem``.
     public func write(_ data: Data, key: String, store: (any ArchiveStore)? = nil) throws {
         let store = store ?? self.store
         state.withLock { state in
@@ -501,6 +507,8 @@ public final class Archiver: Sendable {
     }
 
     /// Deletes what is stored under `key` and drops a pending write of it.
+    ///
+    /// - Throws: the store's own error, as ``write(_:key:store:)`` does.
     public func remove(key: String, store: (any ArchiveStore)? = nil) throws {
         let store = store ?? self.store
         state.withLock { state in

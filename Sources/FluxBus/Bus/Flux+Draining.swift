@@ -184,6 +184,8 @@ extension Flux {
         // commits are told by its event, so a mixer pays nothing for it.
         if item.isMixTask { return runMixTask(item) }
         runItem(item)
+        // Work queued with `perform(_:)` is told it is over too (`FluxWork.finished()`).
+        if item.isPlainTask { item.finishTask() }
     }
 
     /// Runs a task that mixes, with its label and origin told to its commits meanwhile, and tells

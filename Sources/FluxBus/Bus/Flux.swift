@@ -371,8 +371,9 @@ public final class Flux: Sendable {
     ///   - mixer: the mixer to run on the exclusive lane.
     ///   - payload: handed to its observers.
     ///   - autorelease: when `true`, the lock is released as soon as the mixer has run if no
-    ///     receiver took responsibility for it (see ``FluxLock``); a mix that changes nothing
-    ///     therefore never wedges the bus.
+    ///     receiver took responsibility for it (a reactor, by reading `reaction.onLock`); a mix
+    ///     that changes nothing therefore never wedges the bus. A bus observer cannot take it: one
+    ///     that releases ``FluxEvent/lock`` later, when its work is done, needs `false`.
     ///   - fileID: where the lock was taken, for ``lockReport(queuedLimit:now:)``; leave the default.
     ///   - line: where the lock was taken; leave the default.
     ///   - function: where the lock was taken; leave the default.

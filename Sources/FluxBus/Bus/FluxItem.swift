@@ -40,6 +40,10 @@ struct FluxItem: Sendable {
     /// Whether the item is a task queued as a mix (``Flux/perform(mix:_:origin:)``).
     var isMixTask: Bool { kind == .mixTask }
 
+    /// Whether the item is work queued as it is (``Flux/perform(_:)-(FluxWork)``, a closure), not
+    /// as a mix, a flush waiter or the bus's upkeep.
+    var isPlainTask: Bool { kind == .task }
+
     /// Runs the item's task (it must be one).
     func runTask() {
         task.run()

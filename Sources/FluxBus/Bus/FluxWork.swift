@@ -22,7 +22,8 @@ open class FluxWork: @unchecked Sendable {
     /// nothing (the default).
     open func dropped() {}
 
-    /// Called on the bus once the work item is over, after ``run()``: for work queued with
+    /// Called on the bus once the work item is over, after ``run()`` (however it was queued; work
+    /// a purge dropped is told ``dropped()`` instead): for work queued with
     /// `Flux.perform(mix:_:origin:)`, after the middleware were told what it did (a middleware
     /// that records mixes has recorded it). Resume whoever waits for the work here, so that what
     /// they look at next includes it. Nothing by default.

@@ -13,7 +13,8 @@ import Synchronization
 extension FluxEvent {
     /// The lock dispatched together with the mixer (an *exclusive* mix, see
     /// ``Flux/lock(withMixer:payload:autorelease:fileID:line:function:)``). The receiver hands it on so that
-    /// whoever finishes the work can release it later.
+    /// whoever finishes the work can release it later (a lock taken with `autorelease: false`: with
+    /// `true`, the bus releases it once its observers have returned).
     // Inlinable: a receiver reads it through a pointer to the event it borrows, and a call would
     // copy the event (retaining its name, payload and reference) to pass it.
     @inlinable @inline(__always)
