@@ -184,8 +184,6 @@ extension Flux {
         // commits are told by its event, so a mixer pays nothing for it.
         if item.isMixTask { return runMixTask(item) }
         runItem(item)
-        // Work queued with `perform(_:)` is told it is over too (`FluxWork.finished()`).
-        if item.isPlainTask { item.finishTask() }
     }
 
     /// Runs a task that mixes, with its label and origin told to its commits meanwhile, and tells
@@ -216,6 +214,9 @@ extension Flux {
                 // none held for earlier deliveries; a mix (a task's step) keeps them.
                 if item.mixKind == nil { ownerHolds.releaseAll() }
                 item.runTask()
+                // Work queued with `perform(_:)` is told it is over too (`FluxWork.finished()`;
+                // a mix task is told by `runMixTask`). Here, not in `run`: a mixer pays nothing.
+                if item.isPlainTask { item.finishTask() }
                 return
             }
             registry.deliver(item.event)
@@ -225,6 +226,7 @@ extension Flux {
         guard item.mixKind != nil else {
             ownerHolds.releaseAll()
             item.runTask()
+            if item.isPlainTask { item.finishTask() }
             return
         }
         mix(item, through: pipeline)
