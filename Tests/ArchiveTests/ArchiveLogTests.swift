@@ -104,6 +104,13 @@ struct ArchiveLogTests {
         } throws: { error in
             (error as? ArchiveProblem)?.reason.contains("could not be read or kept aside") == true
         }
+        // A person mends the key (the damaged log removed): restored again, it reads, and the
+        // refusals are over with the protection.
+        try FileManager.default.removeItem(at: logURL(store, "k"))
+        let mended = archiver.restore(Value.self, key: "k", defaultValue: Value(), owner: self as AnyObject)
+        #expect(mended.problems.isEmpty && mended.value.n == 1)
+        #expect(archiver.failingKeys.isEmpty)
+        try await archiver.stored(key: "k")
     }
 
     @Test("a whole value set over a log goes at the log's end; a removal is logged before the files go")

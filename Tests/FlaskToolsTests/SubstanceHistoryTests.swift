@@ -217,24 +217,24 @@ struct SubstanceHistoryTests {
         bus.dispatch(.increment)
         await bus.flush()
         let made = sources.all.map(\.serial)
-        #expect(made.count == 3 && sources.all.allSatisfy(\.historyStep.isEmpty))
+        #expect(made.count == 3 && sources.all.allSatisfy(\.commits.isEmpty))
         #expect(await history.undo())
         #expect(await history.undo())
         #expect(await history.redo())
         #expect(editor.state.count == 2)
         // The commits: each step's mixes by their commits' serials, oldest first.
-        #expect(sources.all.dropFirst(3).map(\.historyStep) == [[made[2]], [made[0], made[1]], [made[0], made[1]]])
+        #expect(sources.all.dropFirst(3).map(\.commits) == [[made[2]], [made[0], made[1]], [made[0], made[1]]])
         // The journal: by its own serials.
         let entries = journal.entries
         #expect(entries.map(\.mixer) == ["increment", "increment", "increment", "undo", "undo", "redo"])
         let serials = entries.map(\.serial)
         #expect(
-            entries.map(\.historyStep) == [
+            entries.map(\.historyStepMixes) == [
                 [], [], [], [serials[2]], [serials[0], serials[1]], [serials[0], serials[1]],
             ])
         // Through the JSON lines; a line without it (a journal written before) reads none.
         let read = try MixJournal.Document(jsonLines: journal.jsonLines())
-        #expect(read.entries.map(\.historyStep) == entries.map(\.historyStep))
+        #expect(read.entries.map(\.historyStepMixes) == entries.map(\.historyStepMixes))
         // The page: a link to each.
         let page = journal.timelineHTML()
         #expect(page.contains("undoes <a href=\"#mix=\(serials[2])\">#\(serials[2])</a>"))
@@ -256,16 +256,77 @@ struct SubstanceHistoryTests {
         bus.use(journal)
         #expect(await history.undo())
         #expect(journal.entries.map(\.mixer) == ["undo"])
-        #expect(journal.entries.first?.historyStep == [])
+        #expect(journal.entries.first?.historyStepMixes == [])
+        // The commits name the mix all the same: the history knew it.
+        #expect(await history.redo())
+        #expect(journal.entries.map(\.mixer) == ["undo", "redo"])
+    }
+
+    @Test("a ring that wraps: an undo names what it held then, and the page says when a mix named has gone since")
+    func historyStepRingWrapped() async {
+        let bus = Flux()
+        let journal = MixJournal(capacity: 3)
+        bus.use(journal)
+        let editor = Editor(name: "step-ring", bus: bus)
+        let history = SubstanceHistory(of: editor)
+        bus.dispatch(.increment)  // #1
+        await bus.flush()
+        bus.dispatch(.increment)  // #2
+        await bus.flush()
+        #expect(await history.undo())  // #3 undoes #2
+        #expect(await history.undo())  // #4 undoes #1, which the ring then drops
+        #expect(await history.redo())  // #5 redoes #1, no longer held
+        let entries = journal.entries
+        #expect(entries.map(\.serial) == [3, 4, 5])
+        #expect(entries.map(\.historyStepMixes) == [[2], [1], []])
+        let page = journal.timelineHTML()
+        // Both gone from the ring since: said so, linked to nothing.
+        #expect(page.contains("undoes <span class=\"muted\">#2 (no longer in the journal)</span>"))
+        #expect(page.contains("undoes <span class=\"muted\">#1 (no longer in the journal)</span>"))
+        #expect(!page.contains("href=\"#mix="))
+    }
+
+    @Test(
+        "a chain over two substances is one mix an undo names once; a step merged from many names its first and last 16"
+    )
+    func historyStepChainAndBound() async {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let clock = ManualClock()
+        let first = Editor(name: "step-first", bus: bus)
+        let second = Editor(name: "step-second", bus: bus)
+        let history = SubstanceHistory(of: [first, second], mergingWithin: .seconds(1), now: { clock.now })
+        await ChainReaction().mix(first) { $0.prop.count += 1 }.mix(second) { $0.prop.count += 1 }.reactAndWait()
+        let chain = journal.entries.last!.serial
+        #expect(await history.undo())
+        #expect(journal.entries.last?.historyStepMixes == [chain])
+        #expect(first.state.count == 0 && second.state.count == 0)
+        // Forty mixes a few milliseconds apart: one step, whose undo names the first and last 16.
+        clock.advance(by: .seconds(10))
+        let sources = CommitSources()
+        first.bind(sources)
+        for _ in 0..<40 {
+            bus.dispatch(.increment)
+            await bus.flush()
+            clock.advance(by: .milliseconds(10))
+        }
+        let made = sources.all.map(\.serial)
+        let typed = journal.entries.suffix(40).map(\.serial)
+        #expect(await history.undo())
+        #expect(first.state.count == 0)
+        #expect(sources.all.last?.commits == Array(made.prefix(16) + made.suffix(16)))
+        #expect(journal.entries.last?.historyStepMixes == Array(typed.prefix(16) + typed.suffix(16)))
+        first.unbind(sources)
     }
 }
 
 /// The source of each commit of a substance: its serial and the mixes an undo or a redo names.
 private final class CommitSources: SubstanceObserver {
-    private let recorded = Recorder<(serial: UInt64, historyStep: [UInt64])>()
-    var all: [(serial: UInt64, historyStep: [UInt64])] { recorded.all }
+    private let recorded = Recorder<(serial: UInt64, commits: [UInt64])>()
+    var all: [(serial: UInt64, commits: [UInt64])] { recorded.all }
     func didCommit(_ commit: Commit) {
-        recorded.append((commit.serial, commit.mix.historyStep))
+        recorded.append((commit.serial, commit.mix.historyStepCommits))
     }
 }
 

@@ -216,9 +216,14 @@ public final class Archiver: Sendable {
             }
             return Archiver.read(T.self, key: key, fallback: fallback, store: store)
         }
-        // A key is protected while what it holds could not be read or kept aside, no longer.
+        // A key is protected while what it holds could not be read or kept aside, no longer; the
+        // refusals of its writes meanwhile are over with it (`stored(key:)` answers with none).
         state.withLock { state in
-            if protect { state.protected.insert(key) } else { state.protected.remove(key) }
+            if protect {
+                state.protected.insert(key)
+            } else if state.protected.remove(key) != nil {
+                state.failing.removeValue(forKey: key)
+            }
         }
         return ArchiveRestoration(
             value: restoration.value, found: restoration.found, problems: problems + restoration.problems)
@@ -493,8 +498,10 @@ public final class Archiver: Sendable {
     /// that key. An explicit write: it also lifts the protection of a key whose unreadable content
     /// could not be kept aside.
     ///
-    /// - Throws: the store's own error, as it threw it (`FileArchiveStore`: the `POSIXError` of the
-    ///   call that failed, an ``ArchiveKeyOwnedError``), not an ``ArchiveProblem``.
+    /// - Throws: the store's own error, as it threw it, not an ``ArchiveProblem``
+    ///   (`FileArchiveStore`: the `POSIXError` of the call that failed, an
+    ///   ``ArchiveKeyOwnedError``, an ``ArchiveOwnershipLostError`` or an
+    ///   ``ArchiveSpecialFileError``).
     public func write(_ data: Data, key: String, store: (any ArchiveStore)? = nil) throws {
         let store = store ?? self.store
         state.withLock { state in

@@ -226,6 +226,6 @@ public struct ArchiveLogDamagedError: Error, Sendable, Equatable, CustomStringCo
     }
 
     public var description: String {
-        "the log of \(key) is damaged at line \(line): left as it is, for a person to mend"
+        "the log of \(ArchiveProblem.shortened(key)) is damaged at line \(line): left as it is, for a person to mend"
     }
 }

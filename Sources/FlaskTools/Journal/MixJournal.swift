@@ -61,11 +61,13 @@ public final class MixJournal: FluxMiddleware {
         /// a replay applies them, since a task's closures cannot be recorded.
         public let states: [String: Data]?
         /// For an undo or a redo (`SubstanceHistory`, the task `undo` or `redo`): the serials of
-        /// the entries whose step it took back or made again, oldest first (several when commits
-        /// close together merged into one step). Those the journal held when it recorded the undo:
-        /// a mix dropped from the ring, or made before the journal was in use, is not named.
-        /// Empty for any other mix.
-        public let historyStep: [UInt64]
+        /// the entries (this journal's mix numbers) whose step it took back or made again, oldest
+        /// first; several when commits close together merged into one step (see
+        /// `MixSource.historyStepCommits`, the same mixes by their commits' serials). Those the
+        /// journal held when it recorded the undo: a mix dropped from the ring by then, or made
+        /// before the journal was in use, is not named (and one named may be dropped since: the
+        /// timeline page then says so). Empty for any other mix.
+        public let historyStepMixes: [UInt64]
 
         /// The mixer's name as text, `Domain.name` (for a typed action, its type's name), without
         /// the values a case or structure holds (see `FluxMixerName.description`).
@@ -95,7 +97,7 @@ public final class MixJournal: FluxMiddleware {
 
         enum CodingKeys: String, CodingKey {
             case serial, kind, mixer, domain, payload, action, dispatchedMixer, origin, stop, changes, observersCalled
-            case reactorsNotified, locksHeld, microseconds, date, states, historyStep
+            case reactorsNotified, locksHeld, microseconds, date, states, historyStepMixes
         }
 
         /// Written as the JSON lines show it: each state as a JSON object in the line, not as
@@ -124,7 +126,7 @@ public final class MixJournal: FluxMiddleware {
                 }
                 try container.encode(objects, forKey: .states)
             }
-            if !historyStep.isEmpty { try container.encode(historyStep, forKey: .historyStep) }
+            if !historyStepMixes.isEmpty { try container.encode(historyStepMixes, forKey: .historyStepMixes) }
         }
 
         /// Reads an entry of the JSON lines: states as JSON objects, or as Base64 (journals written
@@ -147,7 +149,7 @@ public final class MixJournal: FluxMiddleware {
             microseconds = try container.decode(Double.self, forKey: .microseconds)
             date = try container.decode(Date.self, forKey: .date)
             states = try container.decodeIfPresent([String: StateJSON].self, forKey: .states)?.mapValues(\.data)
-            historyStep = try container.decodeIfPresent([UInt64].self, forKey: .historyStep) ?? []
+            historyStepMixes = try container.decodeIfPresent([UInt64].self, forKey: .historyStepMixes) ?? []
         }
 
         /// A recorded state in a JSON line: a JSON value, or Base64 text in older journals.
@@ -242,7 +244,7 @@ public final class MixJournal: FluxMiddleware {
             microseconds = Double(duration.seconds) * 1e6 + Double(duration.attoseconds) / 1e12
             date = clock.date(of: recorded.startedAt)
             states = recorded.states
-            historyStep = recorded.historyStep ?? []
+            historyStepMixes = recorded.historyStepMixes ?? []
         }
     }
 
@@ -279,7 +281,7 @@ public final class MixJournal: FluxMiddleware {
         let item: UInt64
         /// For an undo or a redo, the serials of the entries of the mixes its step names (nil
         /// for any other mix: nothing to release when the entry goes).
-        let historyStep: [UInt64]?
+        let historyStepMixes: [UInt64]?
 
         /// The states before this mix of the substances the journal sees here for the first time:
         /// where a rebuild of their states starts (see ``MixJournal/Document/startStates``).
@@ -326,12 +328,12 @@ public final class MixJournal: FluxMiddleware {
                 switch entry.result {
                 case .committed(let committed):
                     let name = entry.receiverName
-                    if item == 0 {
+                    if item == 0 || (reportKind == .task && historyItems == nil) {
                         let commit = Commit(changes: committed, lock: nil)
-                        item = commit.serial
-                        // The mixes an undo or a redo takes back or makes again (a task's
-                        // commits all name them).
-                        if reportKind == .task, case let step = commit.mix.historyStep, !step.isEmpty {
+                        if item == 0 { item = commit.serial }
+                        // The mixes an undo or a redo takes back or makes again, named by the
+                        // commits that restore its states.
+                        if reportKind == .task, case let step = commit.mix.historyStepCommits, !step.isEmpty {
                             historyItems = step
                         }
                     }
@@ -370,7 +372,7 @@ public final class MixJournal: FluxMiddleware {
             }
             self.changes = consume changes
             self.item = item
-            historyStep = historyItems.map { journal.serials(ofItems: $0) }
+            historyStepMixes = historyItems.map { journal.serials(ofItems: $0) }
             self.reactorsNotified = reactorsNotified
             self.states = consume states
             self.starts = starts
@@ -699,16 +701,19 @@ public final class MixJournal: FluxMiddleware {
     /// order: those of an undo's step (found from the newest back, as an undo's mixes usually are
     /// recent).
     func serials(ofItems items: [UInt64]) -> [UInt64] {
+        // A step's mixes are in order, oldest first.
+        guard let oldest = items.first, let newest = items.last else { return [] }
         let wanted = Set(items)
-        guard let oldest = items.min() else { return [] }
         return storage.withLock { storage in
             var found: [UInt64] = []
             var age = 0
-            while age < storage.entries.count {
+            // Work items grow along the ring: past the oldest wanted, nothing more is; and once
+            // every one is found, the rest is not read (an undo of mixes long dropped reads the
+            // ring down to the first entry older than them, or to its end).
+            while age < storage.entries.count, found.count < wanted.count {
                 let entry = storage.kept(fromNewest: age)
                 age += 1
-                if entry.item == 0 { continue }
-                // Work items grow along the ring: past the oldest wanted, nothing more is.
+                if entry.item == 0 || entry.item > newest { continue }
                 if entry.item < oldest { break }
                 if wanted.contains(entry.item) { found.append(entry.serial) }
             }

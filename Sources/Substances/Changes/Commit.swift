@@ -83,11 +83,13 @@ public struct MixSource: Sendable, CustomStringConvertible {
     /// Where it was dispatched from, when the dispatch said.
     public var origin: FluxOrigin? { event.origin }
     /// For an undo or a redo (`SubstanceHistory`): the mixes whose step it takes back or makes
-    /// again, by their commits' ``Commit/serial``, oldest first (several when commits close
-    /// together merged into one step). Empty for any other mix.
-    public var historyStep: [UInt64] { history ?? [] }
-    /// ``historyStep``, nil for any mix but an undo or a redo: every commit's source is made with
-    /// it (a null reference costs its copies nothing; an empty array was retained and released).
+    /// again, by their commits' ``Commit/serial`` (the bus's work items, not a journal's mix
+    /// numbers: a `MixJournal` entry names them in its own as `historyStepMixes`), oldest first.
+    /// Several when commits close together merged into one step; of a step merged from more than
+    /// 32 (typing that never pauses), its first 16 and its last 16. Empty for any other mix.
+    public var historyStepCommits: [UInt64] { history ?? [] }
+    /// ``historyStepCommits``, nil for any mix but an undo or a redo: every commit's source is made
+    /// with it, and a nil array, unlike an empty one, needs no storage of its own.
     private let history: [UInt64]?
 
     /// The source of a commit made by the mix of `event`.
@@ -98,19 +100,19 @@ public struct MixSource: Sendable, CustomStringConvertible {
     }
 
     /// A source of `kind` named `name`, from `origin`; for an undo or a redo, the mixes of the
-    /// step it takes back or makes again (``historyStep``).
-    public init(kind: Kind, name: FluxMixerName, origin: FluxOrigin? = nil, historyStep: [UInt64] = []) {
+    /// step it takes back or makes again (``historyStepCommits``).
+    public init(kind: Kind, name: FluxMixerName, origin: FluxOrigin? = nil, historyStepCommits: [UInt64] = []) {
         self.kind = kind
         self.event = FluxEvent(mixer: name, payload: nil, lock: nil, origin: origin)
-        self.history = historyStep.isEmpty ? nil : historyStep
+        self.history = historyStepCommits.isEmpty ? nil : historyStepCommits
     }
 
     /// A task's source (`rollback`, `undo`, `replay`), from `origin` if it says; for an undo or a
-    /// redo, the mixes of its step (``historyStep``).
+    /// redo, the mixes of its step (``historyStepCommits``).
     public static func task(
-        _ label: FluxMixerName, origin: FluxOrigin? = nil, historyStep: [UInt64] = []
+        _ label: FluxMixerName, origin: FluxOrigin? = nil, historyStepCommits: [UInt64] = []
     ) -> MixSource {
-        MixSource(kind: .task, name: label, origin: origin, historyStep: historyStep)
+        MixSource(kind: .task, name: label, origin: origin, historyStepCommits: historyStepCommits)
     }
 
     /// No mix known: a commit made outside one (a test's own transaction, say).

@@ -22,8 +22,11 @@ struct HistoryStep: Sendable {
     var item: UInt64
     var time: ContinuousClock.Instant
     /// The work items of the mixes that made it, oldest first (``Commit/serial``): what an undo or
-    /// a redo of it names (``MixSource/historyStep``), so that a journal says which mix it undoes.
+    /// a redo of it names (``MixSource/historyStepCommits``), so that a journal says which mix it
+    /// undoes. At most ``namedMixes``: of more, the first and the last halves.
     var mixes: [UInt64]
+    /// The most mixes a step names.
+    static let namedMixes = 32
     /// Whether a commit close to it merges into it: not for a step an undo or a redo put back (a
     /// change after a redo is a step of its own, as after an undo).
     var merges = true
@@ -62,7 +65,14 @@ final class HistoryLog: Sendable {
                     // One mix (or changes close together): one step. A substance's first state in
                     // the step is the one to go back to.
                     if !last.entries.contains(where: { $0.substance == entry.substance }) { last.entries.append(entry) }
-                    if last.mixes.last != item { last.mixes.append(item) }
+                    if last.mixes.last != item {
+                        last.mixes.append(item)
+                        // Bounded, however long commits keep merging (typing that never pauses):
+                        // the first and the last of them.
+                        if last.mixes.count > HistoryStep.namedMixes {
+                            last.mixes.remove(at: HistoryStep.namedMixes / 2)
+                        }
+                    }
                     last.item = item
                     last.time = time
                     stacks.undo.append(last)

@@ -132,13 +132,16 @@ public final class SubstanceHistory: Sendable {
             mix: label, origin: origin,
             {
                 // Its commits name the step's mixes (a journal's row says which mix it undoes).
-                let undone = log.step(back: back) { mixes in .task(label, origin: origin, historyStep: mixes) }
+                let undone = log.step(back: back) { mixes in .task(label, origin: origin, historyStepCommits: mixes) }
                 done.withLock { $0 = undone }
             },
             // Purged before it ran: nothing was undone or redone.
             whenDropped: { completion?(false) },
             // Once the middleware saw it (a journal has recorded the undo).
-            whenFinished: { completion?(done.withLock { $0 }) })
+            whenFinished: {
+                let undone = done.withLock { $0 }
+                completion?(undone)
+            })
     }
 
     /// Whether there is a step to undo, as of the last bus item that ran (after `await undo()`,

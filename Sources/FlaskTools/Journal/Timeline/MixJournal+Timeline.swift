@@ -62,10 +62,14 @@ struct TimelinePage {
         return formatter
     }()
 
+    /// The serials of the page's mixes: an undo's line links only to those.
+    private let serials: Set<UInt64>
+
     init(document: MixJournal.Document, title: String, droppedCount: Int) {
         self.document = document
         self.title = title
         self.droppedCount = droppedCount
+        serials = Set(document.entries.map(\.serial))
     }
 
     /// The page.
@@ -198,11 +202,16 @@ struct TimelinePage {
             escape(action.compactJSON)
             html += "</code></div>\n"
         }
-        if !entry.historyStep.isEmpty {
-            // Which mixes an undo takes back (a redo makes again), each a link to its row.
+        if !entry.historyStepMixes.isEmpty {
+            // Which mixes an undo takes back (a redo makes again), each a link to its row, or
+            // said gone when the ring dropped it after the undo was recorded.
             html += "<div class=\"history-step\">"
             html += entry.mixer == "redo" ? "redoes " : "undoes "
-            html += entry.historyStep.map { "<a href=\"#mix=\($0)\">#\($0)</a>" }.joined(separator: ", ")
+            html += entry.historyStepMixes.map { serial in
+                serials.contains(serial)
+                    ? "<a href=\"#mix=\(serial)\">#\(serial)</a>"
+                    : "<span class=\"muted\">#\(serial) (no longer in the journal)</span>"
+            }.joined(separator: ", ")
             html += "</div>\n"
         }
         if let stop = entry.stop {

@@ -310,8 +310,14 @@
     select(Number(slider.value), { scroll: true, hash: true });
   });
   document.getElementById("mixes").addEventListener("click", function (event) {
-    // A link to another mix (an undo's "undoes #12") goes there, through the address.
-    if (event.target.closest("a[href^='#mix=']")) return;
+    // A link to another mix (an undo's "undoes #12") selects it, the filters kept in the address.
+    var link = event.target.closest("a[href^='#mix=']");
+    if (link) {
+      event.preventDefault();
+      var target = indexBySerial.get(link.getAttribute("href").slice("#mix=".length));
+      if (target !== undefined) select(target, { scroll: true, center: true, hash: true });
+      return;
+    }
     var row = event.target.closest("[data-mix-serial]");
     if (!row) return;
     var index = indexBySerial.get(row.getAttribute("data-mix-serial"));
