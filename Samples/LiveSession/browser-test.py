@@ -203,6 +203,15 @@ try:
         ".filter((b) => b.getBoundingClientRect().right > window.innerWidth).length;")
     check(overflow == 0, f"{overflow} Again buttons past the window's edge")
     browser.save_screenshot(os.path.join(shots, "live-session-long-value.png"))
+
+    # An undo in the app: its row says which mix it undoes (the long todo's).
+    long_serial = next(serial for serial, text in zip(rows_shown(), row_texts()) if "xxxxxxxx" in text)
+    send("undo")
+    wait.until(lambda _: any("undoes #" in text for text in row_texts()))
+    undo = [text for text in row_texts() if "undoes #" in text][-1]
+    check(f"undoes #{long_serial}<" in undo, f"the undo's row names mix #{long_serial}: {undo}")
+    check(not any(title.startswith("xxxx") for title in titles()), f"the long todo undone: {titles()}")
+    browser.save_screenshot(os.path.join(shots, "live-session-undo.png"))
 finally:
     browser.quit()
     send("quit")

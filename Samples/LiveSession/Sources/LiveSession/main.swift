@@ -5,6 +5,7 @@
 //     http://127.0.0.1:51234/?token=9f2c...     (open it in a browser)
 //     add milk                                   (a todo titled "milk")
 //     toggle 1                                   (the first todo done, or not)
+//     undo                                       (the last change to the todos taken back)
 //     state                                      (the app's state, as one JSON line)
 //     quit
 import FlaskAPI
@@ -46,6 +47,9 @@ let todos = ReactiveSubstance<TodoState, TodoMixers>(name: "todos") { define in
         react()
     }
 }
+
+/// Undo for the todos: an undo's row on the page says which mix it undoes.
+let history = SubstanceHistory(of: todos)
 
 /// The commands read, counted on a bus of their own.
 struct CommandsState: State {
@@ -89,6 +93,8 @@ while let line = readLine() {
             continue
         }
         await Flask.apply(ToggleTodo(number: number))
+    case ("undo", nil):
+        await history.undo()
     case ("state", nil):
         await Flux.shared.flush()
         say(String(decoding: try encoder.encode(todos.state), as: UTF8.self))
@@ -96,7 +102,7 @@ while let line = readLine() {
         await view.stop()
         exit(0)
     default:
-        say("commands: add TITLE, toggle N, state, quit")
+        say("commands: add TITLE, toggle N, undo, state, quit")
     }
 }
 await view.stop()
