@@ -78,9 +78,7 @@ private struct Scratchpad: State {
 struct JournalReplayEdgesTests {
     @Test("a chain that sets a secret key replays without a divergence: the journal holds no value of it to compare")
     func secretInAChain() async throws {
-        let bus = Flux(label: "edges.secret")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.secret")
         let account = Substance<Account>(name: "edges.secret.account", bus: bus)
         await ChainReaction().mix(account) { $0.prop.token = "abc" }.reactAndWait()
         await ChainReaction().mix(account) {
@@ -88,9 +86,8 @@ struct JournalReplayEdgesTests {
             $0.prop.note = "signed in"
         }.reactAndWait()
         #expect(!journal.jsonLines().contains("abc") && !journal.jsonLines().contains("def"))
-        let replayBus = Flux(label: "edges.secret.replay")
-        let fresh = Substance<Account>(name: "edges.secret.account", bus: replayBus)
-        let replay = await journal.replay(on: replayBus, substances: [fresh])
+        let (replay, fresh) = await replayed(
+            journal, into: "edges.secret.account", as: Account.self, label: "edges.secret.replay")
         #expect(replay.reproducesRecording, "\(replay)")
         #expect(replay.replayed == 2)
         // The replayed substance keeps its own secret; the rest is replayed.
@@ -99,9 +96,7 @@ struct JournalReplayEdgesTests {
 
     @Test("a chain that sets a secret and adds an entry, or an element with a secret inside, replays and reproduces")
     func secretBesideAndInsideNewValues() async throws {
-        let bus = Flux(label: "edges.notebook")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.notebook")
         let name = "edges.notebook"
         let notebook = Substance<Notebook>(name: name, bus: bus)
         await ChainReaction().mix(notebook) {
@@ -113,9 +108,7 @@ struct JournalReplayEdgesTests {
         // An optional that appears, with a secret inside: its key is no difference either.
         await ChainReaction().mix(notebook) { $0.prop.owner = Member(user: "ada", password: "pw") }.reactAndWait()
         #expect(!journal.jsonLines().contains("\"pw\"") && !journal.jsonLines().contains("\"T\""))
-        let replayBus = Flux(label: "edges.notebook.replay")
-        let fresh = Substance<Notebook>(name: name, bus: replayBus)
-        let replay = await journal.replay(on: replayBus, substances: [fresh])
+        let (replay, fresh) = await replayed(journal, into: name, as: Notebook.self, label: "edges.notebook.replay")
         #expect(replay.reproducesRecording, "\(replay)")
         #expect(fresh.state.notes == ["n1": Note(text: "x", pinned: true)] && fresh.state.token == "")
         // The appended member is made again without the secret the journal never held.
@@ -125,27 +118,22 @@ struct JournalReplayEdgesTests {
 
     @Test("a chain that sets a secret two levels deep replays without a divergence")
     func deepSecret() async throws {
-        let bus = Flux(label: "edges.deep")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.deep")
         let settings = Substance<Settings>(name: "edges.deep.settings", bus: bus)
         await ChainReaction().mix(settings) { $0.prop.auth.token = "T" }.reactAndWait()
         await ChainReaction().mix(settings) {
             $0.prop.auth.token = "U"
             $0.prop.auth.user = "ada"
         }.reactAndWait()
-        let replayBus = Flux(label: "edges.deep.replay")
-        let fresh = Substance<Settings>(name: "edges.deep.settings", bus: replayBus)
-        let replay = await journal.replay(on: replayBus, substances: [fresh])
+        let (replay, fresh) = await replayed(
+            journal, into: "edges.deep.settings", as: Settings.self, label: "edges.deep.replay")
         #expect(replay.reproducesRecording, "\(replay)")
         #expect(fresh.state.auth == Settings.Auth(token: "", user: "ada"))
     }
 
     @Test("a substance renamed between two of its commits starts its states again under its new name")
     func renamed() async throws {
-        let bus = Flux(label: "edges.rename")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.rename")
         let document = Renamable(bus: bus)
         await ChainReaction().mix(document) { $0.prop.count = 1 }.reactAndWait()
         document.current.withLock { $0 = "edges.rename.final" }
@@ -159,9 +147,7 @@ struct JournalReplayEdgesTests {
 
     @Test("a journal of an earlier version, its whole doubles written as integers, replays without a divergence")
     func earlierWholeDoubles() async throws {
-        let bus = Flux(label: "edges.earlier")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.earlier")
         let prices = Substance<Prices>(name: "edges.earlier.prices", bus: bus)
         await ChainReaction().mix(prices) { $0.prop.prices = [3] }.reactAndWait()
         // As an earlier version wrote it: the element as the integer JSON reads it as.
@@ -177,9 +163,7 @@ struct JournalReplayEdgesTests {
 
     @Test("two exports one after the other are refused at the second's line of starting states")
     func twoExports() async throws {
-        let bus = Flux(label: "edges.two")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.two")
         let prices = Substance<Prices>(name: "edges.two.prices", bus: bus)
         await ChainReaction().mix(prices) { $0.prop.count = 1 }.reactAndWait()
         let lines = journal.jsonLines()
@@ -197,9 +181,7 @@ struct JournalReplayEdgesTests {
         "a whole Double reads back as a Double however it was recorded: a changed key, a value recorded whole, a start"
     )
     func wholeDoubles() async throws {
-        let bus = Flux(label: "edges.doubles")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.doubles")
         let name = "edges.doubles.prices"
         let prices = Substance<Prices>(name: name, bus: bus)
         await ChainReaction().mix(prices) { $0.prop.count = 1 }.reactAndWait()
@@ -225,18 +207,14 @@ struct JournalReplayEdgesTests {
         "an element recorded whole without a _ property it cannot decode without is skipped, saying so; an optional one replays"
     )
     func valueWithoutItsInternalProperty() async throws {
-        let bus = Flux(label: "edges.internal")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.internal")
         let name = "edges.internal.pad"
         let pad = Substance<Scratchpad>(name: name, bus: bus)
         await ChainReaction().mix(pad) { $0.prop.optionalItems.append(ScratchOptional(name: "a", _tmp: 7)) }
             .reactAndWait()
         await ChainReaction().mix(pad) { $0.prop.items.append(Scratch(name: "b", _tmp: 7)) }.reactAndWait()
         #expect(!journal.jsonLines().contains("_tmp"))
-        let replayBus = Flux(label: "edges.internal.replay")
-        let fresh = Substance<Scratchpad>(name: name, bus: replayBus)
-        let replay = await journal.replay(on: replayBus, substances: [fresh])
+        let (replay, fresh) = await replayed(journal, into: name, as: Scratchpad.self, label: "edges.internal.replay")
         #expect(replay.replayed == 1 && replay.divergences.isEmpty, "\(replay)")
         #expect(replay.skipped.count == 1, "\(replay)")
         #expect(replay.skipped.first?.reason.contains("does not decode as its state type") == true, "\(replay)")
@@ -247,9 +225,7 @@ struct JournalReplayEdgesTests {
 
     @Test("a replay given two substances of one name applies nothing to them, and says why")
     func twoGivenUnderOneName() async throws {
-        let bus = Flux(label: "edges.twins")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.twins")
         let name = "edges.twins.prices"
         let left = Substance<Prices>(name: name, bus: bus)
         let right = Substance<Prices>(name: name, bus: bus)
@@ -283,9 +259,7 @@ struct JournalReplayEdgesTests {
 
     @Test("a journal removed, then cleared and used again, rebuilds the app's states from where each next commits")
     func usedAgainAfterClear() async throws {
-        let bus = Flux(label: "edges.again")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("edges.again")
         let name = "edges.again.prices"
         let prices = Substance<Prices>(name: name, bus: bus)
         await ChainReaction().mix(prices) { $0.prop.count = 1 }.reactAndWait()
@@ -300,4 +274,21 @@ struct JournalReplayEdgesTests {
         let rebuilt = try #require(document.states(after: serial)[name])
         #expect(rebuilt.value(at: "count") == .int(2) && rebuilt.value(at: "price") == .double(7), "\(rebuilt)")
     }
+}
+
+/// A bus labeled `label`, with a journal recording it.
+private func journaledBus(_ label: String) -> (Flux, MixJournal) {
+    let bus = Flux(label: label)
+    let journal = MixJournal()
+    bus.use(journal)
+    return (bus, journal)
+}
+
+/// `journal` replayed into a new substance of `S` named `name`, on a bus of its own labeled `label`.
+private func replayed<S: State>(
+    _ journal: MixJournal, into name: String, as _: S.Type, label: String
+) async -> (MixJournal.Replay, Substance<S>) {
+    let bus = Flux(label: label)
+    let fresh = Substance<S>(name: name, bus: bus)
+    return (await journal.replay(on: bus, substances: [fresh]), fresh)
 }

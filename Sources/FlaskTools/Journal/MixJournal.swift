@@ -328,11 +328,12 @@ public final class MixJournal: FluxMiddleware {
                 switch entry.result {
                 case .committed(let committed):
                     let name = entry.receiverName
-                    if item == 0 || (reportKind == .task && historyItems == nil) {
+                    if item == 0 {
+                        // Read from the mix's first commit, which its others share: its work item,
+                        // and for an undo or a redo (a task, every commit of which restores a
+                        // state of its step) the mixes it takes back or makes again.
                         let commit = Commit(changes: committed, lock: nil)
-                        if item == 0 { item = commit.serial }
-                        // The mixes an undo or a redo takes back or makes again, named by the
-                        // commits that restore its states.
+                        item = commit.serial
                         if reportKind == .task, case let step = commit.mix.historyStepCommits, !step.isEmpty {
                             historyItems = step
                         }

@@ -18,12 +18,13 @@ struct HistoryStep: Sendable {
     /// Whether a substance of it still lives: a step whose substances have all gone away is
     /// nothing to undo.
     var isLive: Bool { entries.contains { $0.reference.substance != nil } }
-    /// The work item that made it (its last, when commits merged), and when.
-    var item: UInt64
+    /// When it was last changed.
     var time: ContinuousClock.Instant
     /// The work items of the mixes that made it, oldest first (``Commit/serial``): what an undo or
     /// a redo of it names (``MixSource/historyStepCommits``), so that a journal says which mix it
-    /// undoes. At most ``namedMixes``: of more, the first and the last halves.
+    /// undoes. At most ``namedMixes``: of more, the first and the last halves. The last is the work
+    /// item that made it last, which a commit of the same item merges into (a step an undo or a
+    /// redo put back keeps its mixes: no later commit has their items).
     var mixes: [UInt64]
     /// The most mixes a step names.
     static let namedMixes = 32
@@ -61,7 +62,7 @@ final class HistoryLog: Sendable {
             guard !stacks.stepping else { return }
             stacks.redo.removeAll()
             if var last = stacks.undo.popLast() {
-                if last.item == item || (last.merges && time - last.time < interval) {
+                if last.mixes.last == item || (last.merges && time - last.time < interval) {
                     // One mix (or changes close together): one step. A substance's first state in
                     // the step is the one to go back to.
                     if !last.entries.contains(where: { $0.substance == entry.substance }) { last.entries.append(entry) }
@@ -73,14 +74,13 @@ final class HistoryLog: Sendable {
                             last.mixes.remove(at: HistoryStep.namedMixes / 2)
                         }
                     }
-                    last.item = item
                     last.time = time
                     stacks.undo.append(last)
                     return
                 }
                 stacks.undo.append(last)
             }
-            stacks.undo.append(HistoryStep(entries: [entry], item: item, time: time, mixes: [item]))
+            stacks.undo.append(HistoryStep(entries: [entry], time: time, mixes: [item]))
             if stacks.undo.count > limit { stacks.undo.removeFirst(stacks.undo.count - limit) }
         }
     }
@@ -105,7 +105,7 @@ final class HistoryLog: Sendable {
                 if restored {
                     // The same mixes: a redo makes again what the undo took back.
                     let opposite = HistoryStep(
-                        entries: inverse.reversed(), item: 0, time: step.time, mixes: step.mixes, merges: false)
+                        entries: inverse.reversed(), time: step.time, mixes: step.mixes, merges: false)
                     if back { stacks.redo.append(opposite) } else { stacks.undo.append(opposite) }
                 }
                 stacks.stepping = false
