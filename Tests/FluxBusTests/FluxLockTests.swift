@@ -290,7 +290,9 @@ struct FluxLockTests {
             }
         }
         bus.perform { ran.append(20) }
-        await bus.settleExclusive()
+        // Waited for by count, not by an exclusive item of the test's own: one queued before the
+        // first item ran, or taken into the batch, returned before the batch was done.
+        await ran.waitForCount(7)
         await bus.settleExclusive()
         #expect(ran.all == [0, 1, 2, 3, 4, 5, 10], "the lock holds back only the main lane")
         for lock in taken.withLock({ $0 }) { lock.release() }

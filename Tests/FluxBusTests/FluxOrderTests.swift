@@ -95,7 +95,10 @@ struct FluxOrderTests {
             }
         }
         gate.release()
-        // Exclusive work keeps running while the rest of the batch waits.
+        // The drain runs on the bus's thread: the first two items are waited for, then exclusive
+        // work (queued after them) keeps running while the rest of the batch waits. Queued before
+        // the drain took its batch, the exclusive item ran first, and the test saw nothing run.
+        await ran.waitForCount(2)
         await bus.settleExclusive()
         #expect(ran.all == [0, 1])
         #expect(bus.lockReport().queuedCount == 4)
@@ -111,6 +114,7 @@ struct FluxOrderTests {
             }
         }
         second.release()
+        await ran.waitForCount(8)
         await bus.settleExclusive()
         #expect(bus.purge() == 2, "the two suspended items are dropped")
         bus.removeLocks()

@@ -122,10 +122,17 @@ struct StressTests {
                 }
             }
         }
+        // The readers and the churn stop as soon as the producers are done, from Dispatch's pool:
+        // stopped after this task resumed, they spun on while the test waited for a thread of the
+        // cooperative pool, which other tests may hold. Under the thread sanitizer every access of
+        // a generic type's metadata takes a lock in the runtime, and spinning threads starved the
+        // whole run.
         await withCheckedContinuation { continuation in
-            producersDone.notify(queue: .global()) { continuation.resume() }
+            producersDone.notify(queue: .global()) {
+                producing.store(false, ordering: .relaxed)
+                continuation.resume()
+            }
         }
-        producing.store(false, ordering: .relaxed)
         await withCheckedContinuation { continuation in
             group.notify(queue: .global()) { continuation.resume() }
         }
