@@ -184,6 +184,9 @@ try:
     check("loading earlier" not in note, f"the imported page's note: {note}")
     sent = browser.find_element(By.ID, "sent").text
     check(sent == "", f"the live app's last dispatch answer, on the imported page: {sent}")
+    # How the live app's mixes reach the page says nothing of a file.
+    push = browser.find_element(By.ID, "push")
+    check(not push.is_displayed(), f"the imported page shows how it hears of live mixes: {push.text}")
     first = serials[0]
     browser.execute_script(f"document.querySelector('#rows tr.mix[data-serial=\"{first}\"]').click();")
     wait.until(lambda _: f"State after mix #{first}" in browser.find_element(By.ID, "stateTitle").text)
@@ -193,6 +196,7 @@ try:
     browser.save_screenshot(os.path.join(shots, "live-session-imported.png"))
     browser.find_element(By.ID, "live").click()
     wait.until(lambda _: "live" in browser.find_element(By.ID, "status").text)
+    wait.until(lambda _: browser.find_element(By.ID, "push").is_displayed())
     wait.until(lambda _: any("after the export" in text for text in row_texts()))
 
     # A long value with no space in it wraps: the row's buttons stay in the window.

@@ -122,6 +122,17 @@ struct ArchiverTests {
         #expect(store.writes == ["a"])
         #expect(try store.data(forKey: "a") == Data("1".utf8))
         #expect(archiver.pendingKeys.isEmpty)
+        // Two callers told at once (nothing pending) and one told by a write: the write answered
+        // one caller, not three.
+        #expect(
+            archiver.durabilityStatistics
+                == ArchiveDurabilityStatistics(writes: 1, acknowledged: 2, acknowledgedWithoutWrite: 1))
+        try await archiver.stored(key: "a")
+        let statistics = archiver.durabilityStatistics
+        #expect(statistics.acknowledgedPerWrite == 1)
+        #expect(
+            statistics.description
+                == "3 acknowledgements in 1 durable writes (1.0 per write), 2 with nothing left to write")
     }
 
     @Test("callers that ask while a write is under way share the next one (group commit)")

@@ -119,6 +119,11 @@ struct FileArchiveOwnershipTests {
             try first.confirmOwnership(of: "k")
             let restored = second.restore(Int.self, key: "k", defaultValue: 0, owner: NSObject())
             #expect(restored.problems.map(\.kind) == [.keyInUse])
+            // A restore wrote nothing and says what it did: read, and will not write.
+            #expect(
+                restored.problems.map(\.reason) == [
+                    "another store of this process archives under k; restored what it holds, and this store will not write it"
+                ])
             #expect(throws: ArchiveProblem.self) { try second.confirmOwnership(of: "k") }
         }
         // The first is gone; the second's restored value predates its last writes all the same.

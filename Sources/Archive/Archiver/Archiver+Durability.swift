@@ -58,7 +58,11 @@ extension Archiver {
             let (waiting, next) = durability.finish(key)
             // Only what was written counts: a refused or failed write acknowledged nobody.
             if problem == nil {
-                if write != nil { durability.statistics.writes += 1 }
+                if write != nil {
+                    durability.statistics.writes += 1
+                } else {
+                    durability.statistics.acknowledgedWithoutWrite += waiting.count
+                }
                 durability.statistics.acknowledged += waiting.count
             }
             return (waiting, next)
@@ -81,19 +85,30 @@ public struct ArchiveDurabilityStatistics: Sendable, Equatable, CustomStringConv
     public var writes: Int
     /// The callers told their values were stored.
     public var acknowledged: Int
+    /// Those of ``acknowledged`` whose values were stored already when their turn came, with
+    /// nothing left to write for them (a caller that asks after ``Archiver/flush()``, say): told
+    /// at once, they shared no write.
+    public var acknowledgedWithoutWrite: Int
 
-    /// Statistics of `writes` durable writes that answered `acknowledged` callers.
-    public init(writes: Int = 0, acknowledged: Int = 0) {
+    /// Statistics of `writes` durable writes and `acknowledged` callers told, of whom
+    /// `acknowledgedWithoutWrite` needed no write.
+    public init(writes: Int = 0, acknowledged: Int = 0, acknowledgedWithoutWrite: Int = 0) {
         self.writes = writes
         self.acknowledged = acknowledged
+        self.acknowledgedWithoutWrite = acknowledgedWithoutWrite
     }
 
-    /// Acknowledgements per write (0 before the first write).
-    public var acknowledgedPerWrite: Double { writes == 0 ? 0 : Double(acknowledged) / Double(writes) }
+    /// The callers each write answered, on average (0 before the first write): how much of a
+    /// write's `fsync` is shared. Callers that needed no write are not counted.
+    public var acknowledgedPerWrite: Double {
+        writes == 0 ? 0 : Double(acknowledged - acknowledgedWithoutWrite) / Double(writes)
+    }
 
     public var description: String {
         let perWrite = (acknowledgedPerWrite * 10).rounded() / 10
-        return "\(acknowledged) acknowledgements in \(writes) durable writes (\(perWrite) per write)"
+        var text = "\(acknowledged) acknowledgements in \(writes) durable writes (\(perWrite) per write)"
+        if acknowledgedWithoutWrite > 0 { text += ", \(acknowledgedWithoutWrite) with nothing left to write" }
+        return text
     }
 }
 

@@ -198,7 +198,7 @@ public final class Archiver: Sendable {
             // their refusal is not reported again (it starts no new episode).
             let problem = ArchiveProblem(
                 key: key, kind: .keyInUse,
-                reason: owned.description + "; restored what it holds, and this store will not write it")
+                reason: owned.ownership + "; restored what it holds, and this store will not write it")
             problems.append(problem)
             state.withLock { $0.failing[key] = (0, problem) }
         } catch {

@@ -24,14 +24,18 @@ public struct ArchiveKeyOwnedError: Error, Sendable, Equatable, CustomStringConv
         self.ownerProcess = ownerProcess
     }
 
-    public var description: String {
+    public var description: String { ownership + "; nothing was written" }
+
+    /// Who archives under the key ("process 4242 archives under orders"), without what it meant
+    /// for a write: a restore says what it did instead.
+    var ownership: String {
         let owner: String
         if let ownerProcess {
             owner = ownerProcess == getpid() ? "another store of this process" : "process \(ownerProcess)"
         } else {
             owner = "another owner"
         }
-        return "\(owner) archives under \(ArchiveProblem.shortened(key)); nothing was written"
+        return "\(owner) archives under \(ArchiveProblem.shortened(key))"
     }
 }
 
