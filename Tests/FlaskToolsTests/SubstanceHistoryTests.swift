@@ -235,6 +235,11 @@ struct SubstanceHistoryTests {
         // Through the JSON lines; a line without it (a journal written before) reads none.
         let read = try MixJournal.Document(jsonLines: journal.jsonLines())
         #expect(read.entries.map(\.historyStepMixes) == entries.map(\.historyStepMixes))
+        // Its lines, as the page says it.
+        #expect(entries[3].description.hasPrefix("mix #\(serials[3]) "))
+        #expect(entries[3].description.contains("undo (undoes #\(serials[2])) → "), "\(entries[3])")
+        #expect(entries[5].description.contains("redo (redoes #\(serials[0]), #\(serials[1])) → "), "\(entries[5])")
+        #expect(!entries[0].description.contains("does #"))
         // The page: a link to each.
         let page = journal.timelineHTML()
         #expect(page.contains("undoes <a href=\"#mix=\(serials[2])\">#\(serials[2])</a>"))

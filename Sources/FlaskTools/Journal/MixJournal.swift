@@ -76,12 +76,18 @@ public final class MixJournal: FluxMiddleware {
         }
 
         /// One line without values: the serial, the mixer by type and case (as
-        /// ``mixerDescription``), and what each substance changed (`mix #3 AuthMixers.login →
-        /// account: user`). Payloads, actions and states are in the entry's properties, and in the
-        /// JSON lines.
+        /// ``mixerDescription``), the mixes an undo or a redo takes back or makes again
+        /// (``historyStepMixes``: `(undoes #2)`), and what each substance changed (`mix #3
+        /// AuthMixers.login → account: user`). Payloads, actions and states are in the entry's
+        /// properties, and in the JSON lines.
         public var description: String {
             var line = "mix #\(serial) \(kind == .task ? "task " : "")\(mixerDescription)"
             if kind == .exclusiveMixer { line += " exclusive" }
+            if !historyStepMixes.isEmpty {
+                // As the timeline page says it: what an undo takes back, a redo makes again.
+                line += (mixer == "redo" ? " (redoes " : " (undoes ")
+                line += historyStepMixes.map { "#\($0)" }.joined(separator: ", ") + ")"
+            }
             if !changes.isEmpty { line += " → " + changes.map(\.description).joined(separator: "; ") }
             return line
         }
