@@ -122,8 +122,8 @@ struct ArchiverTests {
         #expect(store.writes == ["a"])
         #expect(try store.data(forKey: "a") == Data("1".utf8))
         #expect(archiver.pendingKeys.isEmpty)
-        // Two callers told at once (nothing pending) and one told by a write: the write answered
-        // one caller, not three.
+        // One caller told at once (nothing pending), one by a write, then one more at once: the
+        // write answered one caller, not three.
         #expect(
             archiver.durabilityStatistics
                 == ArchiveDurabilityStatistics(writes: 1, acknowledged: 2, acknowledgedWithoutWrite: 1))
