@@ -45,8 +45,44 @@ struct RenamedKeys: State {
     }
 }
 
+/// An enumeration whose cases hold unlabeled values (encoded under `_0`, `_1`), and integers
+/// narrower than `Int`: shapes a client of the tools found mishandled.
+enum TaggedValue: Codable, Equatable, Sendable {
+    case none
+    case tag(String)
+    case pair(Int, Int)
+}
+
+struct TaggedState: State {
+    var tagged = TaggedValue.none
+    var small: Int8 = 0
+    var smalls: [UInt8] = []
+    var wide: UInt32 = 0
+}
+
 @Suite("Change reduction")
 struct ReductionTests {
+    @Test(
+        "an enum case's unlabeled values and narrow integers are compared on both paths (the Codable path lost the one, recursed forever on the other)",
+        arguments: [false, true])
+    func taggedAndNarrow(codablePath: Bool) {
+        func keys(_ edit: (inout TaggedState) -> Void, from start: TaggedState = TaggedState()) -> [String] {
+            var new = start
+            edit(&new)
+            return changedKeys(start, new, codablePath: codablePath)
+        }
+        #expect(keys({ $0.tagged = .tag("b") }, from: TaggedState(tagged: .tag("a"))).first == "tagged")
+        #expect(keys({ $0.tagged = .pair(1, 3) }, from: TaggedState(tagged: .pair(1, 2))).first == "tagged")
+        #expect(keys({ $0.tagged = .tag("a") }, from: TaggedState(tagged: .tag("a"))) == [])
+        #expect(keys { $0.small = -2 } == ["small"])
+        #expect(keys { $0.wide = .max } == ["wide"])
+        #expect(keys { $0.smalls = [1, 2] }.first == "smalls")
+        // The flattened form keeps the values, `_` keys and all.
+        #expect(
+            FlatValue(encoding: TaggedValue.pair(1, 2)) == .keyed(["pair": .keyed(["_0": .int(1), "_1": .int(2)])]))
+        #expect(FlatValue(encoding: [Int8(-1)]) == .unkeyed([.int(-1)]))
+    }
+
     /// Twenty contiguous properties of mixed sizes: more than one group of leaves, whose bytes are
     /// compared together before the properties are.
     struct WideState: State {

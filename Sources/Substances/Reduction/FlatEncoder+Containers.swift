@@ -68,6 +68,10 @@ struct FlatKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     ) -> KeyedEncodingContainer<NestedKey> {
         let child = node.keyedChild(key.stringValue)
         child.makeKeyed()
+        // Keys the value's own encoding writes, not property names: kept, `_` or not. (An enum
+        // case's unlabeled values are `_0`, `_1` there: left out, `.tag("a")` and `.tag("b")` were
+        // one value, and a change between them went unreported.)
+        child.holdsData = true
         return KeyedEncodingContainer(FlatKeyedContainer<NestedKey>(node: child, codingPath: codingPath + [key]))
     }
 
@@ -94,12 +98,23 @@ struct FlatUnkeyedContainer: UnkeyedEncodingContainer {
         return 0
     }
 
+    // Every primitive has its own method: one left to the generic method below satisfied the
+    // protocol's requirement with it, and a primitive's `encode(to:)` asks a single-value
+    // container for the same call again, without end (an `Int8` field crashed the journal).
     mutating func encodeNil() throws { node.appendChild().set(.null) }
     mutating func encode(_ value: Bool) throws { node.appendChild().set(.bool(value)) }
     mutating func encode(_ value: String) throws { node.appendChild().set(.string(value)) }
     mutating func encode(_ value: Double) throws { node.appendChild().set(.double(value)) }
+    mutating func encode(_ value: Float) throws { node.appendChild().set(.double(Double(value))) }
     mutating func encode(_ value: Int) throws { node.appendChild().set(.int(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { node.appendChild().set(.int(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { node.appendChild().set(.int(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { node.appendChild().set(.int(Int64(value))) }
     mutating func encode(_ value: Int64) throws { node.appendChild().set(.int(value)) }
+    mutating func encode(_ value: UInt) throws { node.appendChild().set(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { node.appendChild().set(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt16) throws { node.appendChild().set(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt32) throws { node.appendChild().set(.uint(UInt64(value))) }
     mutating func encode(_ value: UInt64) throws { node.appendChild().set(.uint(value)) }
     mutating func encode(_ value: some Encodable) throws {
         try node.appendChild().encode(value, codingPath: codingPath)
@@ -110,6 +125,7 @@ struct FlatUnkeyedContainer: UnkeyedEncodingContainer {
     > {
         let child = node.appendChild()
         child.makeKeyed()
+        child.holdsData = true  // keys the value's own encoding writes (see `FlatKeyedContainer`)
         return KeyedEncodingContainer(FlatKeyedContainer<NestedKey>(node: child, codingPath: codingPath))
     }
 
@@ -128,14 +144,21 @@ struct FlatSingleContainer: SingleValueEncodingContainer {
     let node: FlatNode
     let codingPath: [any CodingKey]
 
+    // Every primitive has its own method (see `FlatUnkeyedContainer`).
     mutating func encodeNil() throws { node.set(.null) }
     mutating func encode(_ value: Bool) throws { node.set(.bool(value)) }
     mutating func encode(_ value: String) throws { node.set(.string(value)) }
     mutating func encode(_ value: Double) throws { node.set(.double(value)) }
     mutating func encode(_ value: Float) throws { node.set(.double(Double(value))) }
     mutating func encode(_ value: Int) throws { node.set(.int(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { node.set(.int(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { node.set(.int(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { node.set(.int(Int64(value))) }
     mutating func encode(_ value: Int64) throws { node.set(.int(value)) }
     mutating func encode(_ value: UInt) throws { node.set(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { node.set(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt16) throws { node.set(.uint(UInt64(value))) }
+    mutating func encode(_ value: UInt32) throws { node.set(.uint(UInt64(value))) }
     mutating func encode(_ value: UInt64) throws { node.set(.uint(value)) }
     mutating func encode(_ value: some Encodable) throws {
         try node.encode(value, codingPath: codingPath)

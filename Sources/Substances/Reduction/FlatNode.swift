@@ -8,9 +8,10 @@ final class FlatNode {
     }
 
     var content: Content = .empty
-    /// Whether the node holds data keyed by content (a dictionary), whose keys are kept as they
-    /// are; the keys of any other keyed node are property names, and `_`-prefixed ones (internal
-    /// state, which the reduction ignores) are left out.
+    /// Whether the node holds data keyed by content (a dictionary, or a container a value's own
+    /// encoding nested: an enum case's values), whose keys are kept as they are; the keys of any
+    /// other keyed node are property names, and `_`-prefixed ones (internal state, which the
+    /// reduction ignores) are left out.
     var holdsData = false
 
     var value: FlatValue {
