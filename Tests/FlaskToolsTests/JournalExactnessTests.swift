@@ -18,6 +18,9 @@ struct Board: State, Equatable {
         case idle
         case editing(cardID: Int)
         case moving(from: String, to: String)
+        // Unlabeled values, encoded under `_0`, `_1` (a client found them recorded as `{}`).
+        case tagged(String)
+        case pair(Int, Int)
     }
     struct Nested: Codable, Equatable, Sendable {
         struct Inner: Codable, Equatable, Sendable {
@@ -36,6 +39,25 @@ struct Board: State, Equatable {
     var mode = Mode.idle
     var nested = Nested()
     var maybeNested: Nested?
+    // Integers narrower than `Int` (a client found that changing one crashed the journal).
+    var level: Int8 = 0
+    var sizes: [UInt16] = []
+    var modes: [Mode] = []
+}
+
+/// A tree as deep as one likes: values nested past what a journal's line can hold.
+struct DeepNode: Codable, Equatable, Sendable {
+    var kids: [DeepNode] = []
+
+    static func nested(_ depth: Int) -> DeepNode {
+        var node = DeepNode()
+        for _ in 0..<depth { node = DeepNode(kids: [node]) }
+        return node
+    }
+}
+
+struct DeepState: State, Equatable {
+    var root = DeepNode()
 }
 
 /// One random change of a board.
@@ -57,8 +79,16 @@ private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
     case 9: board.order.append(Int.random(in: 0..<9, using: &random))
     case 10: if !board.order.isEmpty { board.order.removeLast() }
     case 11:
-        board.mode =
-            [.idle, .editing(cardID: card.id), .moving(from: key, to: "done")][Int.random(in: 0..<3, using: &random)]
+        let modes: [Board.Mode] = [
+            .idle, .editing(cardID: card.id), .moving(from: key, to: "done"), .tagged(key), .pair(card.id, 2),
+        ]
+        board.mode = modes[Int.random(in: 0..<modes.count, using: &random)]
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: board.level &+= Int8.random(in: -3...3, using: &random)
+        case 1: board.sizes.append(UInt16.random(in: 0...UInt16.max, using: &random))
+        case 2: board.modes.append(modes[Int.random(in: 0..<modes.count, using: &random)])
+        default: if !board.modes.isEmpty { board.modes[0] = .tagged("m\(Int.random(in: 0..<3, using: &random))") }
+        }
     case 12: board.nested.count += 1
     case 13: board.nested.note = Bool.random(using: &random) ? nil : "n\(Int.random(in: 0..<3, using: &random))"
     case 14: board.nested.inner.label = Bool.random(using: &random) ? nil : key
@@ -119,6 +149,33 @@ struct JournalExactnessTests {
         #expect(!removal.newExists && removal.oldExists)
         let written = journal.jsonLines()
         #expect(!written.contains(#""id":null"#), "no card made of nulls: \(written)")
+    }
+
+    @Test(
+        "a value nested deeper than a journal's line can hold is recorded as unrepresentable; its entry is written and read back"
+    )
+    func deepValues() async throws {
+        let bus = Flux(label: "exact.deep")
+        let tree = Substance<DeepState>(bus: bus)
+        let journal = MixJournal()
+        bus.use(journal)
+        // 200 deep is 400 levels of JSON, within a line; 254 and 300 are not (a client found the
+        // 254 deep one recorded, and its line silently left out of the export).
+        for depth in [200, 254, 300] {
+            let root = DeepNode.nested(depth)
+            await ChainReaction().mix(tree) { $0.prop.root = root }.reactAndWait()
+        }
+        let entries = journal.entries
+        #expect(entries.count == 3)
+        let read = try MixJournal.Document(jsonLines: journal.jsonLines())
+        #expect(read.entries.map(\.serial) == entries.map(\.serial), "no entry is left out of the lines")
+        let first = try #require(entries.first?.serial)
+        let rebuilt = read.states(after: first)[tree.name()] ?? .null
+        #expect(try decode(DeepState.self, rebuilt) == DeepState(root: .nested(200)))
+        for entry in entries.dropFirst() {
+            let values = entry.changes.flatMap { $0.values ?? [] }
+            #expect(values.contains { !$0.new.isRepresentable }, "mix #\(entry.serial): \(values.map(\.key))")
+        }
     }
 
     @Test(

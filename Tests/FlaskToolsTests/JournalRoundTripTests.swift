@@ -120,6 +120,31 @@ struct JournalRoundTripTests {
         #expect(errors.all.last?.contains("line 1") == true)
     }
 
+    @Test("flask-journal names the bad line of a file: the last one without its newline, one past a megabyte of lines")
+    func lineNumbersOfAFile() async throws {
+        let folder = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let errors = Recorder<String>()
+        let tool = JournalTool(standardOutput: { _ in }, standardError: { errors.append($0) })
+        func error(reading text: String) throws -> String? {
+            let input = folder.appendingPathComponent("\(UUID().uuidString).jsonl")
+            try Data(text.utf8).write(to: input)
+            let status = tool.run(["timeline", input.path, "-o", folder.appendingPathComponent("out.html").path])
+            return status == 65 ? errors.all.last : nil
+        }
+        let lines = await journal(of: ["a", "b"]).jsonLines()
+        let count = lines.split(separator: "\n").count
+        // The last line cut, with no newline after it (a client found it called one line too far).
+        let cut = String(lines.dropLast(20))
+        #expect(try error(reading: cut)?.contains("line \(count):") == true, "\(errors.all.last ?? "")")
+        // Lines read in chunks of a megabyte: the numbers run on across them.
+        let blank = String(repeating: "\n", count: 1_500_000)
+        #expect(try error(reading: blank + "not json\n")?.contains("line 1500001:") == true, "\(errors.all.last ?? "")")
+        #expect(
+            try error(reading: lines + blank + "not json")?.contains("line \(count + 1_500_001):") == true,
+            "\(errors.all.last ?? "")")
+    }
+
     @Test("a byte order mark is skipped; nesting past the reader's limit is said as such, with its line")
     func bomAndNesting() async throws {
         let lines = await journal(of: ["a"]).jsonLines()

@@ -32,9 +32,16 @@ extension JournalValue {
         case .bool(let value): (.bool(value), false)
         case .string(let value): JournalValue.string(value).bounded(to: limit)
         case .other(let value): captured(value, limit: limit)
-        case .flat(let value): JournalValue(flattened: value).bounded(to: limit)
+        case .flat(let value): JournalValue(flattened: value).limitingNesting().bounded(to: limit)
         case .absent: (.null, false)
         }
+    }
+
+    /// The value, or, nested deeper than ``nestingLimit``, an unrepresentable value that says so
+    /// (a flattened value has lost its type's name).
+    private func limitingNesting() -> JournalValue {
+        guard nesting > JournalValue.nestingLimit else { return self }
+        return .unrepresentable(type: "a value nested more than \(JournalValue.nestingLimit) levels deep")
     }
 
     /// A value as the change reduction flattened it (below a dictionary, an expandable property):

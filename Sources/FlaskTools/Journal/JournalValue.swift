@@ -28,12 +28,28 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         // doubles into decimals and back (0.1 + 0.2 became 0.3000000000000001).
         guard let encodable = value as? any Encodable,
             let data = try? JSONEncoder().encode(encodable),
-            let decoded = try? JSONDecoder().decode(JournalValue.self, from: data)
+            let decoded = try? JSONDecoder().decode(JournalValue.self, from: data),
+            decoded.nesting <= JournalValue.nestingLimit
         else {
             self = .unrepresentable(type: "\(type(of: value))")
             return
         }
         self = decoded
+    }
+
+    /// How deep a recorded value may nest its arrays and objects. A journal's line holds a value a
+    /// few levels down (an entry, its changes, a change's values), and a line nested deeper than a
+    /// JSON reader accepts (512) can be neither written nor read back: a deeper value is recorded
+    /// as ``unrepresentable(type:)``, in memory as in the lines, rather than lose its entry's line.
+    static let nestingLimit = 500
+
+    /// How deep its arrays and objects nest (0 for a scalar).
+    var nesting: Int {
+        switch self {
+        case .array(let values): 1 + values.reduce(0) { max($0, $1.nesting) }
+        case .object(let values): 1 + values.values.reduce(0) { max($0, $1.nesting) }
+        default: 0
+        }
     }
 
     /// The plain JSON this value stands for (numbers exact, no tags), nil when it holds something

@@ -75,7 +75,10 @@ extension MixJournal {
                     guard pending.count <= MixJournal.lineLimit else { throw reader.tooLong(pending.count) }
                     continue
                 }
-                try reader.read(lines: pending[...lastEnd])
+                // The whole lines, without the newline that ends the last of them: read with it,
+                // the text after it made one more (empty) line, and every line after a chunk was
+                // numbered one too far (a client found a bad last line called line 10 of 9).
+                try reader.read(lines: pending[..<lastEnd])
                 pending.removeSubrange(...lastEnd)
             }
             if !pending.isEmpty { try reader.read(lines: pending[...]) }
@@ -179,9 +182,9 @@ extension MixJournal {
         /// How deep `JSONDecoder` reads nested arrays and objects.
         static let nestingLimit = 512
 
-        /// The depth a line's arrays and objects reach, when it is past ``nestingLimit``; nil
-        /// otherwise. Strings are skipped, escapes included.
-        static func nestingBeyondLimit(_ line: ArraySlice<UInt8>) -> Int? {
+        /// The depth a line's arrays and objects reach, when it is past `limit`; nil otherwise.
+        /// Strings are skipped, escapes included.
+        static func nestingBeyondLimit(_ line: ArraySlice<UInt8>, limit: Int = nestingLimit) -> Int? {
             var depth = 0
             var inString = false
             var escaped = false
@@ -200,7 +203,7 @@ extension MixJournal {
                 case UInt8(ascii: "\""): inString = true
                 case UInt8(ascii: "["), UInt8(ascii: "{"):
                     depth += 1
-                    if depth > nestingLimit { return depth }
+                    if depth > limit { return depth }
                 case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
                 default: break
                 }
@@ -236,9 +239,13 @@ extension MixJournal {
                 lines.append(JSONEscaping.escapingLineSeparators(in: String(decoding: header, as: UTF8.self)))
             }
             for entry in entries {
-                if let line = try? encoder.encode(entry) {
-                    lines.append(JSONEscaping.escapingLineSeparators(in: String(decoding: line, as: UTF8.self)))
+                // Every entry encodes: what it records is bounded in depth when recorded (see
+                // `JournalValue.nestingLimit`), and non-finite numbers are tagged.
+                guard let line = try? encoder.encode(entry) else {
+                    assertionFailure("the journal's entry #\(entry.serial) could not be written as a JSON line")
+                    continue
                 }
+                lines.append(JSONEscaping.escapingLineSeparators(in: String(decoding: line, as: UTF8.self)))
             }
             // Each line ends with its `\n`, the last one too, as JSON Lines has it: text appended
             // to an export starts a line of its own. (Another export appended is refused when

@@ -368,7 +368,11 @@ public final class MixJournal: FluxMiddleware {
                     }
                     changes.append(
                         RecordedChange(substance: name, keys: committed.keySnapshot, values: values, start: restart))
-                    if recordsTaskStates, let data = committed.encodedNewState() {
+                    // A state nested deeper than an entry's line can hold is left out of the
+                    // entry's states: the line could not be written with it.
+                    if recordsTaskStates, let data = committed.encodedNewState(),
+                        Document.nestingBeyondLimit(ArraySlice(data), limit: JournalValue.nestingLimit) == nil
+                    {
                         states = (states ?? [:]).merging([name: data]) { $1 }
                     }
                 case .unchanged:
