@@ -60,6 +60,12 @@ struct DeepState: State, Equatable {
     var root = DeepNode()
 }
 
+struct WideState: State, Equatable {
+    var id: UInt64 = 0
+    var ids: [String: UInt64] = [:]
+    var size = 0.0
+}
+
 /// One random change of a board.
 private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
     let card = Board.Card(
@@ -176,6 +182,32 @@ struct JournalExactnessTests {
             let values = entry.changes.flatMap { $0.values ?? [] }
             #expect(values.contains { !$0.new.isRepresentable }, "mix #\(entry.serial): \(values.map(\.key))")
         }
+    }
+
+    @Test("an unsigned integer past Int.max is recorded as unrepresentable, not as a Double that holds it inexactly")
+    func unsignedPastIntMax() async throws {
+        let bus = Flux(label: "exact.unsigned")
+        let wide = Substance<WideState>(bus: bus)
+        let journal = MixJournal()
+        bus.use(journal)
+        await ChainReaction().mix(wide) { $0.prop.id = UInt64(Int.max) }.reactAndWait()
+        await ChainReaction().mix(wide) {
+            $0.prop.id = .max
+            $0.prop.ids["a"] = UInt64(Int.max) + 1
+        }
+        .reactAndWait()
+        let entries = journal.entries
+        #expect(entries.first?.changes.first?.values?.first?.new == .int(Int.max), "Int.max itself is exact")
+        let values = try #require(entries.last?.changes.first?.values)
+        #expect(!values.isEmpty && values.allSatisfy { $0.new == .unrepresentable(type: "UInt64") }, "\(values)")
+        // Read back from its line the same.
+        let read = try MixJournal.Document(jsonLines: journal.jsonLines())
+        #expect(read.entries.last?.changes.first?.values?.map(\.new) == values.map(\.new))
+        // A double that large, which JSON writes as a whole number, stays the double it is.
+        await ChainReaction().mix(wide) { $0.prop.size = 1e19 }.reactAndWait()
+        #expect(journal.entries.last?.changes.first?.values?.first?.new == .double(1e19))
+        let state = try #require(journal.document.states(after: journal.entries.last?.serial ?? 0)[wide.name()])
+        #expect(state.value(at: "size") == .double(1e19))
     }
 
     @Test(

@@ -51,7 +51,8 @@ extension JournalValue {
         case .null: self = .null
         case .bool(let value): self = .bool(value)
         case .int(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
-        case .uint(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
+        // Past `Int.max`, unrepresentable: a `Double` would hold it inexactly.
+        case .uint(let value): self = Int(exactly: value).map(JournalValue.int) ?? .unrepresentable(type: "UInt64")
         case .double(let value): self = .double(value)
         case .string(let value): self = .string(value)
         case .ref: self = .unrepresentable(type: value.referencedObject.map { "\(type(of: $0))" } ?? "AnyObject")
@@ -128,7 +129,7 @@ extension JournalValue {
     /// would hold either, by the way the value came (issue found by a client: a start's `5`, a
     /// change's `5.0`).
     func stateValue(of value: Any) -> JournalValue {
-        guard hasInternalLookingKey || hasInteger else { return self }
+        guard hasInternalLookingKey || hasInteger || hasWholeDoublePastInt else { return self }
         return stripping(against: (value as? any Encodable).map { FlatValue(encoding: $0) }, retaggingDoubles: true)
     }
 
@@ -148,6 +149,17 @@ extension JournalValue {
         case .int: true
         case .object(let values): values.values.contains { $0.hasInteger }
         case .array(let values): values.contains { $0.hasInteger }
+        default: false
+        }
+    }
+
+    /// Whether it holds a whole `Double` past `Int.max` at any depth: JSON's reading of an
+    /// unsigned integer too large for `Int` (or a double that large), which `flat` tells apart.
+    private var hasWholeDoublePastInt: Bool {
+        switch self {
+        case .double(let value): value >= 0x1p63 && value.rounded() == value
+        case .object(let values): values.values.contains { $0.hasWholeDoublePastInt }
+        case .array(let values): values.contains { $0.hasWholeDoublePastInt }
         default: false
         }
     }
@@ -173,6 +185,14 @@ extension JournalValue {
                 values.indices.map { values[$0].stripping(against: elements?[$0], retaggingDoubles: retaggingDoubles) })
         case .int(let integer) where retaggingDoubles:
             if case .double(let double)? = flat, double == Double(integer) { return .double(double) }
+            return self
+        case .double where retaggingDoubles:
+            // An unsigned integer past `Int.max`, which JSON read as a `Double` that holds it
+            // inexactly (a state rebuilt with it decoded a wrong number, or none): unrepresentable,
+            // as such a payload value is.
+            if case .uint(let unsigned)? = flat, Int(exactly: unsigned) == nil {
+                return .unrepresentable(type: "UInt64")
+            }
             return self
         default:
             return self

@@ -85,7 +85,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
             switch number {
             case .bool(let value): self = .bool(value)
             case .int(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
-            case .uint(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
+            case .uint(let value): self = Int(exactly: value).map(JournalValue.int) ?? .unrepresentable(type: "UInt64")
             case .double(let value): self = .double(value)
             default: self = .unrepresentable(type: "\(type(of: value))")
             }
