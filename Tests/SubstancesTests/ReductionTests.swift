@@ -58,6 +58,9 @@ struct TaggedState: State {
     var small: Int8 = 0
     var smalls: [UInt8] = []
     var wide: UInt32 = 0
+    // Kept as it is by every edit below: no change (the Codable path saw one at every commit).
+    var ratio = Double.nan
+    var ratios: [String: Float] = ["a": .nan]
 }
 
 @Suite("Change reduction")
@@ -77,6 +80,8 @@ struct ReductionTests {
         #expect(keys { $0.small = -2 } == ["small"])
         #expect(keys { $0.wide = .max } == ["wide"])
         #expect(keys { $0.smalls = [1, 2] }.first == "smalls")
+        #expect(keys { $0.ratio = .nan } == [])
+        #expect(keys { $0.ratio = 1 } == ["ratio"])
         // The flattened form keeps the values, `_` keys and all.
         #expect(
             FlatValue(encoding: TaggedValue.pair(1, 2)) == .keyed(["pair": .keyed(["_0": .int(1), "_1": .int(2)])]))
