@@ -28,6 +28,7 @@ struct PropertyState: State {
     var count = 0
     var name = ""
     var ratio = 0.0
+    var small: Int8 = 0
     var maybeName: String?
     var list: [Int] = []
     var middle = PMiddle()
@@ -48,7 +49,9 @@ enum Reference {
         }
         check(a.count != b.count, "count")
         check(a.name != b.name, "name")
-        check(a.ratio != b.ratio, "ratio")
+        // A NaN kept as it was is no change (the draws' NaN is always the same one).
+        check(a.ratio != b.ratio && !(a.ratio.isNaN && b.ratio.isNaN), "ratio")
+        check(a.small != b.small, "small")
         check(a.maybeName != b.maybeName, "maybeName")
         check(a.list != b.list, "list")
         let inner = innerKeys(a.middle.inner, b.middle.inner, prefix: "middle.inner")
@@ -122,7 +125,8 @@ struct ReductionPropertyTests {
         var state = PropertyState()
         if maybe() { state.count = pick([0, 1, 2]) }
         if maybe() { state.name = pick(["", "a", "b"]) }
-        if maybe() { state.ratio = pick([0, 0.5, -0.0]) }
+        if maybe() { state.ratio = pick([0, 0.5, -0.0, .nan]) }
+        if maybe() { state.small = pick([0, -1, 127]) }
         if maybe() { state.maybeName = pick([nil, "x", ""]) }
         if maybe() { state.list = pick([[], [1], [1, 2], [2, 1]]) }
         if maybe() { state.middle.flag = true }
