@@ -127,10 +127,8 @@ private func decode<T: Decodable>(_ type: T.Type, _ value: JournalValue) throws 
 struct JournalExactnessTests {
     @Test("a nil optional is nil, a removed entry absent, an empty collection empty (the page's and the document's)")
     func nilRemovedEmpty() async throws {
-        let bus = Flux(label: "exact.nil")
+        let (bus, journal) = journaledBus("exact.nil")
         let board = Substance<Board>(bus: bus)
-        let journal = MixJournal()
-        bus.use(journal)
         let card = Board.Card(id: 1, title: "one")
         await ChainReaction().mix(board) {
             $0.prop.selected = card
@@ -161,10 +159,8 @@ struct JournalExactnessTests {
         "a value nested deeper than a journal's line can hold is recorded as unrepresentable; its entry is written and read back"
     )
     func deepValues() async throws {
-        let bus = Flux(label: "exact.deep")
+        let (bus, journal) = journaledBus("exact.deep")
         let tree = Substance<DeepState>(bus: bus)
-        let journal = MixJournal()
-        bus.use(journal)
         // 200 deep is 400 levels of JSON, within a line; 254 and 300 are not (a client found the
         // 254 deep one recorded, and its line silently left out of the export).
         for depth in [200, 254, 300] {
@@ -186,10 +182,8 @@ struct JournalExactnessTests {
 
     @Test("an unsigned integer past Int.max is recorded as unrepresentable, not as a Double that holds it inexactly")
     func unsignedPastIntMax() async throws {
-        let bus = Flux(label: "exact.unsigned")
+        let (bus, journal) = journaledBus("exact.unsigned")
         let wide = Substance<WideState>(bus: bus)
-        let journal = MixJournal()
-        bus.use(journal)
         await ChainReaction().mix(wide) { $0.prop.id = UInt64(Int.max) }.reactAndWait()
         await ChainReaction().mix(wide) {
             $0.prop.id = .max
@@ -214,10 +208,8 @@ struct JournalExactnessTests {
         "an array's changed, new or gone element is recorded as that element, at its index; the array whole when that is no smaller"
     )
     func arrayElements() async throws {
-        let bus = Flux(label: "exact.elements")
+        let (bus, journal) = journaledBus("exact.elements")
         let board = Substance<Board>(bus: bus)
-        let journal = MixJournal()
-        bus.use(journal)
         func recorded() -> [String]? { journal.entries.last?.changes.first?.values?.map(\.key) }
         await ChainReaction().mix(board) { $0.prop.order = [1, 2, 3] }.reactAndWait()
         await ChainReaction().mix(board) { $0.prop.order[1] = 20 }.reactAndWait()
@@ -341,9 +333,7 @@ struct JournalExactnessTests {
 
     @Test("substances made and freed in turn, at addresses used before: each has its start, and its states rebuild")
     func substancesAtReusedAddresses() async throws {
-        let bus = Flux(label: "exact.reused")
-        let journal = MixJournal(capacity: 100)
-        bus.use(journal)
+        let (bus, journal) = journaledBus("exact.reused", capacity: 100)
         for index in 0..<20 {
             // Freed at the end of each pass: the allocator gives the next one its address, mostly.
             let board = Substance<Board>(name: "exact.reused.\(index)", bus: bus)
@@ -362,9 +352,7 @@ struct JournalExactnessTests {
         "a substance made again under a name the journal saw starts again from its own state: rebuilt, folded, read back, replayed",
         arguments: [100, 2])
     func substanceMadeAgain(capacity: Int) async throws {
-        let bus = Flux(label: "exact.again.\(capacity)")
-        let journal = MixJournal(capacity: capacity)
-        bus.use(journal)
+        let (bus, journal) = journaledBus("exact.again.\(capacity)", capacity: capacity)
         let name = "exact.again.screen.\(capacity)"
         var expected: [UInt64: Board] = [:]
         for round in 0..<4 {
@@ -403,9 +391,7 @@ struct JournalExactnessTests {
         "two substances alive under one name take it in turns: the name's state is the last committer's, rebuilt, read back and replayed"
     )
     func twoAliveUnderOneName() async throws {
-        let bus = Flux(label: "exact.twins")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("exact.twins")
         let name = "exact.twins.window"
         // Two windows of one screen, open at once, made with the screen's one name.
         let left = Substance<Board>(name: name, bus: bus)
@@ -443,9 +429,7 @@ struct JournalExactnessTests {
 
     @Test("a substance made again that commits twice in its first mix starts again once, at its first commit")
     func substanceMadeAgainCommitsTwice() async throws {
-        let bus = Flux(label: "exact.again.twice")
-        let journal = MixJournal()
-        bus.use(journal)
+        let (bus, journal) = journaledBus("exact.again.twice")
         let name = "exact.again.twice.screen"
         var first: Substance<Board>? = Substance<Board>(name: name, bus: bus)
         var edited = Board()
@@ -470,10 +454,8 @@ struct JournalExactnessTests {
 
     @Test("an awaited chain, undo and apply are in the journal when their await returns", .hangGuard)
     func recordedWhenAwaited() async {
-        let bus = Flux(label: "exact.awaited")
+        let (bus, journal) = journaledBus("exact.awaited")
         let board = Substance<Board>(bus: bus)
-        let journal = MixJournal()
-        bus.use(journal)
         let history = SubstanceHistory(of: board)
         for trial in 1...300 {
             await ChainReaction().mix(board) { $0.prop.nested.count = trial }.reactAndWait()

@@ -276,14 +276,6 @@ struct JournalReplayEdgesTests {
     }
 }
 
-/// A bus labeled `label`, with a journal recording it.
-private func journaledBus(_ label: String) -> (Flux, MixJournal) {
-    let bus = Flux(label: label)
-    let journal = MixJournal()
-    bus.use(journal)
-    return (bus, journal)
-}
-
 /// `journal` replayed into a new substance of `S` named `name`, on a bus of its own labeled `label`.
 private func replayed<S: State>(
     _ journal: MixJournal, into name: String, as _: S.Type, label: String

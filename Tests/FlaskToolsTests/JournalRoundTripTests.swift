@@ -16,6 +16,15 @@ private enum NoteMixers: SubstanceMixer {
 }
 
 /// A journal of `texts.count` mixes, each writing one text into the state and the payload.
+/// The exit status of `flask-journal timeline` (run in process) on a file of `bytes` in `folder`;
+/// what it says on standard error goes to `errors`.
+private func timelineStatus(of bytes: Data, in folder: URL, errors: Recorder<String>) throws -> Int32 {
+    let tool = JournalTool(standardOutput: { _ in }, standardError: { errors.append($0) })
+    let input = folder.appendingPathComponent("\(UUID().uuidString).jsonl")
+    try bytes.write(to: input)
+    return tool.run(["timeline", input.path, "-o", folder.appendingPathComponent("out.html").path])
+}
+
 private func journal(of texts: [String]) async -> MixJournal {
     let bus = Flux()
     let journal = MixJournal()
@@ -106,11 +115,8 @@ struct JournalRoundTripTests {
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let errors = Recorder<String>()
-        let tool = JournalTool(standardOutput: { _ in }, standardError: { errors.append($0) })
         func status(_ bytes: [UInt8]) throws -> Int32 {
-            let input = folder.appendingPathComponent("\(UUID().uuidString).jsonl")
-            try Data(bytes).write(to: input)
-            return tool.run(["timeline", input.path, "-o", folder.appendingPathComponent("out.html").path])
+            try timelineStatus(of: Data(bytes), in: folder, errors: errors)
         }
         #expect(try status([]) == 0)
         #expect(try status(Array("\n\n  \n\t\n".utf8)) == 0)
@@ -125,12 +131,8 @@ struct JournalRoundTripTests {
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let errors = Recorder<String>()
-        let tool = JournalTool(standardOutput: { _ in }, standardError: { errors.append($0) })
         func error(reading text: String) throws -> String? {
-            let input = folder.appendingPathComponent("\(UUID().uuidString).jsonl")
-            try Data(text.utf8).write(to: input)
-            let status = tool.run(["timeline", input.path, "-o", folder.appendingPathComponent("out.html").path])
-            return status == 65 ? errors.all.last : nil
+            try timelineStatus(of: Data(text.utf8), in: folder, errors: errors) == 65 ? errors.all.last : nil
         }
         let lines = await journal(of: ["a", "b"]).jsonLines()
         let count = lines.split(separator: "\n").count

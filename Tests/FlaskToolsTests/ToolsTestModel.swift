@@ -86,3 +86,12 @@ final class ChangeLog: SubstanceObserver {
 
     var keys: [[String]] { entries.all.map(\.keys) }
 }
+
+/// A bus labeled `label`, with a journal recording it (of `capacity` entries, the default's when
+/// nil).
+func journaledBus(_ label: String, capacity: Int? = nil) -> (Flux, MixJournal) {
+    let bus = Flux(label: label)
+    let journal = capacity.map { MixJournal(capacity: $0) } ?? MixJournal()
+    bus.use(journal)
+    return (bus, journal)
+}

@@ -32,16 +32,13 @@ extension JournalValue {
         case .bool(let value): (.bool(value), false)
         case .string(let value): JournalValue.string(value).bounded(to: limit)
         case .other(let value): captured(value, limit: limit)
-        case .flat(let value): JournalValue(flattened: value).limitingNesting().bounded(to: limit)
+        case .flat(let value):
+            // A flattened value has lost its type's name: the unrepresentable value says why.
+            JournalValue(flattened: value)
+                .limitingNesting(else: "a value nested more than \(JournalValue.nestingLimit) levels deep")
+                .bounded(to: limit)
         case .absent: (.null, false)
         }
-    }
-
-    /// The value, or, nested deeper than ``nestingLimit``, an unrepresentable value that says so
-    /// (a flattened value has lost its type's name).
-    private func limitingNesting() -> JournalValue {
-        guard nesting > JournalValue.nestingLimit else { return self }
-        return .unrepresentable(type: "a value nested more than \(JournalValue.nestingLimit) levels deep")
     }
 
     /// A value as the change reduction flattened it (below a dictionary, an expandable property):
@@ -129,7 +126,7 @@ extension JournalValue {
     /// would hold either, by the way the value came (issue found by a client: a start's `5`, a
     /// change's `5.0`).
     func stateValue(of value: Any) -> JournalValue {
-        guard hasInternalLookingKey || hasInteger || hasWholeDoublePastInt else { return self }
+        guard hasInternalLookingKey || hasRetypedLookingNumber else { return self }
         return stripping(against: (value as? any Encodable).map { FlatValue(encoding: $0) }, retaggingDoubles: true)
     }
 
@@ -143,23 +140,15 @@ extension JournalValue {
         }
     }
 
-    /// Whether it holds an integer at any depth: one that may be a whole `Double`.
-    private var hasInteger: Bool {
+    /// Whether it holds, at any depth, a number JSON may have read as another type than the
+    /// state's: an integer (JSON writes a whole `Double` as one), or a whole `Double` past
+    /// `Int.max` (an unsigned integer too large for `Int` reads as one). `flat` tells them apart.
+    private var hasRetypedLookingNumber: Bool {
         switch self {
         case .int: true
-        case .object(let values): values.values.contains { $0.hasInteger }
-        case .array(let values): values.contains { $0.hasInteger }
-        default: false
-        }
-    }
-
-    /// Whether it holds a whole `Double` past `Int.max` at any depth: JSON's reading of an
-    /// unsigned integer too large for `Int` (or a double that large), which `flat` tells apart.
-    private var hasWholeDoublePastInt: Bool {
-        switch self {
         case .double(let value): value >= 0x1p63 && value.rounded() == value
-        case .object(let values): values.values.contains { $0.hasWholeDoublePastInt }
-        case .array(let values): values.contains { $0.hasWholeDoublePastInt }
+        case .object(let values): values.values.contains { $0.hasRetypedLookingNumber }
+        case .array(let values): values.contains { $0.hasRetypedLookingNumber }
         default: false
         }
     }

@@ -28,13 +28,12 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         // doubles into decimals and back (0.1 + 0.2 became 0.3000000000000001).
         guard let encodable = value as? any Encodable,
             let data = try? JSONEncoder().encode(encodable),
-            let decoded = try? JSONDecoder().decode(JournalValue.self, from: data),
-            decoded.nesting <= JournalValue.nestingLimit
+            let decoded = try? JSONDecoder().decode(JournalValue.self, from: data)
         else {
             self = .unrepresentable(type: "\(type(of: value))")
             return
         }
-        self = decoded
+        self = decoded.limitingNesting(else: "\(type(of: value))")
     }
 
     /// How deep a recorded value may nest its arrays and objects. A journal's line holds a value a
@@ -43,8 +42,13 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     /// as ``unrepresentable(type:)``, in memory as in the lines, rather than lose its entry's line.
     static let nestingLimit = 500
 
+    /// The value, or, nested deeper than ``nestingLimit``, ``unrepresentable(type:)`` with `type`.
+    func limitingNesting(else type: @autoclosure () -> String) -> JournalValue {
+        nesting <= JournalValue.nestingLimit ? self : .unrepresentable(type: type())
+    }
+
     /// How deep its arrays and objects nest (0 for a scalar).
-    var nesting: Int {
+    private var nesting: Int {
         switch self {
         case .array(let values): 1 + values.reduce(0) { max($0, $1.nesting) }
         case .object(let values): 1 + values.values.reduce(0) { max($0, $1.nesting) }
@@ -82,13 +86,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         // A Foundation number says what it holds; `as Bool` would take any 0 or 1 for a boolean on
         // Apple platforms. The dictionary references' conversion already tells them apart.
         if type(of: value) is NSNumber.Type, let number = FlaskDictRef.flatten(value) {
-            switch number {
-            case .bool(let value): self = .bool(value)
-            case .int(let value): self = Int(exactly: value).map(JournalValue.int) ?? .double(Double(value))
-            case .uint(let value): self = Int(exactly: value).map(JournalValue.int) ?? .unrepresentable(type: "UInt64")
-            case .double(let value): self = .double(value)
-            default: self = .unrepresentable(type: "\(type(of: value))")
-            }
+            self = JournalValue(flattened: number)
             return
         }
         switch value {

@@ -184,7 +184,7 @@ extension MixJournal {
 
         /// The depth a line's arrays and objects reach, when it is past `limit`; nil otherwise.
         /// Strings are skipped, escapes included.
-        static func nestingBeyondLimit(_ line: ArraySlice<UInt8>, limit: Int = nestingLimit) -> Int? {
+        static func nestingBeyondLimit<Bytes: Collection<UInt8>>(_ line: Bytes, limit: Int = nestingLimit) -> Int? {
             var depth = 0
             var inString = false
             var escaped = false

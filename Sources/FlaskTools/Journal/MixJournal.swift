@@ -84,13 +84,15 @@ public final class MixJournal: FluxMiddleware {
             var line = "mix #\(serial) \(kind == .task ? "task " : "")\(mixerDescription)"
             if kind == .exclusiveMixer { line += " exclusive" }
             if !historyStepMixes.isEmpty {
-                // As the timeline page says it: what an undo takes back, a redo makes again.
-                line += (mixer == "redo" ? " (redoes " : " (undoes ")
-                line += historyStepMixes.map { "#\($0)" }.joined(separator: ", ") + ")"
+                line += " (\(historyStepVerb) " + historyStepMixes.map { "#\($0)" }.joined(separator: ", ") + ")"
             }
             if !changes.isEmpty { line += " → " + changes.map(\.description).joined(separator: "; ") }
             return line
         }
+
+        /// What an undo does to the mixes of ``historyStepMixes`` (`undoes`), or a redo (`redoes`):
+        /// the word the entry's line and the timeline page say it with.
+        var historyStepVerb: String { mixer == "redo" ? "redoes" : "undoes" }
 
         /// Whether the mix was a typed action (its type is the ``domain``).
         public var isAction: Bool { mixer.isEmpty && domain != nil }
@@ -371,7 +373,7 @@ public final class MixJournal: FluxMiddleware {
                     // A state nested deeper than an entry's line can hold is left out of the
                     // entry's states: the line could not be written with it.
                     if recordsTaskStates, let data = committed.encodedNewState(),
-                        Document.nestingBeyondLimit(ArraySlice(data), limit: JournalValue.nestingLimit) == nil
+                        Document.nestingBeyondLimit(data, limit: JournalValue.nestingLimit) == nil
                     {
                         states = (states ?? [:]).merging([name: data]) { $1 }
                     }

@@ -57,9 +57,9 @@ public enum FlatValue: Equatable, Sendable {
         case (.int(let a), .int(let b)): a == b
         case (.uint(let a), .uint(let b)): a == b
         case (.int(let a), .uint(let b)), (.uint(let b), .int(let a)): a >= 0 && UInt64(a) == b
-        // A NaN kept as it was is no change (compared by `==` alone, it changed at every commit
-        // on the Codable path, where the layout path saw none).
-        case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN && a.bitPattern == b.bitPattern)
+        // The same bits, or `==`, as the layout path compares: a NaN kept as it was is no change
+        // (compared by `==` alone, it changed at every commit on the Codable path).
+        case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern || a == b
         case (.string(let a), .string(let b)): a == b
         case (.ref(let a), .ref(let b)): a.value === b.value
         case (.keyed(let a), .keyed(let b)): a == b

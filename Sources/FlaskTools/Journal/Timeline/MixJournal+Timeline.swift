@@ -205,8 +205,7 @@ struct TimelinePage {
         if !entry.historyStepMixes.isEmpty {
             // Which mixes an undo takes back (a redo makes again), each a link to its row, or
             // said gone when the ring dropped it after the undo was recorded.
-            html += "<div class=\"history-step\">"
-            html += entry.mixer == "redo" ? "redoes " : "undoes "
+            html += "<div class=\"history-step\">\(entry.historyStepVerb) "
             html += entry.historyStepMixes.map { serial in
                 serials.contains(serial)
                     ? "<a href=\"#mix=\(serial)\">#\(serial)</a>"
