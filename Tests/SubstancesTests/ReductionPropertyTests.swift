@@ -154,6 +154,21 @@ struct ReductionPropertyTests {
         return state
     }
 
+    /// A value as a handler reads it, with its type: an `Int8` is not an `Int`, a struct not a
+    /// `[String: Any]`.
+    static func typed(_ value: Any?) -> String {
+        guard let value else { return "nil" }
+        // Dictionaries by their sorted entries: two copies of one print in different orders.
+        if let dictionary = value as? FlaskDictRef {
+            return "FlaskDictRef(\(Reference.flatten(dictionary).sorted { $0.key < $1.key }))"
+        }
+        if let nested = value as? [String: Any] {
+            return "[String: Any](\(Reference.flatten(nested).sorted { $0.key < $1.key }))"
+        }
+        if let map = value as? [String: Int] { return "[String: Int](\(map.sorted { $0.key < $1.key }))" }
+        return "\(type(of: value))(\(String(reflecting: value)))"
+    }
+
     static var caseCount: Int { ProcessInfo.processInfo.environment["FLASK_LONG"] == nil ? 10_000 : 200_000 }
 
     @Test("random nested states: both reduction paths find exactly the reference's keys and values")
@@ -165,14 +180,24 @@ struct ReductionPropertyTests {
         let codable = ReductionPlan(for: PropertyState.self, forceCodablePath: true)
         #expect(!layout.usesCodablePath)
         var mismatches = 0
+        var valueMismatches = 0
         var changedCases = 0
         for index in 0..<ReductionPropertyTests.caseCount {
             let old = ReductionPropertyTests.randomState(&random)
             let new = ReductionPropertyTests.randomState(&random)
             let expected = Reference.keys(old, new)
             if !expected.isEmpty { changedCases += 1 }
+            var valuesByPath: [[String: String]] = []
             for plan in [layout, codable] {
                 let changes = StateReducer.reduce(old, new, plan: plan, reference: substance.reference)
+                // Every changed key's values as a handler reads them, typed: the same on both paths.
+                var values: [String: String] = [:]
+                for key in changes?.keys ?? [] {
+                    let change = try #require(changes?.change(key))
+                    values[key] =
+                        "\(ReductionPropertyTests.typed(change.oldValue())) -> \(ReductionPropertyTests.typed(change.newValue()))"
+                }
+                valuesByPath.append(values)
                 let found = Set(changes?.keys ?? [])
                 guard found == expected else {
                     mismatches += 1
@@ -197,9 +222,26 @@ struct ReductionPropertyTests {
                     let tags: [String]? = change.newValue()
                     #expect(tags == new.middle.inner.tags)
                 }
+                if let change = changes?.change("small") {
+                    #expect(change.oldValue() as Int8? == old.small && change.newValue() as Int8? == new.small)
+                }
+                if let change = changes?.change("middle") {
+                    #expect(change.oldValue() as PMiddle? == old.middle && change.newValue() as PMiddle? == new.middle)
+                }
+            }
+            if valuesByPath.count == 2, valuesByPath[0] != valuesByPath[1] {
+                valueMismatches += 1
+                if valueMismatches <= 3 {
+                    let keys = Set(valuesByPath[0].keys).union(valuesByPath[1].keys).sorted()
+                    let differing = keys.filter { valuesByPath[0][$0] != valuesByPath[1][$0] }.map {
+                        "\($0): layout \(valuesByPath[0][$0] ?? "-"), Codable \(valuesByPath[1][$0] ?? "-")"
+                    }
+                    Issue.record("case \(index) of seed \(seed): values differ: \(differing)")
+                }
             }
         }
         #expect(mismatches == 0, "seed \(seed)")
+        #expect(valueMismatches == 0, "seed \(seed)")
         #expect(changedCases > ReductionPropertyTests.caseCount / 2, "the generator produces changes")
     }
 }

@@ -444,6 +444,91 @@ struct ReductionTests {
         #expect(changedKeys(RenamedKeys(), new) == ["a"])
     }
 
+    /// A state with custom coding keys (so the Codable path) holding values whose encoded form is
+    /// not their type: what a client found read back as a `Double`, a `String`, an `Int`.
+    struct CodedState: State {
+        struct Profile: Codable, Equatable, Sendable {
+            var nickname = ""
+            var born = Date(timeIntervalSinceReferenceDate: 0)
+            enum CodingKeys: String, CodingKey {
+                case nickname = "nick"
+                case born = "b"
+            }
+        }
+        var when = Date(timeIntervalSinceReferenceDate: 0)
+        var id = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        var link = URL(string: "https://example.com")!
+        var small: Int8 = 0
+        var amount = Decimal(0)
+        var tagged = TaggedValue.none
+        var profile = Profile()
+        var maybe: Profile?
+        var levels: [String: Int8] = [:]
+        enum CodingKeys: String, CodingKey {
+            case when = "w"
+            case id, link
+            case small = "s"
+            case amount, tagged
+            case profile = "p"
+            case maybe, levels
+        }
+    }
+
+    @Test("a value read by key is the state's typed value on both paths, custom coding keys or not")
+    func typedValuesByKey() throws {
+        #expect(ReductionPlan(for: CodedState.self).usesCodablePath)
+        var new = CodedState()
+        new.when = Date(timeIntervalSinceReferenceDate: 86_400)
+        new.id = UUID()
+        new.link = URL(string: "https://example.org/a?b=c")!
+        new.small = -3
+        new.amount = Decimal(string: "12.34")!
+        new.tagged = .pair(1, 2)
+        new.profile = CodedState.Profile(nickname: "n", born: Date(timeIntervalSinceReferenceDate: 1))
+        new.maybe = CodedState.Profile(nickname: "m")
+        new.levels = ["a.b": 7]
+        let result = try #require(changes(CodedState(), new))
+        #expect(result.change("w")?.newValue() as Date? == new.when)
+        #expect(result.change("w")?.oldValue() as Date? == CodedState().when)
+        #expect(result.change("id")?.newValue() as UUID? == new.id)
+        #expect(result.change("link")?.newValue() as URL? == new.link)
+        #expect(result.change("s")?.newValue() as Int8? == -3)
+        #expect(result.change("amount")?.newValue() as Decimal? == new.amount)
+        #expect(result.change("tagged")?.newValue() as TaggedValue? == .pair(1, 2))
+        #expect(result.change("p")?.newValue() as CodedState.Profile? == new.profile)
+        #expect(result.change("p.nick")?.newValue() as String? == "n")
+        #expect(result.change("p.b")?.newValue() as Date? == new.profile.born)
+        #expect(result.change("maybe")?.oldValue() == nil)
+        #expect(result.change("maybe")?.newValue() as CodedState.Profile? == new.maybe)
+        #expect(result.change("maybe.nick")?.newValue() as String? == "m")
+        #expect(result.change("maybe.nick")?.oldValue() == nil)
+        #expect(result.change("levels.a\\.b")?.newValue() as Int8? == 7)
+        #expect(result.change("levels.a\\.b")?.oldValue() == nil)
+        #expect(result.change("levels")?.newValue() as [String: Int8]? == ["a.b": 7])
+        // Below a value that has no key of its own (an enum case's payload), the encoded form.
+        #expect(result.change("tagged.pair._0")?.newValue() as Int? == 1)
+    }
+
+    @Test("the typed value at a key: found along the key alone, absent, or not known")
+    func typedValueFinder() {
+        struct Inner: Codable { var x = 1 }
+        struct Outer: Codable {
+            var inner = Inner()
+            var list = [Inner(x: 2)]
+            var ref = FlaskDictRef(["k": 1])
+        }
+        func found(_ key: String) -> Any?? {
+            if case .found(let value) = TypedValueFinder.value(atKey: key, in: Outer()) { return .some(value) }
+            return .none
+        }
+        #expect(found("inner.x") as? Int == 1)
+        #expect(found("list.0.x") as? Int == 2)
+        #expect(found("inner") as? Inner != nil)
+        if case .absent = TypedValueFinder.value(atKey: "inner.y", in: Outer()) {} else { Issue.record("inner.y") }
+        if case .absent = TypedValueFinder.value(atKey: "inner.x.z", in: Outer()) {} else { Issue.record("x.z") }
+        if case .unknown = TypedValueFinder.value(atKey: "ref.k", in: Outer()) {} else { Issue.record("ref.k") }
+    }
+
     @Test("key validity: properties, nested properties, dictionary sub-keys")
     func validity() {
         let plan = ReductionPlan(for: NestedState.self)

@@ -433,20 +433,26 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     override var secrets: SecretKeys { layout.secrets }
 
     override func oldValue(at slot: Int) -> Any? {
-        value(at: slot, flat: flat[safe: slot - entries.count]?.old) { StateMemory.withMemory(of: old, $0) }
+        value(at: slot, state: old, flat: flat[safe: slot - entries.count]?.old) {
+            StateMemory.withMemory(of: old, $0)
+        }
     }
     override func newValue(at slot: Int) -> Any? {
-        value(at: slot, flat: flat[safe: slot - entries.count]?.new, in: withNewMemory)
+        value(at: slot, state: new, flat: flat[safe: slot - entries.count]?.new, in: withNewMemory)
     }
 
     /// The value at `slot`: a property's read in the state `withState` lends, where it lies; a
-    /// flattened key's as it was flattened.
+    /// flattened key's found in `state` as the state holds it (a `Date`, not the `Double` it
+    /// flattened to: `TypedValueFinder`), or as it was flattened where the walk cannot say.
     private func value(
-        at slot: Int, flat: FlatValue??, in withState: ((StateMemory) -> Any?) -> Any?
+        at slot: Int, state: S, flat: FlatValue??, in withState: ((StateMemory) -> Any?) -> Any?
     ) -> Any? {
         if slot < entries.count {
             let entry = layout.entries[Int(entries[slot])]
             return withState { unwrappingOptionals(entry.traits.read($0.advanced(by: entry.offset))) }
+        }
+        if case .found(let value) = TypedValueFinder.value(atKey: self.flat[slot - entries.count].key, in: state) {
+            return value.flatMap(unwrappingOptionals)
         }
         return flat??.anyValue
     }

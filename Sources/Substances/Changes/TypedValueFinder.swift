@@ -1,0 +1,283 @@
+/// Finds the value a dotted key names in a state, as the state holds it (a `Date`, an `Int8`, a
+/// struct of the user's own), by following the key through the value's own `encode(to:)`.
+///
+/// Why: a key the reduction found by flattening (every key of a state with custom `CodingKeys`,
+/// a dictionary's entries, the keys below an optional struct) has its flattened value at hand,
+/// which is the value's encoded form: a `Date` as a `Double`, a `UUID` as a `String`, a struct as a
+/// `[String: Any]`. A handler that asks for the value by key is given what a property's value is
+/// on the layout path instead: the typed value (decided in docs/decisions.md, "Two paths, one
+/// answer"). Read on demand, when a value is asked for, from the states the changes keep.
+///
+/// The walk descends only along the key: a container's other keys are passed over without
+/// encoding their values, a `[String: V]`'s entry is looked up rather than walked to, and the walk
+/// stops at the key. Where it cannot tell (a ``FlaskRef``'s object, a ``FlaskDictRef``'s entries,
+/// held flattened already; a key made by a nested container, such as an enum case's), it says so,
+/// and the caller keeps the flattened value.
+enum TypedValueFinder {
+    /// What a walk found at a key.
+    enum Lookup {
+        /// The value at the key (nil for an encoded nil).
+        case found(Any?)
+        /// The key is not in the value's encoding.
+        case absent
+        /// The walk cannot say: the value at the key is held flattened, or has no value of its own.
+        case unknown
+    }
+
+    /// The value the dotted key `key` names in `value`.
+    static func value(atKey key: String, in value: some Encodable) -> Lookup {
+        find(value, DottedKey.components(of: key)[...])
+    }
+
+    /// The value at `path` below `value`.
+    static func find(_ value: any Encodable, _ path: ArraySlice<String>) -> Lookup {
+        guard let first = path.first else { return .found(value) }
+        if value is any ObjectReferencing || value is FlaskDictRef { return .unknown }
+        // A dictionary keyed by strings: the entry itself, not a walk through every entry.
+        if let entries = value as? any ArchivableEntries {
+            guard let entry = entries.archivedEntry(first) else { return .absent }
+            return find(entry, path.dropFirst())
+        }
+        let walk = Walk()
+        do {
+            try value.encode(to: PathEncoder(walk: walk, path: path))
+        } catch {
+            // `Walk.Stop` once found; an error of the value's own encoding leaves what was found.
+        }
+        return walk.result ?? .absent
+    }
+
+    /// One walk's outcome, set by the first container that meets the key.
+    final class Walk {
+        var result: Lookup?
+
+        /// Thrown once the key is met, to end the walk there.
+        struct Stop: Error {}
+    }
+}
+
+/// An encoder that only follows one path: what `TypedValueFinder` walks a value with.
+private struct PathEncoder: Encoder {
+    let walk: TypedValueFinder.Walk
+    /// The path below the value being encoded (never empty).
+    let path: ArraySlice<String>
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(PathKeyedContainer<Key>(walk: walk, path: path))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        PathUnkeyedContainer(walk: walk, path: path)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        PathSingleValueContainer(walk: walk, path: path)
+    }
+}
+
+extension TypedValueFinder.Walk {
+    /// The value at `path`'s first component is `value` (nil for an encoded nil; nil `value`
+    /// for a primitive): what is at the rest of the path, and the walk ends.
+    func met(_ value: (any Encodable)?, encodedNil: Bool = false, path: ArraySlice<String>) throws {
+        guard result == nil else { return }
+        let rest = path.dropFirst()
+        if let value {
+            result = TypedValueFinder.find(value, rest)
+        } else {
+            result = rest.isEmpty && encodedNil ? .found(nil) : .absent
+        }
+        throw Stop()
+    }
+
+    /// A primitive met at `path`'s first component: the value when the path ends there; no key is
+    /// below a primitive.
+    func met(primitive value: Any, path: ArraySlice<String>) throws {
+        guard result == nil else { return }
+        result = path.count == 1 ? .found(value) : .absent
+        throw Stop()
+    }
+}
+
+private struct PathKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let walk: TypedValueFinder.Walk
+    /// The path below this container's value; nil for a container off the path, which takes
+    /// everything and keeps nothing.
+    let path: ArraySlice<String>?
+    var codingPath: [any CodingKey] { [] }
+
+    private func isOnPath(_ key: Key) -> Bool {
+        walk.result == nil && path?.first == key.stringValue
+    }
+
+    mutating func encodeNil(forKey key: Key) throws {
+        if isOnPath(key), let path { try walk.met(nil, encodedNil: true, path: path) }
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: some Encodable, forKey key: Key) throws {
+        if isOnPath(key), let path { try walk.met(value, path: path) }
+    }
+
+    private func primitive(_ value: Any, _ key: Key) throws {
+        if isOnPath(key), let path { try walk.met(primitive: value, path: path) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(PathKeyedContainer<NestedKey>(walk: walk, path: nested(at: key)))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        PathUnkeyedContainer(walk: walk, path: nested(at: key))
+    }
+
+    /// The path below a container made in place at `key`: the rest of the path when the key is on
+    /// it. A key that ends there names a container, not a value: the walk cannot say.
+    private func nested(at key: Key) -> ArraySlice<String>? {
+        guard isOnPath(key), let path else { return nil }
+        guard path.count > 1 else {
+            walk.result = .unknown
+            return nil
+        }
+        return path.dropFirst()
+    }
+
+    mutating func superEncoder() -> any Encoder { OffPathEncoder(walk: walk) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { OffPathEncoder(walk: walk) }
+}
+
+private struct PathUnkeyedContainer: UnkeyedEncodingContainer {
+    let walk: TypedValueFinder.Walk
+    /// The path below this container's value (its first component an index); nil off the path.
+    let path: ArraySlice<String>?
+    var codingPath: [any CodingKey] { [] }
+    private(set) var count = 0
+
+    init(walk: TypedValueFinder.Walk, path: ArraySlice<String>?) {
+        self.walk = walk
+        self.path = path
+    }
+
+    /// Whether the next element is on the path; counts it.
+    private mutating func nextIsOnPath() -> Bool {
+        defer { count += 1 }
+        return walk.result == nil && path?.first == String(count)
+    }
+
+    mutating func encodeNil() throws {
+        if nextIsOnPath(), let path { try walk.met(nil, encodedNil: true, path: path) }
+    }
+    mutating func encode(_ value: Bool) throws { try primitive(value) }
+    mutating func encode(_ value: String) throws { try primitive(value) }
+    mutating func encode(_ value: Double) throws { try primitive(value) }
+    mutating func encode(_ value: Float) throws { try primitive(value) }
+    mutating func encode(_ value: Int) throws { try primitive(value) }
+    mutating func encode(_ value: Int8) throws { try primitive(value) }
+    mutating func encode(_ value: Int16) throws { try primitive(value) }
+    mutating func encode(_ value: Int32) throws { try primitive(value) }
+    mutating func encode(_ value: Int64) throws { try primitive(value) }
+    mutating func encode(_ value: UInt) throws { try primitive(value) }
+    mutating func encode(_ value: UInt8) throws { try primitive(value) }
+    mutating func encode(_ value: UInt16) throws { try primitive(value) }
+    mutating func encode(_ value: UInt32) throws { try primitive(value) }
+    mutating func encode(_ value: UInt64) throws { try primitive(value) }
+    mutating func encode(_ value: some Encodable) throws {
+        if nextIsOnPath(), let path { try walk.met(value, path: path) }
+    }
+
+    private mutating func primitive(_ value: Any) throws {
+        if nextIsOnPath(), let path { try walk.met(primitive: value, path: path) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
+        KeyedEncodingContainer(PathKeyedContainer<NestedKey>(walk: walk, path: nestedPath()))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        PathUnkeyedContainer(walk: walk, path: nestedPath())
+    }
+
+    /// As `PathKeyedContainer.nested(at:)`, for the next element.
+    private mutating func nestedPath() -> ArraySlice<String>? {
+        guard nextIsOnPath(), let path else { return nil }
+        guard path.count > 1 else {
+            walk.result = .unknown
+            return nil
+        }
+        return path.dropFirst()
+    }
+
+    mutating func superEncoder() -> any Encoder { OffPathEncoder(walk: walk) }
+}
+
+/// The container of a value encoded as one value: a wrapper (an optional, a type that encodes what
+/// it wraps) whose wrapped value the path goes on into; a primitive has no key below it.
+private struct PathSingleValueContainer: SingleValueEncodingContainer {
+    let walk: TypedValueFinder.Walk
+    /// The path below the value (never empty).
+    let path: ArraySlice<String>
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil() throws { try noKeyBelow() }
+    mutating func encode(_ value: Bool) throws { try noKeyBelow() }
+    mutating func encode(_ value: String) throws { try noKeyBelow() }
+    mutating func encode(_ value: Double) throws { try noKeyBelow() }
+    mutating func encode(_ value: Float) throws { try noKeyBelow() }
+    mutating func encode(_ value: Int) throws { try noKeyBelow() }
+    mutating func encode(_ value: Int8) throws { try noKeyBelow() }
+    mutating func encode(_ value: Int16) throws { try noKeyBelow() }
+    mutating func encode(_ value: Int32) throws { try noKeyBelow() }
+    mutating func encode(_ value: Int64) throws { try noKeyBelow() }
+    mutating func encode(_ value: UInt) throws { try noKeyBelow() }
+    mutating func encode(_ value: UInt8) throws { try noKeyBelow() }
+    mutating func encode(_ value: UInt16) throws { try noKeyBelow() }
+    mutating func encode(_ value: UInt32) throws { try noKeyBelow() }
+    mutating func encode(_ value: UInt64) throws { try noKeyBelow() }
+    mutating func encode(_ value: some Encodable) throws {
+        guard walk.result == nil else { return }
+        walk.result = TypedValueFinder.find(value, path)
+        throw TypedValueFinder.Walk.Stop()
+    }
+
+    private func noKeyBelow() throws {
+        guard walk.result == nil else { return }
+        walk.result = .absent
+        throw TypedValueFinder.Walk.Stop()
+    }
+}
+
+/// An encoder off the path (a superclass's encoding): it takes everything and keeps nothing.
+private struct OffPathEncoder: Encoder {
+    let walk: TypedValueFinder.Walk
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(PathKeyedContainer<Key>(walk: walk, path: nil))
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { PathUnkeyedContainer(walk: walk, path: nil) }
+    func singleValueContainer() -> any SingleValueEncodingContainer { OffPathSingleValueContainer() }
+}
+
+private struct OffPathSingleValueContainer: SingleValueEncodingContainer {
+    var codingPath: [any CodingKey] { [] }
+    mutating func encodeNil() throws {}
+    mutating func encode(_ value: some Encodable) throws {}
+}
