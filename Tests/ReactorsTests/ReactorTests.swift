@@ -65,11 +65,19 @@ struct ReactorTests {
     }
 
     struct RenamedState: State {
+        struct User: Codable, Equatable, Sendable {
+            var name = ""
+        }
         var title = ""
         var count = 0
+        // Nil in the default state, so not encoded there: its key is learned from the type.
+        var user: User?
+        var note: String?
         enum CodingKeys: String, CodingKey {
             case title = "t"
             case count
+            case user = "u"
+            case note
         }
     }
 
@@ -87,13 +95,21 @@ struct ReactorTests {
             reaction.on("t") { _ in fired.append("t") }
             reaction.on("nosuch") { _ in fired.append("nosuch") }
             reaction.on(\RenamedState.title) { _ in fired.append("key path") }
+            // An optional nil by default: its coding key is a key (it was reported as unknown),
+            // its property name, which never fires, is not.
+            reaction.on("u") { _ in fired.append("u") }
+            reaction.on("u.name") { _ in fired.append("u.name") }
+            reaction.on("user") { _ in fired.append("user") }
+            reaction.on("note") { _ in fired.append("note") }
         }
         reactor.mix(substance) { $0.prop.title = "x" }.react()
+        reactor.mix(substance) { $0.prop.user = RenamedState.User(name: "n") }.react()
         await bus.flush()
-        #expect(fired.all == ["t", "key path"])
-        #expect(reports.all.map(\.code) == [.unknownKey, .unknownKey])
+        #expect(fired.all == ["t", "key path", "u", "u.name"])
+        #expect(reports.all.map(\.code) == [.unknownKey, .unknownKey, .unknownKey])
         #expect(reports.all.map(\.message).joined().contains("no key \"title\""))
         #expect(reports.all.map(\.message).joined().contains("no key \"nosuch\""))
+        #expect(reports.all.map(\.message).joined().contains("no key \"user\""))
     }
 
     @Test("a key the state does not have is reported with the key and the state type, no crash")

@@ -253,14 +253,20 @@ final class ReductionPlan: Sendable {
     }
 
     /// The top-level keys of a state on the Codable path (see ``codableTopKeys``). A property
-    /// whose coding key is another string, and which is not nil, is not among them: a reaction on
-    /// its name is reported, since it could never fire.
+    /// whose coding key is another string is not among them: a reaction on its name is reported,
+    /// since it could never fire. A property that is nil in the default state is not encoded
+    /// there: its key is the one the probe of `CodingKeyAliases` matched it with, or, where the
+    /// probe could not tell, its name (a guess: so that a reaction on it is not reported).
     private static func topKeys<S: State>(of state: S, tree: FlatValue) -> Set<String> {
         var keys = Set<String>()
         if case .keyed(let children) = tree { keys.formUnion(children.keys) }
+        var propertyKeys: [String: String]?
         for child in Mirror(reflecting: state).children {
             guard let label = child.label else { continue }
-            if let optional = child.value as? any OptionalProtocol, optional.wrapped == nil { keys.insert(label) }
+            if let optional = child.value as? any OptionalProtocol, optional.wrapped == nil {
+                if propertyKeys == nil { propertyKeys = CodingKeyAliases.propertyKeys(of: S.self) ?? [:] }
+                keys.insert(propertyKeys?[label] ?? label)
+            }
         }
         return keys
     }
