@@ -156,6 +156,21 @@ struct MixJournalTests {
         withExtendedLifetime(account) {}
     }
 
+    @Test("a payload value nested deeper than a line can hold is recorded as unrepresentable; its entry is written")
+    func deepPayload() async throws {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        func nested(_ depth: Int) -> any Sendable { depth == 0 ? "leaf" : [nested(depth - 1)] as [any Sendable] }
+        bus.dispatch("deep", payload: ["shallow": nested(3), "deep": nested(600)])
+        await bus.flush()
+        let payload = try #require(journal.entries.first?.payload)
+        #expect(payload["shallow"] == .array([.array([.array([.string("leaf")])])]))
+        #expect(payload["deep"]?.isRepresentable == false)
+        let read = try MixJournal.Document(jsonLines: journal.jsonLines())
+        #expect(read.entries.count == 1, "the entry's line is written and read back")
+    }
+
     @Test("payload values can be left out of the journal")
     func withoutPayloadValues() async {
         let bus = Flux()

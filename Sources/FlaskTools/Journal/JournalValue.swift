@@ -81,8 +81,18 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         }
     }
 
-    /// The journal form of a payload value.
+    /// The journal form of a payload value. Nested deeper than a journal's line can hold, it is
+    /// ``unrepresentable(type:)``, as a state's value is.
     public init(_ value: Any) {
+        self.init(payloadValue: value, depth: 0)
+    }
+
+    /// The journal form of a payload value `depth` levels down an array or a dictionary.
+    private init(payloadValue value: Any, depth: Int) {
+        guard depth <= JournalValue.nestingLimit else {
+            self = .unrepresentable(type: "a value nested more than \(JournalValue.nestingLimit) levels deep")
+            return
+        }
         // A Foundation number says what it holds; `as Bool` would take any 0 or 1 for a boolean on
         // Apple platforms. The dictionary references' conversion already tells them apart.
         if type(of: value) is NSNumber.Type, let number = FlaskDictRef.flatten(value) {
@@ -98,15 +108,18 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         case let value as Double: self = .double(value)
         case let value as Float: self = .double(Double(value))
         case let value as String: self = .string(value)
-        case let value as [Any]: self = .array(value.map(JournalValue.init(_:)))
-        case let value as [String: Any]: self = .object(value.mapValues(JournalValue.init(_:)))
+        case let value as [Any]: self = .array(value.map { JournalValue(payloadValue: $0, depth: depth + 1) })
+        case let value as [String: Any]:
+            self = .object(value.mapValues { JournalValue(payloadValue: $0, depth: depth + 1) })
         default:
             // An optional: what it holds, as itself (nil: null); anything else unwraps to itself.
             guard let unwrapped = unwrappingOptionals(value) else {
                 self = .null
                 return
             }
-            self = isSameType(unwrapped, value) ? .unrepresentable(type: "\(type(of: value))") : JournalValue(unwrapped)
+            self =
+                isSameType(unwrapped, value)
+                ? .unrepresentable(type: "\(type(of: value))") : JournalValue(payloadValue: unwrapped, depth: depth)
         }
     }
 
