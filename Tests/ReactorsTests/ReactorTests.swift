@@ -65,19 +65,11 @@ struct ReactorTests {
     }
 
     struct RenamedState: State {
-        struct User: Codable, Equatable, Sendable {
-            var name = ""
-        }
         var title = ""
         var count = 0
-        // Nil in the default state, so not encoded there: its key is learned from the type.
-        var user: User?
-        var note: String?
         enum CodingKeys: String, CodingKey {
             case title = "t"
             case count
-            case user = "u"
-            case note
         }
     }
 
@@ -95,21 +87,53 @@ struct ReactorTests {
             reaction.on("t") { _ in fired.append("t") }
             reaction.on("nosuch") { _ in fired.append("nosuch") }
             reaction.on(\RenamedState.title) { _ in fired.append("key path") }
-            // An optional nil by default: its coding key is a key (it was reported as unknown),
-            // its property name, which never fires, is not.
-            reaction.on("u") { _ in fired.append("u") }
-            reaction.on("u.name") { _ in fired.append("u.name") }
-            reaction.on("user") { _ in fired.append("user") }
-            reaction.on("note") { _ in fired.append("note") }
         }
         reactor.mix(substance) { $0.prop.title = "x" }.react()
-        reactor.mix(substance) { $0.prop.user = RenamedState.User(name: "n") }.react()
         await bus.flush()
-        #expect(fired.all == ["t", "key path", "u", "u.name"])
-        #expect(reports.all.map(\.code) == [.unknownKey, .unknownKey, .unknownKey])
+        #expect(fired.all == ["t", "key path"])
+        #expect(reports.all.map(\.code) == [.unknownKey, .unknownKey])
         #expect(reports.all.map(\.message).joined().contains("no key \"title\""))
         #expect(reports.all.map(\.message).joined().contains("no key \"nosuch\""))
-        #expect(reports.all.map(\.message).joined().contains("no key \"user\""))
+    }
+
+    struct RenamedOptionalState: State {
+        struct User: Codable, Equatable, Sendable {
+            var name = ""
+        }
+        var title = ""
+        // Nil in the default state, so not encoded there: its coding key is not seen.
+        var user: User?
+        enum CodingKeys: String, CodingKey {
+            case title = "t"
+            case user = "u"
+        }
+        init() {}
+        // Nothing here decodes a state: the package must not run it to learn the keys (a decoder
+        // of the user's own may trap on values it does not expect, as this one does on any).
+        init(from decoder: any Decoder) throws { fatalError("decoded") }
+    }
+
+    @Test("a state with coding keys and an optional nil by default: its key fires and is not reported as unknown")
+    func renamedOptionalKeys() async {
+        let bus = Flux()
+        let reports = Recorder<FluxDiagnostic>()
+        bus.diagnostics = { reports.append($0) }
+        let substance = Substance<RenamedOptionalState>(bus: bus)
+        let owner = TestOwner()
+        let fired = Recorder<String>()
+        let reactor = ReactorManager().reactor(attachedTo: owner, mixing: [substance])
+        reactor.handler = { _, reaction in
+            reaction.on("u") { _ in fired.append("u") }
+            reaction.on("u.name") { _ in fired.append("u.name") }
+            reaction.on("t") { _ in fired.append("t") }
+        }
+        reactor.mix(substance) { $0.prop.user = RenamedOptionalState.User(name: "n") }.react()
+        await bus.flush()
+        #expect(fired.all == ["u", "u.name"])
+        // The key `u` was reported as unknown (it is not encoded while nil). Which key the
+        // optional is coded under cannot be seen without running the type's own `init(from:)`,
+        // so no first part is reported on such a state.
+        #expect(reports.all.isEmpty, "\(reports.all.map(\.message))")
     }
 
     @Test("a key the state does not have is reported with the key and the state type, no crash")

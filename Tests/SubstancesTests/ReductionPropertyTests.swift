@@ -192,7 +192,9 @@ struct ReductionPropertyTests {
                 let changes = StateReducer.reduce(old, new, plan: plan, reference: substance.reference)
                 // Every changed key's values as a handler reads them, typed: the same on both paths.
                 var values: [String: String] = [:]
-                for key in changes?.keys ?? [] {
+                // (`ref` aside: a `FlaskRef` property reads as the `FlaskRef` on the layout path and
+                // as its object on the Codable path, as it always has: docs/decisions.md.)
+                for key in changes?.keys ?? [] where key != "ref" {
                     let change = try #require(changes?.change(key))
                     values[key] =
                         "\(ReductionPropertyTests.typed(change.oldValue())) -> \(ReductionPropertyTests.typed(change.newValue()))"
@@ -221,6 +223,21 @@ struct ReductionPropertyTests {
                 if let change = changes?.change("middle.inner.tags") {
                     let tags: [String]? = change.newValue()
                     #expect(tags == new.middle.inner.tags)
+                }
+                // Below a dictionary: each entry's values are the state's own (the keys of both
+                // paths are found by flattening, so compared with the states, not with each other).
+                for key in (changes?.keys ?? []) where key.hasPrefix("map.") {
+                    let entry = String(key.dropFirst(4))
+                    let change = try #require(changes?.change(key))
+                    #expect(change.oldValue() as Int? == old.map[entry] && change.newValue() as Int? == new.map[entry])
+                }
+                for key in (changes?.keys ?? []) where key.hasPrefix("dict.") {
+                    let change = try #require(changes?.change(key))
+                    let path = String(key.dropFirst(5))
+                    #expect(
+                        ReductionPropertyTests.typed(change.newValue())
+                            == ReductionPropertyTests.typed(new.dict?[path]),
+                        "\(key)")
                 }
                 if let change = changes?.change("small") {
                     #expect(change.oldValue() as Int8? == old.small && change.newValue() as Int8? == new.small)

@@ -509,6 +509,53 @@ struct ReductionTests {
         #expect(result.change("tagged.pair._0")?.newValue() as Int? == 1)
     }
 
+    @propertyWrapper
+    struct Clamped: Codable, Equatable, Sendable {
+        var wrappedValue: Int
+        init(wrappedValue: Int) { self.wrappedValue = min(max(wrappedValue, 0), 10) }
+        init(from decoder: any Decoder) throws { wrappedValue = try decoder.singleValueContainer().decode(Int.self) }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(wrappedValue)
+        }
+    }
+
+    struct WrappedState: State {
+        @Clamped var level = 0
+        var count = 0
+    }
+
+    struct Session: Codable, Equatable, Sendable {
+        var user = ""
+        var token = ""
+    }
+
+    /// Keys that are property names (the layout path), values changed by the state's own
+    /// encoding: what a key below a property reads is the property's value, not its encoding's.
+    struct RedactingState: State {
+        var session: Session?
+        var count = 0
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(session.map { Session(user: $0.user, token: "") }, forKey: .session)
+            try container.encode(count, forKey: .count)
+        }
+    }
+
+    @Test("a property wrapper's value, and a value below a property whose state encodes it otherwise, are read as held")
+    func typedValuesAsHeld() throws {
+        var wrapped = WrappedState()
+        wrapped.level = 5
+        let levels = try #require(changes(WrappedState(), wrapped))
+        #expect(levels.change("level")?.newValue() as Int? == 5)
+        var redacting = RedactingState()
+        redacting.session = Session(user: "a", token: "t1")
+        #expect(!ReductionPlan(for: RedactingState.self).usesCodablePath)
+        let sessions = try #require(changes(RedactingState(), redacting))
+        #expect(sessions.change("session.user")?.newValue() as String? == "a")
+        #expect(sessions.change("session")?.newValue() as Session? == redacting.session)
+    }
+
     @Test("the typed value at a key: found along the key alone, absent, or not known")
     func typedValueFinder() {
         struct Inner: Codable { var x = 1 }

@@ -433,27 +433,41 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
     override var secrets: SecretKeys { layout.secrets }
 
     override func oldValue(at slot: Int) -> Any? {
-        value(at: slot, state: old, flat: flat[safe: slot - entries.count]?.old) {
+        value(at: slot, flat: flat[safe: slot - entries.count]?.old, state: old) {
             StateMemory.withMemory(of: old, $0)
         }
     }
     override func newValue(at slot: Int) -> Any? {
-        value(at: slot, state: new, flat: flat[safe: slot - entries.count]?.new, in: withNewMemory)
+        value(at: slot, flat: flat[safe: slot - entries.count]?.new, state: new, in: withNewMemory)
     }
 
     /// The value at `slot`: a property's read in the state `withState` lends, where it lies; a
-    /// flattened key's found in `state` as the state holds it (a `Date`, not the `Double` it
-    /// flattened to: `TypedValueFinder`), or as it was flattened where the walk cannot say.
+    /// flattened key's found as the state holds it (a `Date`, not the `Double` it flattened to:
+    /// `TypedValueFinder`) in what was flattened, the property it is below on the layout path or
+    /// the whole `state` on the Codable path; as it was flattened where the walk cannot say.
     private func value(
-        at slot: Int, state: S, flat: FlatValue??, in withState: ((StateMemory) -> Any?) -> Any?
+        at slot: Int, flat: FlatValue??, state: @autoclosure () -> S,
+        in withState: ((StateMemory) -> Any?) -> Any?
     ) -> Any? {
         if slot < entries.count {
             let entry = layout.entries[Int(entries[slot])]
             return withState { unwrappingOptionals(entry.traits.read($0.advanced(by: entry.offset))) }
         }
-        if case .found(let value) = TypedValueFinder.value(atKey: self.flat[slot - entries.count].key, in: state) {
-            return value.flatMap(unwrappingOptionals)
+        let key = self.flat[slot - entries.count].key
+        let lookup: TypedValueFinder.Lookup
+        if layout.usesCodablePath {
+            lookup = TypedValueFinder.value(atKey: key, in: state())
+        } else if let index = layout.entryIndex(holding: key) {
+            // Below a property (a dictionary's entry, a key below an optional struct): found in
+            // the property's value, which is what was flattened.
+            let entry = layout.entries[index]
+            let property = withState { entry.traits.read($0.advanced(by: entry.offset)) }
+            let below = DottedKey.components(of: key).dropFirst(DottedKey.components(of: entry.key).count)
+            lookup = (property as? any Encodable).map { TypedValueFinder.find($0, below) } ?? .unknown
+        } else {
+            lookup = .unknown
         }
+        if case .found(let value) = lookup { return value.flatMap(unwrappingOptionals) }
         return flat??.anyValue
     }
 }

@@ -11,8 +11,8 @@
 /// The walk descends only along the key: a container's other keys are passed over without
 /// encoding their values, a `[String: V]`'s entry is looked up rather than walked to, and the walk
 /// stops at the key. Where it cannot tell (a ``FlaskRef``'s object, a ``FlaskDictRef``'s entries,
-/// held flattened already; a key made by a nested container, such as an enum case's), it says so,
-/// and the caller keeps the flattened value.
+/// held flattened already; a key made by a nested container, such as an enum case's; a property
+/// wrapper's storage), it says so, and the caller keeps the flattened value.
 enum TypedValueFinder {
     /// What a walk found at a key.
     enum Lookup {
@@ -31,14 +31,17 @@ enum TypedValueFinder {
 
     /// The value at `path` below `value`.
     static func find(_ value: any Encodable, _ path: ArraySlice<String>) -> Lookup {
+        // A `FlaskRef` is read as the flattening reads it, as its object (what a handler has
+        // always been given for such a key).
+        if value is any ObjectReferencing { return .unknown }
         guard let first = path.first else { return .found(value) }
-        if value is any ObjectReferencing || value is FlaskDictRef { return .unknown }
+        if value is FlaskDictRef { return .unknown }
         // A dictionary keyed by strings: the entry itself, not a walk through every entry.
         if let entries = value as? any ArchivableEntries {
             guard let entry = entries.archivedEntry(first) else { return .absent }
             return find(entry, path.dropFirst())
         }
-        let walk = Walk()
+        let walk = Walk(parent: value)
         do {
             try value.encode(to: PathEncoder(walk: walk, path: path))
         } catch {
@@ -50,6 +53,25 @@ enum TypedValueFinder {
     /// One walk's outcome, set by the first container that meets the key.
     final class Walk {
         var result: Lookup?
+        /// The value being walked: what tells a property wrapper's storage met at a key.
+        let parent: any Encodable
+
+        init(parent: any Encodable) {
+            self.parent = parent
+        }
+
+        /// Whether `value`, met at a key of ``parent``, is the storage of a property wrapper
+        /// (`@Clamped var level` stores `_level` and encodes it under `level`): the property's
+        /// value is the wrapped one, which the walk cannot reach; the flattened value is kept.
+        func isWrapperStorage(_ value: any Encodable) -> Bool {
+            guard Mirror(reflecting: value).children.contains(where: { $0.label == "wrappedValue" }) else {
+                return false
+            }
+            let type = ObjectIdentifier(Swift.type(of: value))
+            return Mirror(reflecting: parent).children.contains {
+                $0.label?.hasPrefix("_") == true && ObjectIdentifier(Swift.type(of: $0.value)) == type
+            }
+        }
 
         /// Thrown once the key is met, to end the walk there.
         struct Stop: Error {}
@@ -84,7 +106,7 @@ extension TypedValueFinder.Walk {
         guard result == nil else { return }
         let rest = path.dropFirst()
         if let value {
-            result = TypedValueFinder.find(value, rest)
+            result = rest.isEmpty && isWrapperStorage(value) ? .unknown : TypedValueFinder.find(value, rest)
         } else {
             result = rest.isEmpty && encodedNil ? .found(nil) : .absent
         }

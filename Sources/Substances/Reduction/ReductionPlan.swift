@@ -100,6 +100,10 @@ final class ReductionPlan: Sendable {
     /// state encodes, and the names of its properties that are nil there (an optional's key is
     /// not encoded while it is nil, and may only be guessed from its name). Empty on the fast path.
     let codableTopKeys: Set<String>
+    /// On the Codable path, whether a property nil in the default state may be encoded under a
+    /// key ``codableTopKeys`` does not hold (its coding key is not seen): a key whose first part
+    /// is none of them is then not reported as unknown, since it may be that one.
+    let codableKeysMayBeUnseen: Bool
 
     init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
         stateType = type
@@ -115,7 +119,10 @@ final class ReductionPlan: Sendable {
         } else {
             usesCodablePath = true
         }
-        codableTopKeys = usesCodablePath ? ReductionPlan.topKeys(of: S(), tree: tree) : []
+        let topKeys: (keys: Set<String>, mayLeaveOut: Bool) =
+            usesCodablePath ? ReductionPlan.topKeys(of: S(), tree: tree) : ([], false)
+        codableTopKeys = topKeys.keys
+        codableKeysMayBeUnseen = topKeys.mayLeaveOut
         entries = builder.entries
         leaves = builder.leaves
         runs = LeafRun.runs(builder.leaves)
@@ -249,27 +256,33 @@ final class ReductionPlan: Sendable {
     /// of a dictionary-like property).
     func isValid(key: String) -> Bool {
         guard usesCodablePath else { return entry(holding: key) != nil }
-        return DottedKey.components(of: key).first.map(codableTopKeys.contains) ?? false
+        guard let first = DottedKey.components(of: key).first else { return false }
+        return codableTopKeys.contains(first) || codableKeysMayBeUnseen
     }
 
-    /// The top-level keys of a state on the Codable path (see ``codableTopKeys``). A property
-    /// whose coding key is another string is not among them: a reaction on its name is reported,
-    /// since it could never fire. A property that is nil in the default state is not encoded
-    /// there: its key is the one the probe of `CodingKeyAliases` matched it with, or, where the
-    /// probe could not tell, its name (a guess: so that a reaction on it is not reported).
-    private static func topKeys<S: State>(of state: S, tree: FlatValue) -> Set<String> {
+    /// The top-level keys of a state on the Codable path (see ``codableTopKeys``), and whether
+    /// it may have keys they leave out. A property whose coding key is another string is not among
+    /// them: a reaction on its name is reported, since it could never fire. A property that is nil
+    /// in the default state is not encoded there, and its coding key cannot be seen without
+    /// running the type's own `init(from:)` (which may trap on values it does not expect): its
+    /// name is taken as a key, and a key none of them is may still be its key.
+    private static func topKeys<S: State>(of state: S, tree: FlatValue) -> (keys: Set<String>, mayLeaveOut: Bool) {
         var keys = Set<String>()
+        var mayLeaveOut = false
         if case .keyed(let children) = tree { keys.formUnion(children.keys) }
-        var propertyKeys: [String: String]?
         for child in Mirror(reflecting: state).children {
             guard let label = child.label else { continue }
             if let optional = child.value as? any OptionalProtocol, optional.wrapped == nil {
-                if propertyKeys == nil { propertyKeys = CodingKeyAliases.propertyKeys(of: S.self) ?? [:] }
-                keys.insert(propertyKeys?[label] ?? label)
+                keys.insert(label)
+                mayLeaveOut = true
             }
         }
-        return keys
+        return (keys, mayLeaveOut)
     }
+
+    /// The index in ``entries`` of the property `key` is or is below (a dictionary's entry, a key
+    /// below an optional struct); nil for a key the state does not have, and on the Codable path.
+    func entryIndex(holding key: String) -> Int? { entry(holding: key) }
 
     /// The entry of `key`, or of the dictionary-like property a sub-key is below; nil for a key the
     /// state does not have (and on the Codable path, which has no entries).

@@ -81,28 +81,9 @@ enum CodingKeyAliases {
         return type
     }
 
-    /// The coding key of each of `type`'s own stored properties that the probe matched with one
-    /// (its name where the two are the same); nil when the type refuses the probe. What tells a
-    /// property that is nil in the default state, and so not encoded there, by its key.
-    static func propertyKeys(of type: any Decodable.Type) -> [String: String]? {
-        guard let fields = FieldLayout.storedFields(of: type), !fields.isEmpty,
-            let (keys, _) = matchedKeys(type, fields: fields)
-        else { return nil }
-        return keys
-    }
-
     /// Matches `type`'s properties with its keys: the aliases, and whether every encoded property
     /// was matched; nil when the type refuses the probe.
     private static func match(_ type: any Decodable.Type, fields: [StoredField]) -> (Set<Alias>, Bool)? {
-        guard let (keys, complete) = matchedKeys(type, fields: fields) else { return nil }
-        return (Set(keys.filter { $0.key != $0.value }.map { Alias(property: $0.key, key: $0.value) }), complete)
-    }
-
-    /// The key each property was matched with (by property name), and whether every key the type
-    /// asked for was matched; nil when the type refuses the probe.
-    private static func matchedKeys(
-        _ type: any Decodable.Type, fields: [StoredField]
-    ) -> ([String: String], Bool)? {
         // The candidate keys of each field, narrowed at each round.
         var candidates: [Int: Set<String>] = [:]
         var keyCount = 0
@@ -118,14 +99,14 @@ enum CodingKeyAliases {
             }
             round += 1
         } while (1 << round) <= keyCount + 1 && round < 8
-        var keyOfProperty: [String: String] = [:]
+        var aliases: Set<Alias> = []
         var matchedKeys: Set<String> = []
         for (index, field) in fields.enumerated() {
             guard let keys = candidates[index], keys.count == 1, let key = keys.first else { continue }
             matchedKeys.insert(key)
-            keyOfProperty[field.name] = key
+            if key != field.name { aliases.insert(Alias(property: field.name, key: key)) }
         }
-        return (keyOfProperty, matchedKeys.count == keyCount)
+        return (aliases, matchedKeys.count == keyCount)
     }
 
     /// The bytes of `field` in `instance`.
