@@ -155,6 +155,24 @@ struct JournalExactnessTests {
         #expect(!written.contains(#""id":null"#), "no card made of nulls: \(written)")
     }
 
+    @Test("a commit that adds many entries records each entry whole, none of their fields, and rebuilds exactly")
+    func manyEntriesAdded() async throws {
+        let (bus, journal) = journaledBus("exact.many")
+        let board = Substance<Board>(bus: bus)
+        // Found from outside: each entry's fields were checked against every entry recorded whole
+        // before them, quadratic in the number of entries (8,000 took 1.6 s in a release build).
+        let cards = Dictionary(
+            uniqueKeysWithValues: (0..<2_000).map { ("c\($0)", Board.Card(id: $0, title: "t\($0)")) })
+        await ChainReaction().mix(board) { $0.prop.index = cards }.reactAndWait()
+        let values = try #require(journal.entries.last?.changes.first?.values)
+        #expect(values.count == 2_000)
+        #expect(values.allSatisfy { $0.key.hasPrefix("index.c") && !$0.oldExists && $0.newExists })
+        #expect(Set(values.map(\.key)) == Set(cards.keys.map { "index." + $0 }))
+        let document = journal.document
+        let rebuilt = document.states(after: try #require(journal.entries.last?.serial))[board.name()] ?? .null
+        #expect(try decode(Board.self, rebuilt) == board.state)
+    }
+
     @Test(
         "a value nested deeper than a journal's line can hold is recorded as unrepresentable; its entry is written and read back"
     )

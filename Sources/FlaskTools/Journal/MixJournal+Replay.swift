@@ -424,12 +424,15 @@ extension MixJournal.Change {
         let plain = values.filter { $0.old != .redacted && $0.new != .redacted }
         // A key stays when it is no secret (nor below one) and goes with a value that is no
         // secret: the value's own key, a parent of it, or a key inside a value recorded whole
-        // (an entry added is recorded as one value, its keys below it).
+        // (an entry added is recorded as one value, its keys below it). Looked up by parents, so
+        // that a mix of many keys costs their number.
+        let plainKeys = Set(plain.map(\.key))
+        var plainParents: Set<String> = []
+        for key in plainKeys { DottedKey.forEachParent(of: key) { plainParents.insert($0) } }
         let keptKeys = keys.filter { key in
-            !secret.contains { key == $0 || DottedKey.isKey(key, below: $0) }
-                && plain.contains {
-                    $0.key == key || DottedKey.isKey($0.key, below: key) || DottedKey.isKey(key, below: $0.key)
-                }
+            !secret.contains(key) && !DottedKey.hasParent(of: key, in: secret)
+                && (plainKeys.contains(key) || plainParents.contains(key)
+                    || DottedKey.hasParent(of: key, in: plainKeys))
         }
         return MixJournal.Change(substance: substance, keys: keptKeys, values: plain, aborted: aborted, start: start)
     }

@@ -29,29 +29,23 @@ extension SubstanceChanges {
         // A key with changed keys below it: its children carry what changed, unless it is recorded
         // whole. (Found by the keys' parents, so a commit of many keys costs their number.)
         var parents: Set<String> = []
-        if count > 1 {
-            for key in keys {
-                var components = DottedKey.components(of: key)
-                while components.count > 1 {
-                    components.removeLast()
-                    parents.insert(components.map(DottedKey.escape).joined(separator: "."))
-                }
-            }
-        }
+        for key in keys { DottedKey.forEachParent(of: key) { parents.insert($0) } }
         // Parents first, so that a parent recorded whole is known before its children.
         let order = parents.isEmpty ? Array(0..<count) : (0..<count).sorted { depth(keys[$0]) < depth(keys[$1]) }
-        var whole: [String] = []
+        // Looked up by each key's parents, not searched: a commit that adds many entries records
+        // each whole, and a search of them per key was quadratic (20,000 entries: 207 s).
+        var whole: Set<String> = []
         var recorded: [(slot: Int, change: KeyChange)] = []
         recorded.reserveCapacity(count)
         let secrets = self.secrets
         for slot in order {
             let key = keys[slot]
-            if !whole.isEmpty, whole.contains(where: { DottedKey.isKey(key, below: $0) }) { continue }
+            if !whole.isEmpty, DottedKey.hasParent(of: key, in: whole) { continue }
             let (old, new) = changedValues(at: slot)
             if parents.contains(key) {
                 // A value on both sides: its children say what changed.
                 guard old.isNilOrAbsent || new.isNilOrAbsent else { continue }
-                whole.append(key)
+                whole.insert(key)
             }
             let change = keyChange(key, old, new, secrets: secrets, limit: limit)
             if change.mayHaveElements {
@@ -156,5 +150,32 @@ extension KeyChange {
         if cut { return true }
         guard case .array = old, case .array = new else { return false }
         return true
+    }
+}
+
+extension DottedKey {
+    /// Calls `body` with each parent of the dotted key `key`, nearest the root first (`a`, then
+    /// `a.b`, for `a.b.c`): its prefixes that end before a dot that is no escaped one.
+    static func forEachParent(of key: String, _ body: (String) -> Void) {
+        var escaped = false
+        var index = key.utf8.startIndex
+        while index != key.utf8.endIndex {
+            let byte = key.utf8[index]
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: ".") {
+                body(String(key[..<index]))
+            }
+            key.utf8.formIndex(after: &index)
+        }
+    }
+
+    /// Whether a parent of the dotted key `key` is in `keys`.
+    static func hasParent(of key: String, in keys: Set<String>) -> Bool {
+        var found = false
+        forEachParent(of: key) { if !found, keys.contains($0) { found = true } }
+        return found
     }
 }
