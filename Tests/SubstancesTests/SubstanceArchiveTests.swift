@@ -107,6 +107,55 @@ struct SubstanceArchiveTests {
         #expect(restored.state.counter == 1)
     }
 
+    /// Holds its commit between publishing the state and scheduling its archive write (its
+    /// archive key is asked for there, on the bus), once armed.
+    final class HeldBeforeScheduling: Substance<ArchivedState>, @unchecked Sendable {
+        let armed = LockedFlag()
+        let reached = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+
+        override func archiveKey() -> String {
+            if bus.isCurrent, armed.value {
+                armed.value = false
+                reached.signal()
+                release.wait()
+            }
+            return "held"
+        }
+    }
+
+    @Test("stored() called by one who saw a commit's state returns once that state is written")
+    func storedCoversWhatWasSeen() async throws {
+        // Found from outside: with four callers at once, one saw another's commit in `state`,
+        // acknowledged it after `stored()`, and a crash lost it: the state is published before
+        // its write is scheduled, and `stored()` waited for what was scheduled.
+        let store = InMemoryArchiveStore()
+        let substance = HeldBeforeScheduling(
+            name: "held", archive: true, archiveSettings: ArchiveSettings(delay: 60, archiver: Archiver(store: store)),
+            bus: Flux())
+        await substance.mixAndWait { $0.prop.counter = 1 }
+        try await substance.stored()
+        substance.armed.value = true
+        substance.bus.perform { [substance] in
+            substance.beginTransaction()
+            substance.prop.counter = 2
+            if let changes = substance.commitTransaction() { substance.deliver(changes, lock: nil) }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                substance.reached.wait()
+                continuation.resume()
+            }
+        }
+        #expect(substance.state.counter == 2, "published, its write not scheduled yet")
+        // Let go later: a `stored()` that returned before then would have returned without the
+        // commit it was called after (the delay can only make this test miss that, never fail).
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { substance.release.signal() }
+        try await substance.stored()
+        let written = try #require(try store.data(forKey: "held"))
+        #expect(try JSONDecoder().decode(ArchivedState.self, from: written).counter == 2)
+    }
+
     @Test("the default archive key follows a key space and a name that change")
     func defaultKeyFollowsItsParts() async throws {
         // The default key is kept between commits; it must still be rebuilt when an overridden
