@@ -1,7 +1,6 @@
 import Archive
 import FluxBus
 import Foundation
-import Synchronization
 
 extension Substance {
     /// Writes the committed state to the archive now, whatever ``shouldArchive`` says and whatever
@@ -70,8 +69,8 @@ extension Substance {
     public func stored() async throws(ArchiveProblem) {
         guard !archiveDisabled() else { return }
         // A commit whose state may have been seen is published before its write is scheduled:
-        // its work item is let finish first (rare: the bus is between the two).
-        if archiveWriteUnscheduled.load(ordering: .acquiring) { await bus.flush() }
+        // its scheduling is waited for (rare: the bus is between the two).
+        await archiveScheduling.waitForScheduling()
         try await archiver().stored(key: archiveKey())
     }
 

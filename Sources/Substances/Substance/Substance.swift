@@ -38,12 +38,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     private let archiveFlag: Atomic<Bool>
     /// Whether this substance's archive writes are patches (see `ArchivePatching`).
     let archivePatching = ArchivePatching()
-    /// Whether a commit's state is published (`state` shows it, from any thread) and its archive
-    /// write not yet scheduled: set before the publication, cleared after the scheduling, on the
-    /// bus. ``stored()`` called meanwhile by one who saw that state waits for the scheduling, so
-    /// that what it waits for includes it (found from outside: an acknowledged state lost to a
-    /// crash, 12 of 360 kills with four callers at once).
-    let archiveWriteUnscheduled = Atomic<Bool>(false)
+    /// Whether a commit is between publishing its state and scheduling its archive write, which
+    /// ``stored()`` waits out (see ``ArchiveScheduling``).
+    let archiveScheduling = ArchiveScheduling()
     /// Where and when the substance archives, as given at creation; the archive hooks' defaults.
     public let archiveSettings: ArchiveSettings
     /// The default archive key and the key space and name it was built from. An archived substance
@@ -313,7 +310,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         // state, now in the working slot, is compared with it and then overwritten by the next
         // `beginTransaction`.
         let archiving = !archiveDisabled()
-        if archiving { archiveWriteUnscheduled.store(true, ordering: .releasing) }
+        if archiving { archiveScheduling.willPublish() }
         let (previous, committed) = slots.commit(S.self)
         settleSpareChanges()
         // An archive that keeps a log is written what changed (`ArchivePatchCapture`), found by
@@ -342,7 +339,7 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         }
         if archiving {
             scheduleArchiveWrite(of: committed.value(S.self), changes: changes, patching: patching)
-            archiveWriteUnscheduled.store(false, ordering: .releasing)
+            archiveScheduling.didSchedule()
         }
         if let receipt { record(changes, in: receipt) }
         return changes
