@@ -156,6 +156,35 @@ struct SubstanceArchiveTests {
         #expect(try JSONDecoder().decode(ArchivedState.self, from: written).counter == 2)
     }
 
+    @Test("callers at once: after stored(), what each saw in state is stored, whoever committed it")
+    func storedCoversWhatEachSaw() async throws {
+        let store = InMemoryArchiveStore()
+        let substance = Substance<ArchivedState>(
+            name: "seen", archive: true,
+            archiveSettings: ArchiveSettings(key: "seen", delay: 60, archiver: Archiver(store: store)), bus: Flux())
+        let behind = Recorder<String>()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<100 {
+                        await substance.mixAndWait { $0.prop.counter += 1 }
+                        let seen = substance.state.counter
+                        do {
+                            try await substance.stored()
+                            let data = try store.data(forKey: "seen") ?? Data()
+                            let stored = try JSONDecoder().decode(ArchivedState.self, from: data).counter
+                            if stored < seen { behind.append("saw \(seen), stored \(stored)") }
+                        } catch {
+                            behind.append("\(error)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(behind.all.isEmpty, "\(behind.all.prefix(3))")
+        #expect(substance.state.counter == 400)
+    }
+
     @Test("the default archive key follows a key space and a name that change")
     func defaultKeyFollowsItsParts() async throws {
         // The default key is kept between commits; it must still be rebuilt when an overridden
