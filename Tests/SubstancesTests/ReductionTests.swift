@@ -464,13 +464,14 @@ struct ReductionTests {
         var profile = Profile()
         var maybe: Profile?
         var levels: [String: Int8] = [:]
+        var numbered: [Int: Int8] = [:]
         enum CodingKeys: String, CodingKey {
             case when = "w"
             case id, link
             case small = "s"
             case amount, tagged
             case profile = "p"
-            case maybe, levels
+            case maybe, levels, numbered
         }
     }
 
@@ -487,6 +488,7 @@ struct ReductionTests {
         new.profile = CodedState.Profile(nickname: "n", born: Date(timeIntervalSinceReferenceDate: 1))
         new.maybe = CodedState.Profile(nickname: "m")
         new.levels = ["a.b": 7]
+        new.numbered = [3: 4]
         let result = try #require(changes(CodedState(), new))
         #expect(result.change("w")?.newValue() as Date? == new.when)
         #expect(result.change("w")?.oldValue() as Date? == CodedState().when)
@@ -505,6 +507,8 @@ struct ReductionTests {
         #expect(result.change("levels.a\\.b")?.newValue() as Int8? == 7)
         #expect(result.change("levels.a\\.b")?.oldValue() == nil)
         #expect(result.change("levels")?.newValue() as [String: Int8]? == ["a.b": 7])
+        #expect(result.change("numbered.3")?.newValue() as Int8? == 4)
+        #expect(result.change("numbered.3")?.oldValue() == nil)
         // Below a value that has no key of its own (an enum case's payload), the encoded form.
         #expect(result.change("tagged.pair._0")?.newValue() as Int? == 1)
     }
@@ -569,6 +573,19 @@ struct ReductionTests {
             return .none
         }
         #expect(found("inner.x") as? Int == 1)
+        // A dictionary keyed by integers: its entry looked up by the key's digits.
+        let numbered: [Int: Inner] = [7: Inner(x: 8), -2: Inner(x: 9)]
+        if case .found(let value) = TypedValueFinder.value(atKey: "7.x", in: numbered) {
+            #expect(value as? Int == 8)
+        } else {
+            Issue.record("7.x")
+        }
+        if case .found(let value) = TypedValueFinder.value(atKey: "-2", in: numbered) {
+            #expect((value as? Inner)?.x == 9)
+        } else {
+            Issue.record("-2")
+        }
+        if case .absent = TypedValueFinder.value(atKey: "8", in: numbered) {} else { Issue.record("8") }
         #expect(found("list.0.x") as? Int == 2)
         #expect(found("inner") as? Inner != nil)
         if case .absent = TypedValueFinder.value(atKey: "inner.y", in: Outer()) {} else { Issue.record("inner.y") }

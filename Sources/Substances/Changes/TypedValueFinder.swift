@@ -36,9 +36,15 @@ enum TypedValueFinder {
         if value is any ObjectReferencing { return .unknown }
         guard let first = path.first else { return .found(value) }
         if value is FlaskDictRef { return .unknown }
-        // A dictionary keyed by strings: the entry itself, not a walk through every entry.
+        // A dictionary keyed by strings or integers: the entry itself, not a walk through every
+        // entry (an integer key is written as its decimal digits, and read back from them).
         if let entries = value as? any ArchivableEntries {
             guard let entry = entries.archivedEntry(first) else { return .absent }
+            return find(entry, path.dropFirst())
+        }
+        if let entries = value as? any EntriesByIntegerKey {
+            guard let key = Int(first), String(key) == first else { return .unknown }
+            guard let entry = entries.entry(atIntegerKey: key) else { return .absent }
             return find(entry, path.dropFirst())
         }
         let walk = Walk(parent: value)
@@ -302,4 +308,14 @@ private struct OffPathSingleValueContainer: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { [] }
     mutating func encodeNil() throws {}
     mutating func encode(_ value: some Encodable) throws {}
+}
+
+/// A dictionary keyed by `Int`, whose entry `TypedValueFinder` looks up rather than walks to.
+protocol EntriesByIntegerKey {
+    /// The entry under `key`, as its own encodable value; nil when there is none.
+    func entry(atIntegerKey key: Int) -> (any Encodable)?
+}
+
+extension Dictionary: EntriesByIntegerKey where Key == Int, Value: Encodable {
+    func entry(atIntegerKey key: Int) -> (any Encodable)? { self[key] }
 }
