@@ -106,25 +106,28 @@ private struct PathEncoder: Encoder {
 }
 
 extension TypedValueFinder.Walk {
-    /// The value at `path`'s first component is `value` (nil for an encoded nil; nil `value`
-    /// for a primitive): what is at the rest of the path, and the walk ends.
-    func met(_ value: (any Encodable)?, encodedNil: Bool = false, path: ArraySlice<String>) throws {
+    /// The value at `path`'s first component is `value` (nil: an encoded nil): what is at the rest
+    /// of the path, and the walk ends. (A primitive comes here too: the key's value when the path
+    /// ends there; else its `encode(to:)`, walked, finds no key below it.)
+    func met(_ value: (any Encodable)?, path: ArraySlice<String>) throws {
         guard result == nil else { return }
         let rest = path.dropFirst()
         if let value {
             result = rest.isEmpty && isWrapperStorage(value) ? .unknown : TypedValueFinder.find(value, rest)
         } else {
-            result = rest.isEmpty && encodedNil ? .found(nil) : .absent
+            result = rest.isEmpty ? .found(nil) : .absent
         }
         throw Stop()
     }
 
-    /// A primitive met at `path`'s first component: the value when the path ends there; no key is
-    /// below a primitive.
-    func met(primitive value: Any, path: ArraySlice<String>) throws {
-        guard result == nil else { return }
-        result = path.count == 1 ? .found(value) : .absent
-        throw Stop()
+    /// The path below a container made in place at `path`'s first component. A path that ends
+    /// there names a container, not a value: the walk cannot say.
+    func nestedPath(below path: ArraySlice<String>) -> ArraySlice<String>? {
+        guard path.count > 1 else {
+            result = .unknown
+            return nil
+        }
+        return path.dropFirst()
     }
 }
 
@@ -140,28 +143,10 @@ private struct PathKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     }
 
     mutating func encodeNil(forKey key: Key) throws {
-        if isOnPath(key), let path { try walk.met(nil, encodedNil: true, path: path) }
+        if isOnPath(key), let path { try walk.met(nil, path: path) }
     }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try primitive(value, key) }
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
         if isOnPath(key), let path { try walk.met(value, path: path) }
-    }
-
-    private func primitive(_ value: Any, _ key: Key) throws {
-        if isOnPath(key), let path { try walk.met(primitive: value, path: path) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -174,15 +159,10 @@ private struct PathKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         PathUnkeyedContainer(walk: walk, path: nested(at: key))
     }
 
-    /// The path below a container made in place at `key`: the rest of the path when the key is on
-    /// it. A key that ends there names a container, not a value: the walk cannot say.
+    /// The path below a container made in place at `key`, when the key is on the path.
     private func nested(at key: Key) -> ArraySlice<String>? {
         guard isOnPath(key), let path else { return nil }
-        guard path.count > 1 else {
-            walk.result = .unknown
-            return nil
-        }
-        return path.dropFirst()
+        return walk.nestedPath(below: path)
     }
 
     mutating func superEncoder() -> any Encoder { OffPathEncoder(walk: walk) }
@@ -208,28 +188,10 @@ private struct PathUnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encodeNil() throws {
-        if nextIsOnPath(), let path { try walk.met(nil, encodedNil: true, path: path) }
+        if nextIsOnPath(), let path { try walk.met(nil, path: path) }
     }
-    mutating func encode(_ value: Bool) throws { try primitive(value) }
-    mutating func encode(_ value: String) throws { try primitive(value) }
-    mutating func encode(_ value: Double) throws { try primitive(value) }
-    mutating func encode(_ value: Float) throws { try primitive(value) }
-    mutating func encode(_ value: Int) throws { try primitive(value) }
-    mutating func encode(_ value: Int8) throws { try primitive(value) }
-    mutating func encode(_ value: Int16) throws { try primitive(value) }
-    mutating func encode(_ value: Int32) throws { try primitive(value) }
-    mutating func encode(_ value: Int64) throws { try primitive(value) }
-    mutating func encode(_ value: UInt) throws { try primitive(value) }
-    mutating func encode(_ value: UInt8) throws { try primitive(value) }
-    mutating func encode(_ value: UInt16) throws { try primitive(value) }
-    mutating func encode(_ value: UInt32) throws { try primitive(value) }
-    mutating func encode(_ value: UInt64) throws { try primitive(value) }
     mutating func encode(_ value: some Encodable) throws {
         if nextIsOnPath(), let path { try walk.met(value, path: path) }
-    }
-
-    private mutating func primitive(_ value: Any) throws {
-        if nextIsOnPath(), let path { try walk.met(primitive: value, path: path) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
@@ -242,14 +204,10 @@ private struct PathUnkeyedContainer: UnkeyedEncodingContainer {
         PathUnkeyedContainer(walk: walk, path: nestedPath())
     }
 
-    /// As `PathKeyedContainer.nested(at:)`, for the next element.
+    /// The path below a container made in place as the next element, when it is on the path.
     private mutating func nestedPath() -> ArraySlice<String>? {
         guard nextIsOnPath(), let path else { return nil }
-        guard path.count > 1 else {
-            walk.result = .unknown
-            return nil
-        }
-        return path.dropFirst()
+        return walk.nestedPath(below: path)
     }
 
     mutating func superEncoder() -> any Encoder { OffPathEncoder(walk: walk) }
@@ -263,6 +221,8 @@ private struct PathSingleValueContainer: SingleValueEncodingContainer {
     let path: ArraySlice<String>
     var codingPath: [any CodingKey] { [] }
 
+    // Every primitive has its own method: left to the generic one below, a primitive's
+    // `encode(to:)` would ask for the same call again, without end (as `FlatSingleContainer`'s).
     mutating func encodeNil() throws { try noKeyBelow() }
     mutating func encode(_ value: Bool) throws { try noKeyBelow() }
     mutating func encode(_ value: String) throws { try noKeyBelow() }

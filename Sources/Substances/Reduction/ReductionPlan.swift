@@ -97,13 +97,11 @@ final class ReductionPlan: Sendable {
     /// The state's secret keys, as the tools apply them (read at every recorded commit).
     let secrets: SecretKeys
     /// On the Codable path, the top-level keys a key may start with: the coding keys the default
-    /// state encodes, and the names of its properties that are nil there (an optional's key is
-    /// not encoded while it is nil, and may only be guessed from its name). Empty on the fast path.
-    let codableTopKeys: Set<String>
-    /// On the Codable path, whether a property nil in the default state may be encoded under a
-    /// key ``codableTopKeys`` does not hold (its coding key is not seen): a key whose first part
-    /// is none of them is then not reported as unknown, since it may be that one.
-    let codableKeysMayBeUnseen: Bool
+    /// state encodes. Nil when they may not be all: a property nil in the default state is not
+    /// encoded there, and its coding key cannot be seen without running the type's own
+    /// `init(from:)` (which may trap on values it does not expect), so no key is reported as
+    /// unknown. Nil on the fast path too, which has entries.
+    let codableTopKeys: Set<String>?
 
     init<S: State>(for type: S.Type, forceCodablePath: Bool = false) {
         stateType = type
@@ -119,10 +117,7 @@ final class ReductionPlan: Sendable {
         } else {
             usesCodablePath = true
         }
-        let topKeys: (keys: Set<String>, mayLeaveOut: Bool) =
-            usesCodablePath ? ReductionPlan.topKeys(of: S(), tree: tree) : ([], false)
-        codableTopKeys = topKeys.keys
-        codableKeysMayBeUnseen = topKeys.mayLeaveOut
+        codableTopKeys = usesCodablePath ? ReductionPlan.topKeys(of: S(), tree: tree) : nil
         entries = builder.entries
         leaves = builder.leaves
         runs = LeafRun.runs(builder.leaves)
@@ -257,27 +252,21 @@ final class ReductionPlan: Sendable {
     func isValid(key: String) -> Bool {
         guard usesCodablePath else { return entry(holding: key) != nil }
         guard let first = DottedKey.components(of: key).first else { return false }
-        return codableTopKeys.contains(first) || codableKeysMayBeUnseen
+        return codableTopKeys?.contains(first) ?? true
     }
 
-    /// The top-level keys of a state on the Codable path (see ``codableTopKeys``), and whether
-    /// it may have keys they leave out. A property whose coding key is another string is not among
-    /// them: a reaction on its name is reported, since it could never fire. A property that is nil
-    /// in the default state is not encoded there, and its coding key cannot be seen without
-    /// running the type's own `init(from:)` (which may trap on values it does not expect): its
-    /// name is taken as a key, and a key none of them is may still be its key.
-    private static func topKeys<S: State>(of state: S, tree: FlatValue) -> (keys: Set<String>, mayLeaveOut: Bool) {
-        var keys = Set<String>()
-        var mayLeaveOut = false
-        if case .keyed(let children) = tree { keys.formUnion(children.keys) }
-        for child in Mirror(reflecting: state).children {
-            guard let label = child.label else { continue }
-            if let optional = child.value as? any OptionalProtocol, optional.wrapped == nil {
-                keys.insert(label)
-                mayLeaveOut = true
-            }
+    /// The top-level keys of a state on the Codable path (see ``codableTopKeys``): nil when a
+    /// property is nil in the default state, and its key not seen. A property whose coding key is
+    /// another string is not among them: a reaction on its name is reported, since it could never
+    /// fire.
+    private static func topKeys<S: State>(of state: S, tree: FlatValue) -> Set<String>? {
+        let hidesAKey = Mirror(reflecting: state).children.contains { child in
+            guard let optional = child.value as? any OptionalProtocol else { return false }
+            return optional.wrapped == nil
         }
-        return (keys, mayLeaveOut)
+        if hidesAKey { return nil }
+        if case .keyed(let children) = tree { return Set(children.keys) }
+        return []
     }
 
     /// The index in ``entries`` of the property `key` is or is below (a dictionary's entry, a key
