@@ -42,7 +42,8 @@ let package = Package(
         .testTarget(name: "FluxBusTests", dependencies: ["FlaskLocking", "FluxBus", "FlaskTestSupport"]),
         .executableTarget(name: "ArchiveProbe", dependencies: ["Archive"], path: "Tests/ArchiveProbe"),
         .testTarget(
-            name: "ArchiveTests", dependencies: ["Archive", "FlaskTesting", "FlaskTestSupport", "ArchiveProbe"]),
+            name: "ArchiveTests",
+            dependencies: ["Archive", "FlaskLocking", "FlaskTesting", "FlaskTestSupport", "ArchiveProbe"]),
         .executableTarget(name: "ArchiveAppProbe", dependencies: ["FlaskAPI"], path: "Tests/ArchiveAppProbe"),
         .testTarget(
             name: "SubstancesTests",

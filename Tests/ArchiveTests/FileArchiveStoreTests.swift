@@ -1,4 +1,5 @@
 import Archive
+import FlaskLocking
 import FlaskTestSupport
 import Foundation
 import Testing
@@ -291,6 +292,37 @@ struct FileArchiveStoreTests {
         try second.claim(key: "k")
         try second.set(Data("3".utf8), forKey: "k")
         #expect(try second.data(forKey: "k") == Data("3".utf8))
+    }
+
+    @Test("a key let go by a store is not refused to the next, while this process starts children meanwhile")
+    func takeOverWhileSpawning() throws {
+        // A child started by posix_spawn holds a copy of every open file until it runs its
+        // program, the lock file of a store just let go included: the lock outlives the store
+        // by that moment. Another store of this process must not read it as a live owner.
+        let spawning = LockedValue(true)
+        let spawner = Thread {
+            while spawning.withLock({ $0 }) {
+                var pid: pid_t = 0
+                var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+                defer { free(argv[0]) }
+                if posix_spawn(&pid, "/bin/true", nil, nil, &argv, environ) == 0 {
+                    var status: Int32 = 0
+                    waitpid(pid, &status, 0)
+                }
+            }
+        }
+        spawner.start()
+        defer { spawning.withLock { $0 = false } }
+        let directory = temporaryDirectory().appendingPathComponent("archives")
+        for round in 0..<300 {
+            do {
+                let first = try FileArchiveStore(directory: directory)
+                try first.set(Data("\(round)".utf8), forKey: "k")
+            }
+            let next = try FileArchiveStore(directory: directory)
+            try next.claim(key: "k")
+            try next.set(Data("next".utf8), forKey: "k")
+        }
     }
 
     @Test("two archivers over one directory: the second's write and its stored() are refused with keyInUse")

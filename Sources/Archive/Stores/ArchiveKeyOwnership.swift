@@ -77,7 +77,7 @@ public struct ArchiveOwnershipLostError: Error, Sendable, Equatable, CustomStrin
 /// claims it again.
 final class ArchiveKeyOwnership: Sendable {
     /// A device and inode: what a path leads to.
-    struct Identity: Equatable {
+    struct Identity: Hashable {
         let device: UInt64
         let inode: UInt64
 
@@ -116,6 +116,10 @@ final class ArchiveKeyOwnership: Sendable {
     }
 
     private let state = LockedValue(State())
+    /// The lock files the stores of this process hold, by what they are: a lock held elsewhere
+    /// on a file not in this set, that records this process as its owner, is a copy of a lock a
+    /// store here let go (see ``claim(_:lockFile:retrying:)``).
+    private static let heldHere = LockedValue(Set<Identity>())
     /// The store's directory.
     let directory: URL
 
@@ -126,8 +130,15 @@ final class ArchiveKeyOwnership: Sendable {
     deinit {
         // Closing a lock file lets its key go.
         state.withLock { state in
-            for claim in state.owned.values { close(claim.fd) }
+            for claim in state.owned.values { Self.letGo(claim) }
         }
+    }
+
+    /// Closes a claim's lock file, which lets its key go, and forgets it.
+    private static func letGo(_ claim: Claim) {
+        let recorded = heldHere.withLock { $0.remove(claim.lockFile) != nil }
+        assert(recorded, "a claim this process held was not recorded")
+        close(claim.fd)
     }
 
     /// Claims `key`, whose lock file is `lockFile`: succeeds when the store owns it already or gets
@@ -156,12 +167,27 @@ final class ArchiveKeyOwnership: Sendable {
                     close(fd)
                     throw ArchiveSpecialFileError(path: lockFile.path)
                 }
-                guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                // A child this process starts (posix_spawn, fork) holds a copy of every open file
+                // until it runs its program, so the lock of a store let go a moment ago may be held
+                // still, by no owner: waited for, up to about a second, while no store of this
+                // process holds the file and it records this process as its owner.
+                var waits = 0
+                while flock(fd, LOCK_EX | LOCK_NB) != 0 {
                     let code = errno
-                    close(fd)
-                    guard code == EWOULDBLOCK || code == EAGAIN else { throw POSIXError(errno: code) }
-                    state.refused[key] = .some(nil)
-                    throw ArchiveKeyOwnedError(key: key, ownerProcess: Self.owner(recordedIn: lockFile))
+                    guard code == EWOULDBLOCK || code == EAGAIN else {
+                        close(fd)
+                        throw POSIXError(errno: code)
+                    }
+                    let recordedOwner = Self.owner(recordedIn: lockFile)
+                    let copyOfOurs =
+                        recordedOwner == getpid() && !Self.heldHere.withLock { $0.contains(identity) }
+                    guard copyOfOurs, waits < 1_000 else {
+                        close(fd)
+                        state.refused[key] = .some(nil)
+                        throw ArchiveKeyOwnedError(key: key, ownerProcess: recordedOwner)
+                    }
+                    waits += 1
+                    usleep(1_000)
                 }
                 guard Identity.of(path: lockFile.path) == identity,
                     let directory = Identity.of(path: self.directory.path)
@@ -173,6 +199,8 @@ final class ArchiveKeyOwnership: Sendable {
                 let pid = Array("\(getpid())\n".utf8)
                 _ = ftruncate(fd, 0)
                 _ = pwrite(fd, pid, pid.count, 0)
+                let first = Self.heldHere.withLock { $0.insert(identity).inserted }
+                assert(first, "a lock file this process holds was locked again")
                 state.owned[key] = Claim(fd: fd, lockFile: identity, directory: directory)
                 state.refused[key] = nil
                 return
@@ -221,7 +249,7 @@ final class ArchiveKeyOwnership: Sendable {
 
     /// Lets a lost key go: its lock closed, its writes refused until a restore claims it again.
     private func lose(_ key: String, _ claim: Claim, _ finding: String, in state: inout State) {
-        close(claim.fd)
+        Self.letGo(claim)
         state.owned[key] = nil
         state.refused[key] = .some(finding)
     }
