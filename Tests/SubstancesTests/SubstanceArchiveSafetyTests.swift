@@ -246,6 +246,57 @@ struct SubstanceArchiveOwnershipTests {
         withExtendedLifetime(first) {}
     }
 
+    @Test(
+        "a substance made again on an archiver of its own, right after the last one went: restores, claims, stores",
+        arguments: 0..<4)
+    func restartOnANewArchiver(run: Int) async throws {
+        // As docs/testing.md has a test give each substance an archiver over a temporary
+        // directory: the store of the substance just dropped is let go once the archive thread has
+        // finished its writes, which may be a moment after `stored()` returned. The next one's
+        // claim waits for that moment instead of being refused. (Found by a client's test suite:
+        // 1 restart in 60 refused, none of them with another owner alive.)
+        let directory = temporaryDirectory().appendingPathComponent("archives")
+        let bus = Flux()
+        for round in 0..<20 {
+            let counter = Substance<SecretState>(
+                name: "restarted", archive: true,
+                archiveSettings: ArchiveSettings(
+                    delay: 0.2, archiver: Archiver(store: try FileArchiveStore(directory: directory))),
+                bus: bus)
+            #expect(counter.state.counter == round)
+            try counter.claimArchive()
+            await counter.mixAndWait { $0.prop.counter += 1 }
+            try await counter.stored()
+        }
+    }
+
+    @Test("a substance dropped with a write pending, on an archiver of its own: stored as it goes, then restored")
+    func droppedWithAWritePending() async throws {
+        // Its pending write held its archiver (and so the store, and the store's claim of the key)
+        // until the write's delay was over: the next substance on the key read the state before
+        // it, and was refused the key.
+        let directory = temporaryDirectory().appendingPathComponent("archives")
+        let bus = Flux()
+        weak var droppedArchiver: Archiver?
+        do {
+            let archiver = Archiver(store: try FileArchiveStore(directory: directory))
+            droppedArchiver = archiver
+            let counter = Substance<SecretState>(
+                name: "dropped", archive: true, archiveSettings: ArchiveSettings(delay: 30, archiver: archiver),
+                bus: bus)
+            await counter.mixAndWait { $0.prop.counter = 7 }
+            #expect(archiver.pendingKeys == [counter.archiveKey()])
+        }
+        #expect(droppedArchiver == nil, "freed with the substance, its write pending")
+        let again = Substance<SecretState>(
+            name: "dropped", archive: true,
+            archiveSettings: ArchiveSettings(
+                delay: 30, archiver: Archiver(store: try FileArchiveStore(directory: directory))),
+            bus: bus)
+        #expect(again.state.counter == 7)
+        try again.claimArchive()
+    }
+
     @Test("an archive whose directory is removed: reported once as archive-ownership-lost, stored() throws")
     func lostArchiveReported() async throws {
         let directory = temporaryDirectory().appendingPathComponent("archives")

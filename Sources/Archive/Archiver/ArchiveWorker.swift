@@ -78,12 +78,33 @@ final class ArchiveWorker: Sendable {
     @inline(never)
     private func runBatch() {
         waiting.wait()
-        let batch = queue.withLock { queue in
+        var batch = queue.withLock { queue in
             defer { queue.jobs.removeAll(keepingCapacity: true) }
             return queue.jobs
         }
         // The semaphore was signalled once per job; the ones taken with this batch are spent.
         for _ in batch.dropFirst() { waiting.wait() }
-        for job in batch { job() }
+        // Each job is let go once it has run, before the next runs: what it holds (an archiver, its
+        // store and the store's claims) goes then, so that a job given after it finds it gone
+        // (see `settle()`).
+        for index in batch.indices {
+            let job = batch[index]
+            batch[index] = ArchiveWorker.done
+            job()
+        }
+    }
+
+    /// What a job that has run is replaced with.
+    private static let done: @Sendable () -> Void = {}
+
+    /// Returns once both workers have run, and let go, every job given to them before the call (on
+    /// a worker itself: at once). What those jobs held is freed then, unless held elsewhere: a
+    /// store of this process whose owner is gone lets its keys go once the writes it was given are
+    /// done, and a claim of one of its keys by another store waits for that (see
+    /// `ArchiveKeyOwnership`).
+    static func settle() {
+        for worker in [shared, compaction, shared] where worker.queue.withLock({ $0.started }) {
+            worker.sync {}
+        }
     }
 }

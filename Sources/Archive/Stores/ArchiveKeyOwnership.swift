@@ -145,6 +145,23 @@ final class ArchiveKeyOwnership: Sendable {
     /// its lock now. With `retrying` false (a write), a key refused before is refused again without
     /// trying; with true (a restore, which reads what the other owner wrote), it is tried again.
     func claim(_ key: String, lockFile: URL, retrying: Bool) throws {
+        do {
+            try claim(key, lockFile: lockFile, retrying: retrying, settled: false)
+        } catch is HeldByAnotherStoreHere {
+            // Another store of this process holds the key: one whose owner is gone lets it go once
+            // the archive workers have run the writes it was given (the last of which may finish
+            // after its `stored()` returned). Tried again once they have; held still, it is a live
+            // owner. (Outside this store's lock: the workers' jobs may take it.)
+            ArchiveWorker.settle()
+            try claim(key, lockFile: lockFile, retrying: retrying, settled: true)
+        }
+    }
+
+    /// The key is locked by another store of this process (a claim not yet `settled` throws it,
+    /// instead of refusing the key).
+    private struct HeldByAnotherStoreHere: Error {}
+
+    private func claim(_ key: String, lockFile: URL, retrying: Bool, settled: Bool) throws {
         try state.withLock { state in
             if let claim = state.owned[key] {
                 // Owned still, if the path leads to it (a restore of a lost key claims it anew).
@@ -179,8 +196,12 @@ final class ArchiveKeyOwnership: Sendable {
                         throw POSIXError(errno: code)
                     }
                     let recordedOwner = Self.owner(recordedIn: lockFile)
-                    let copyOfOurs =
-                        recordedOwner == getpid() && !Self.heldHere.withLock { $0.contains(identity) }
+                    let heldHere = Self.heldHere.withLock { $0.contains(identity) }
+                    if heldHere, !settled {
+                        close(fd)
+                        throw HeldByAnotherStoreHere()
+                    }
+                    let copyOfOurs = recordedOwner == getpid() && !heldHere
                     guard copyOfOurs, waits < 1_000 else {
                         close(fd)
                         state.refused[key] = .some(nil)

@@ -35,8 +35,10 @@ import Foundation
 /// restore still reads, and is reported as ``ArchiveProblem/Kind/keyInUse``. A refused store is not
 /// let in when the owner goes: its state predates the owner's last writes. A store made after
 /// that (a restarted process) restores what the owner wrote, and owns the key. Copies of one store
-/// value are one owner. A store of this process let go a moment ago, whose lock a child process
-/// just started still holds a copy of, is waited for (up to about a second), not taken for an owner.
+/// value are one owner. A claim that finds the key held by another store of this process first
+/// lets the archive threads finish the writes they were given (a store whose owner is gone goes
+/// with them), and a store let go a moment ago, whose lock a child process just started still holds
+/// a copy of, is waited for (up to about a second): neither is taken for a live owner.
 ///
 /// A lock on a path is ownership only while the path leads to it: an owner checks, at each write,
 /// that the directory is the one it claimed the key in and the lock file the one it locked. Once
