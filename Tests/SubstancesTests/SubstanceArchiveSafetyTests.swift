@@ -248,16 +248,17 @@ struct SubstanceArchiveOwnershipTests {
 
     @Test(
         "a substance made again on an archiver of its own, right after the last one went: restores, claims, stores",
-        arguments: 0..<4)
+        arguments: 0..<2)
     func restartOnANewArchiver(run: Int) async throws {
         // As docs/testing.md has a test give each substance an archiver over a temporary
         // directory: the store of the substance just dropped is let go once the archive thread has
         // finished its writes, which may be a moment after `stored()` returned. The next one's
         // claim waits for that moment instead of being refused. (Found by a client's test suite:
-        // 1 restart in 60 refused, none of them with another owner alive.)
+        // 1 restart in 60 refused, none of them with another owner alive; here, before the mend, 5
+        // runs in 6 were.)
         let directory = temporaryDirectory().appendingPathComponent("archives")
         let bus = Flux()
-        for round in 0..<20 {
+        for round in 0..<15 {
             let counter = Substance<SecretState>(
                 name: "restarted", archive: true,
                 archiveSettings: ArchiveSettings(
@@ -279,7 +280,8 @@ struct SubstanceArchiveOwnershipTests {
         let bus = Flux()
         weak var droppedArchiver: Archiver?
         do {
-            let archiver = Archiver(store: try FileArchiveStore(directory: directory))
+            // A clock that never moves: the write stays pending until the archiver goes.
+            let archiver = Archiver(store: try FileArchiveStore(directory: directory), clock: ManualArchiveClock())
             droppedArchiver = archiver
             let counter = Substance<SecretState>(
                 name: "dropped", archive: true, archiveSettings: ArchiveSettings(delay: 30, archiver: archiver),
