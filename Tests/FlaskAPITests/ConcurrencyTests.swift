@@ -369,6 +369,15 @@ struct QuickStartTests {
         #expect(lines.contains("user changed"))
         #expect(!lines.contains("count: 0"), "a commit of the session is not read as the counter's")
         Flask.detachReactor(from: totals)
+        // The handler holds its counter weakly: a counter the app drops goes, its reactor attached.
+        weak var dropped: Substance<CounterState>?
+        do {
+            let other = Substance<CounterState>(bus: .shared)
+            totals.start(counter: other)
+            dropped = other
+        }
+        #expect(dropped == nil)
+        Flask.detachReactor(from: totals)
     }
 
     @Test("concurrency.md's awaited enum mixer carries its payload; without one, the mixer aborts")

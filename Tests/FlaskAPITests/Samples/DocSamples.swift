@@ -54,8 +54,9 @@ final class Totals: Sendable {
 
     func start(counter: Substance<CounterState>) {
         let reactor = Flask.reactor(attachedTo: self, mixing: [session, counter])
-        reactor.handler = { totals, reaction in
+        reactor.handler = { [weak counter] totals, reaction in
             reaction.at(session)?.on("user") { _ in totals.lines.withLock { $0.append("user changed") } }
+            guard let counter else { return }
             reaction.at(counter)?.on("counter") { change in
                 let count: Int = change.newValue() ?? 0
                 totals.lines.withLock { $0.append("count: \(count)") }
