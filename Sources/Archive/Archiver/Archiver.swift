@@ -48,7 +48,6 @@ public final class Archiver: Sendable {
         /// The logs of the keys written whole by this archiver, which patches may be appended to.
         var logs: [String: KeyLog] = [:]
         var minimumCompactionBytes = Archiver.defaultMinimumCompactionBytes
-        var minimumPatchingBytes = Archiver.defaultMinimumPatchingBytes
     }
 
     /// What an archiver knows of a key's log (see ``ArchiveLogStore``): patches are appended to it
@@ -77,9 +76,14 @@ public final class Archiver: Sendable {
     /// your own given patches (`scheduleWrite(key:after:maxDelay:store:owner:encode:patch:onFailure:onRecovery:)`)
     /// appends them whatever the value's size.
     public var minimumPatchingBytes: Int {
-        get { state.withLock { $0.minimumPatchingBytes } }
-        set { state.withLock { $0.minimumPatchingBytes = max(0, newValue) } }
+        get { patchingThreshold.bytes }
+        set { patchingThreshold.bytes = newValue }
     }
+
+    /// ``minimumPatchingBytes``, in an object of its own: what a substance's pending write reads
+    /// when it is encoded, without holding the archiver (a write waits in its archiver: holding it
+    /// kept an archiver alive, with its store's claims, as long as a write was pending).
+    package let patchingThreshold = ArchivePatchingThreshold()
 
     /// The default of ``minimumCompactionBytes``: 1 MiB.
     public static let defaultMinimumCompactionBytes = 1 << 20

@@ -137,19 +137,18 @@ extension Substance {
     /// Encodes `value` whole (on the archive thread), and learns from it whether patches may
     /// follow (see `ArchivePatching`).
     ///
-    /// The archiver is held weakly: the write it makes waits in that archiver, and holding it
-    /// kept an archiver of the substance's own alive as long as a write was pending, with its
-    /// store and the store's claim of the key, after the substance and every other reference were
-    /// gone. Freed, an archiver stores its pending writes at once (and learns nothing more).
+    /// It holds the archiver's patching threshold, not the archiver: the write waits in that
+    /// archiver, and holding it kept an archiver of the substance's own alive as long as a write
+    /// was pending, with its store and the store's claim of the key, after the substance and every
+    /// other reference were gone. Freed, an archiver stores its pending writes at once.
     private func encoding(_ value: S, for archiver: Archiver) -> @Sendable () throws -> Data {
         let patching = archivePatching
         let plan = plan
-        return { [weak archiver] in
+        let threshold = archiver.patchingThreshold
+        return {
             let data = try ArchiveEncoder().encode(value)
-            if let archiver {
-                patching.learn(fromWhole: data.count, for: archiver) {
-                    ArchivePatchCapture.encodesByProperty(value, plan: plan)
-                }
+            patching.learn(fromWhole: data.count, threshold: threshold) {
+                ArchivePatchCapture.encodesByProperty(value, plan: plan)
             }
             return data
         }
