@@ -98,13 +98,21 @@ final class ArchiveWorker: Sendable {
     private static let done: @Sendable () -> Void = {}
 
     /// Returns once both workers have run, and let go, every job given to them before the call (on
-    /// a worker itself: at once). What those jobs held is freed then, unless held elsewhere: a
+    /// the thread of any worker: at once, without waiting). What those jobs held is freed then, unless held elsewhere: a
     /// store of this process whose owner is gone lets its keys go once the writes it was given are
     /// done, and a claim of one of its keys by another store waits for that (see
     /// `ArchiveKeyOwnership`).
     static func settle() {
+        // Not on a worker: it would wait for itself, or for the other worker, which may be waiting
+        // for it (an archiver freed there stores its writes on its own worker).
+        guard !isAnyCurrent else { return }
         for worker in [shared, compaction, shared] where worker.queue.withLock({ $0.started }) {
             worker.sync {}
         }
+    }
+
+    /// Whether the caller is the thread of a worker (any archiver's).
+    static var isAnyCurrent: Bool {
+        Thread.current.threadDictionary[ArchiveWorker.marker] != nil
     }
 }

@@ -116,10 +116,14 @@ final class ArchiveKeyOwnership: Sendable {
     }
 
     private let state = LockedValue(State())
-    /// The lock files the stores of this process hold, by what they are: a lock held elsewhere
-    /// on a file not in this set, that records this process as its owner, is a copy of a lock a
-    /// store here let go (see ``claim(_:lockFile:retrying:)``).
-    private static let heldHere = LockedValue(Set<Identity>())
+    /// The lock files the stores of this process hold, by what they are, each with how many stores
+    /// hold it (more than one only where `flock` does not exclude within a process, as on some
+    /// network file systems): a lock held elsewhere on a file not in it, that records this process
+    /// as its owner, is a copy of a lock a store here let go (see ``claim(_:lockFile:retrying:)``).
+    private static let heldHere = LockedValue([Identity: Int]())
+    /// What a lock file says of this process beside its pid: a process of another pid namespace (a
+    /// container's process 1, say) may have the same pid.
+    private static let processToken = String(UInt64.random(in: 1...UInt64.max), radix: 16)
     /// The store's directory.
     let directory: URL
 
@@ -136,8 +140,13 @@ final class ArchiveKeyOwnership: Sendable {
 
     /// Closes a claim's lock file, which lets its key go, and forgets it.
     private static func letGo(_ claim: Claim) {
-        let recorded = heldHere.withLock { $0.remove(claim.lockFile) != nil }
-        assert(recorded, "a claim this process held was not recorded")
+        heldHere.withLock { held in
+            if let count = held[claim.lockFile], count > 1 {
+                held[claim.lockFile] = count - 1
+            } else {
+                held[claim.lockFile] = nil
+            }
+        }
         close(claim.fd)
     }
 
@@ -150,7 +159,8 @@ final class ArchiveKeyOwnership: Sendable {
         } catch is HeldByAnotherStoreHere {
             // Another store of this process holds the key: one whose owner is gone lets it go once
             // the archive workers have run the writes it was given (the last of which may finish
-            // after its `stored()` returned). Tried again once they have; held still, it is a live
+            // after its `stored()` returned), and once the bus lets the owner go. Tried again once
+            // the workers have, and waited for up to about a second; held still, it is a live
             // owner. (Outside this store's lock: the workers' jobs may take it.)
             ArchiveWorker.settle()
             try claim(key, lockFile: lockFile, retrying: retrying, settled: true)
@@ -173,7 +183,7 @@ final class ArchiveKeyOwnership: Sendable {
             }
             if !retrying, let refusal = state.refused[key] {
                 if let finding = refusal { throw ArchiveOwnershipLostError(key: key, finding: finding) }
-                throw ArchiveKeyOwnedError(key: key, ownerProcess: Self.owner(recordedIn: lockFile))
+                throw ArchiveKeyOwnedError(key: key, ownerProcess: Self.owner(recordedIn: lockFile).pid)
             }
             // A lock file unlinked (or replaced) between its open and its lock is not the key's: the
             // next owner opens the path. Tried again on the file the path leads to now.
@@ -184,28 +194,31 @@ final class ArchiveKeyOwnership: Sendable {
                     close(fd)
                     throw ArchiveSpecialFileError(path: lockFile.path)
                 }
-                // A child this process starts (posix_spawn, fork) holds a copy of every open file
-                // until it runs its program, so the lock of a store let go a moment ago may be held
-                // still, by no owner: waited for, up to about a second, while no store of this
-                // process holds the file and it records this process as its owner.
+                // A child this process starts (`posix_spawn`) holds a copy of every open file until
+                // it runs its program, so the lock of a store let go a moment ago may be held still,
+                // by no owner: waited for, up to about a second, while no store of this process
+                // holds the file and it records this process as its owner. So is a store of this
+                // process going away, once the archive workers are settled (not on their threads,
+                // which its going away may wait for).
                 var waits = 0
+                let mayWaitForAStoreHere = settled && !ArchiveWorker.isAnyCurrent
                 while flock(fd, LOCK_EX | LOCK_NB) != 0 {
                     let code = errno
                     guard code == EWOULDBLOCK || code == EAGAIN else {
                         close(fd)
                         throw POSIXError(errno: code)
                     }
-                    let recordedOwner = Self.owner(recordedIn: lockFile)
-                    let heldHere = Self.heldHere.withLock { $0.contains(identity) }
+                    let recorded = Self.owner(recordedIn: lockFile)
+                    let heldHere = Self.heldHere.withLock { $0[identity] != nil }
                     if heldHere, !settled {
                         close(fd)
                         throw HeldByAnotherStoreHere()
                     }
-                    let copyOfOurs = recordedOwner == getpid() && !heldHere
-                    guard copyOfOurs, waits < 1_000 else {
+                    let copyOfOurs = !heldHere && recorded.token.map(String.init) == Self.processToken
+                    guard copyOfOurs || (heldHere && mayWaitForAStoreHere), waits < 1_000 else {
                         close(fd)
                         state.refused[key] = .some(nil)
-                        throw ArchiveKeyOwnedError(key: key, ownerProcess: recordedOwner)
+                        throw ArchiveKeyOwnedError(key: key, ownerProcess: recorded.pid)
                     }
                     waits += 1
                     usleep(1_000)
@@ -216,12 +229,12 @@ final class ArchiveKeyOwnership: Sendable {
                     close(fd)
                     continue
                 }
-                // Who owns it, for the error another owner gets: this process.
-                let pid = Array("\(getpid())\n".utf8)
+                // Who owns it, for the error another owner gets: this process (its pid, then its
+                // token).
+                let owner = Array("\(getpid()) \(Self.processToken)\n".utf8)
                 _ = ftruncate(fd, 0)
-                _ = pwrite(fd, pid, pid.count, 0)
-                let first = Self.heldHere.withLock { $0.insert(identity).inserted }
-                assert(first, "a lock file this process holds was locked again")
+                _ = pwrite(fd, owner, owner.count, 0)
+                Self.heldHere.withLock { $0[identity, default: 0] += 1 }
                 state.owned[key] = Claim(fd: fd, lockFile: identity, directory: directory)
                 state.refused[key] = nil
                 return
@@ -287,23 +300,24 @@ final class ArchiveKeyOwnership: Sendable {
         return fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
 
-    /// The process recorded in a lock file by its owner, if any. An owner records itself right
-    /// after it takes the lock: a file still empty is read again, for up to about 10 ms.
-    private static func owner(recordedIn lockFile: URL) -> Int32? {
+    /// The process recorded in a lock file by its owner, if any: its pid and its token (earlier
+    /// versions recorded the pid alone). An owner records itself right after it takes the lock: a
+    /// file still empty is read again, for up to about 10 ms.
+    private static func owner(recordedIn lockFile: URL) -> (pid: Int32?, token: Substring?) {
         for _ in 0..<10 {
             let fd = open(lockFile.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
+            guard fd >= 0 else { return (nil, nil) }
             defer { close(fd) }
-            guard isRegularFile(fd) else { return nil }
-            var buffer = [UInt8](repeating: 0, count: 32)
+            guard isRegularFile(fd) else { return (nil, nil) }
+            var buffer = [UInt8](repeating: 0, count: 64)
             let count = read(fd, &buffer, buffer.count)
             if count > 0 {
-                return Int32(
-                    String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                let fields = String(decoding: buffer[..<count], as: UTF8.self).split(whereSeparator: \.isWhitespace)
+                return (fields.first.flatMap { Int32($0) }, fields.dropFirst().first)
             }
             usleep(1_000)
         }
-        return nil
+        return (nil, nil)
     }
 }
 

@@ -37,8 +37,9 @@ import Foundation
 /// that (a restarted process) restores what the owner wrote, and owns the key. Copies of one store
 /// value are one owner. A claim that finds the key held by another store of this process first
 /// lets the archive threads finish the writes they were given (a store whose owner is gone goes
-/// with them), and a store let go a moment ago, whose lock a child process just started still holds
-/// a copy of, is waited for (up to about a second): neither is taken for a live owner.
+/// with them), then waits up to about a second for that store to go; so does a claim of a key
+/// whose lock a child process just started still holds a copy of: neither is taken for a live
+/// owner before that.
 ///
 /// A lock on a path is ownership only while the path leads to it: an owner checks, at each write,
 /// that the directory is the one it claimed the key in and the lock file the one it locked. Once
