@@ -41,15 +41,11 @@ final class ArchiveWorker: Sendable {
     }
 
     /// Runs `body` on the worker after the jobs given before it, and returns its result. Runs it at
-    /// once when called on the worker itself (from a job, a store or a failure handler).
+    /// once when called on the thread of a worker, this one or another (from a job, a store or a
+    /// failure handler): every worker's thread carries the same marker.
     func sync<Result>(_ body: () -> Result) -> Result {
-        if isCurrent { return body() }
+        if Self.isAnyCurrent { return body() }
         return BlockingCall.call(body) { job in async(job) }
-    }
-
-    /// Whether the caller is the worker's thread.
-    var isCurrent: Bool {
-        Thread.current.threadDictionary[ArchiveWorker.marker] != nil
     }
 
     private static let marker = "flask.archive.worker"

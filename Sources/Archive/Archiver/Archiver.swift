@@ -76,14 +76,14 @@ public final class Archiver: Sendable {
     /// your own given patches (`scheduleWrite(key:after:maxDelay:store:owner:encode:patch:onFailure:onRecovery:)`)
     /// appends them whatever the value's size.
     public var minimumPatchingBytes: Int {
-        get { patchingThreshold.bytes }
-        set { patchingThreshold.bytes = newValue }
+        get { patchingThreshold.withLock { $0 } }
+        set { patchingThreshold.withLock { $0 = max(0, newValue) } }
     }
 
     /// ``minimumPatchingBytes``, in an object of its own: what a substance's pending write reads
     /// when it is encoded, without holding the archiver (a write waits in its archiver: holding it
     /// kept an archiver alive, with its store's claims, as long as a write was pending).
-    package let patchingThreshold = ArchivePatchingThreshold()
+    package let patchingThreshold = LockedValue(Archiver.defaultMinimumPatchingBytes)
 
     /// The default of ``minimumCompactionBytes``: 1 MiB.
     public static let defaultMinimumCompactionBytes = 1 << 20

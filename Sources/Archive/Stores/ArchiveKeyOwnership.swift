@@ -141,11 +141,8 @@ final class ArchiveKeyOwnership: Sendable {
     /// Closes a claim's lock file, which lets its key go, and forgets it.
     private static func letGo(_ claim: Claim) {
         heldHere.withLock { held in
-            if let count = held[claim.lockFile], count > 1 {
-                held[claim.lockFile] = count - 1
-            } else {
-                held[claim.lockFile] = nil
-            }
+            let count = held.removeValue(forKey: claim.lockFile) ?? 0
+            if count > 1 { held[claim.lockFile] = count - 1 }
         }
         close(claim.fd)
     }
@@ -208,12 +205,12 @@ final class ArchiveKeyOwnership: Sendable {
                         close(fd)
                         throw POSIXError(errno: code)
                     }
-                    let recorded = Self.owner(recordedIn: lockFile)
                     let heldHere = Self.heldHere.withLock { $0[identity] != nil }
                     if heldHere, !settled {
                         close(fd)
                         throw HeldByAnotherStoreHere()
                     }
+                    let recorded = Self.owner(recordedIn: lockFile)
                     let copyOfOurs = !heldHere && recorded.token.map(String.init) == Self.processToken
                     guard copyOfOurs || (heldHere && mayWaitForAStoreHere), waits < 1_000 else {
                         close(fd)

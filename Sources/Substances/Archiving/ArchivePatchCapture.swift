@@ -77,8 +77,8 @@ final class ArchivePatching: Sendable {
 
     /// Learns from a whole encoding of `bytes` for `archiver`, whose state `encodesByProperty`
     /// checks (only when patches would follow it), before patches may follow it.
-    func learn(fromWhole bytes: Int, threshold: ArchivePatchingThreshold, encodesByProperty: () -> Bool) {
-        let isLarge = bytes >= threshold.bytes
+    func learn(fromWhole bytes: Int, threshold: LockedValue<Int>, encodesByProperty: () -> Bool) {
+        let isLarge = bytes >= threshold.withLock { $0 }
         if isLarge && !whole.load(ordering: .relaxed) && !encodesByProperty() { stop() }
         // Released after `stop()`: a commit that sees the size sees the stop too.
         large.store(isLarge, ordering: .releasing)

@@ -457,7 +457,7 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         let lookup: TypedValueFinder.Lookup
         if layout.usesCodablePath {
             lookup = TypedValueFinder.value(atKey: key, in: state())
-        } else if let index = layout.entryIndex(holding: key) {
+        } else if let index = layout.entry(holding: key) {
             // Below a property (a dictionary's entry, a key below an optional struct): found in
             // the property's value, which is what was flattened.
             let entry = layout.entries[index]

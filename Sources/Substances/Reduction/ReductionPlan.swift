@@ -269,13 +269,9 @@ final class ReductionPlan: Sendable {
         return []
     }
 
-    /// The index in ``entries`` of the property `key` is or is below (a dictionary's entry, a key
-    /// below an optional struct); nil for a key the state does not have, and on the Codable path.
-    func entryIndex(holding key: String) -> Int? { entry(holding: key) }
-
     /// The entry of `key`, or of the dictionary-like property a sub-key is below; nil for a key the
     /// state does not have (and on the Codable path, which has no entries).
-    private func entry(holding key: String) -> Int? {
+    func entry(holding key: String) -> Int? {
         if let index = keyIndex[key] { return index }
         if let prefix = optionalPrefixes.first(where: { key.hasPrefix($0) }) {
             // Below an optional struct: a key its wrapped type has, or one below a dictionary there.
