@@ -192,9 +192,16 @@ extension Flux {
     private func runMixTask(_ item: borrowing FluxItem) {
         confined.state.value.lastMix = FluxRunningMix(label: item.mixer, origin: item.event.origin)
         confined.state.value.isRunningMix = true
-        runItem(item)
+        // The work, cast once for both calls (a checked cast walks the task's class hierarchy:
+        // scenario S6). Without middleware, a mix task just runs (`runItem` would cast again).
+        let task = item.task
+        if let pipeline = confined.state.value.pipeline.map(Unretained.init) {
+            mix(item, through: pipeline)
+        } else {
+            task.run()
+        }
         confined.state.value.isRunningMix = false
-        item.finishTask()
+        task.finished()
     }
 
     /// The label and origin of the task that mixes running now, nil outside one (on the bus): what

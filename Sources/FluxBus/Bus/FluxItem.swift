@@ -27,7 +27,7 @@ struct FluxItem: Sendable {
 
     private var kind: Kind { event.kind }
     /// The work of a task (the item must be one).
-    private var task: FluxWork { event.work as! FluxWork }
+    var task: FluxWork { event.work as! FluxWork }
     /// The mixer to deliver to its observers, or the label of a mix task.
     var mixer: FluxMixerName { event.mixer }
 

@@ -55,6 +55,16 @@ public final class ChainReaction {
             count += 1
         }
 
+        /// Empties the list, and returns its first step, which holds the others (moved out: a
+        /// copy was retained and the list's released, in every chain, scenario S6).
+        mutating func takeFirst() -> ChainStep? {
+            var taken: ChainStep? = nil
+            swap(&taken, &first)
+            last = nil
+            count = 0
+            return taken
+        }
+
         /// The steps' substances, each once, in the order of their first step.
         var substances: [any AnySubstance] {
             var substances: [any AnySubstance] = []
@@ -80,8 +90,8 @@ public final class ChainReaction {
     @exclusivity(unchecked) private var phase = Phase.open
     /// The substances of the steps refused because they mix on another bus: the chain then runs
     /// nothing.
-    @exclusivity(unchecked) private var refused: [any AnySubstance] = []
-    private var isRejected: Bool { !refused.isEmpty }
+    @exclusivity(unchecked) private var refused: [any AnySubstance]? = nil
+    private var isRejected: Bool { refused != nil }
     /// The name the chain's mix goes by in reports: its label, or `chain`.
     @exclusivity(unchecked) private var mixName: FluxMixerName = "chain"
 
@@ -183,7 +193,7 @@ public final class ChainReaction {
     /// nothing. Reported once, to the refused substance's bus.
     private func refuse(_ step: ChainStep) {
         let first = !isRejected
-        refused.append(step.anySubstance)
+        refused = (refused ?? []) + [step.anySubstance]
         guard first, let bus else { return }
         let chainBus = steps.count > 0 ? "its earlier steps mix on" : "it was made for"
         step.bus.report(
@@ -204,14 +214,14 @@ public final class ChainReaction {
         // The work item is the first step, which runs the list: queueing the chain allocates
         // nothing more. It holds the steps, not the chain: the chain is freed where it was made
         // (usually right after this call), and the steps cross to the bus through its queue.
-        guard let steps = resolve(.reacted), let first = steps.first, let bus else { return }
+        guard let first = resolve(.reacted), let bus else { return }
         bus.perform(mix: mixName, first, origin: FluxOrigin(fileID: fileID, line: line, function: function))
     }
 
     /// Commits the chain as one work item, as ``react(fileID:line:function:)``, and calls
     /// `completion` on the bus after the reactions (for the deprecated completion spellings).
     func react(origin: FluxOrigin?, then completion: @escaping @Sendable () -> Void) {
-        guard let steps = resolve(.reacted), let first = steps.first, let bus else { return }
+        guard let first = resolve(.reacted), let bus else { return }
         bus.perform(
             mix: mixName, origin: origin,
             {
@@ -238,13 +248,13 @@ public final class ChainReaction {
             phase = .aborted
             let named =
                 steps.substances
-                + refused.filter { substance in
+                + (refused ?? []).filter { substance in
                     !steps.substances.contains { $0 === substance }
                 }
             return MixOutcome(
                 entries: named.map { MixOutcome.Entry(substance: $0, result: .aborted) }, label: mixName.name)
         }
-        guard let steps = resolve(.reacted), let first = steps.first, let bus else {
+        guard let first = resolve(.reacted), let bus else {
             return MixOutcome(entries: [], label: mixName.name)
         }
         // An active receipt makes substances compute their changes even with nothing bound; the
@@ -261,19 +271,20 @@ public final class ChainReaction {
         _ = resolve(.aborted)
     }
 
-    /// Resolves the chain, if this call is the first to: reacted, returns its steps, taken out of
-    /// it (the chain has no use for them any more); aborted, drops them and returns an empty list.
-    /// Nil, and reported, when the chain was already resolved.
-    private func resolve(_ phase: Phase) -> Steps? {
+    /// Resolves the chain, if this call is the first to: reacted, returns its first step, which
+    /// holds the others, taken out of it (the chain has no use for them any more); aborted, drops
+    /// them. Nil when there is nothing to run: aborted, rejected (its refusal was reported where
+    /// it happened), without steps, or already resolved (reported). Inlined: a call of its own
+    /// was a share of what resolving costs (scenario S6).
+    @inline(__always)
+    private func resolve(_ phase: Phase) -> ChainStep? {
         guard self.phase == .open else {
             (bus ?? .current).report(
                 .chainResolvedTwice, "a chain reaction was resolved twice; the second call was ignored")
             return nil
         }
         self.phase = phase
-        var taken = Steps()
-        swap(&taken, &steps)
-        // A rejected chain runs nothing (its refusal was reported where it happened).
-        return phase == .reacted && !isRejected ? taken : Steps()
+        let first = steps.takeFirst()
+        return phase == .reacted && !isRejected ? first : nil
     }
 }
