@@ -557,8 +557,78 @@ struct ReactorTests {
         }
         await bus.flush()
         #expect(weakSubstance == nil, "the reactor does not keep its substance alive")
-        #expect(manager.purge() == 1)
+        #expect(weakReactor == nil, "no purge needed: its last substance going detached it")
+        #expect(manager.count == 0)
+        #expect(manager.purge() == 0)
+    }
+
+    @Test(
+        "a reactor whose owner and substances have all gone is freed with what its handler captures, whichever went first",
+        arguments: [true, false])
+    func reactorFreedOnceEverythingIsGone(ownerFirst: Bool) async {
+        // Found from outside: with both gone no reaction ever came, so the reactor, its handler's
+        // captures and the bus it holds (a test's own bus) stayed until a purge.
+        let manager = ReactorManager()
+        weak var weakReactor: Reactor<TestOwner>?
+        weak var weakCaptured: TestOwner?
+        weak var weakSubstance: Substance<AppState>?
+        let bus = Flux()
+        do {
+            var owner: TestOwner? = TestOwner()
+            var substance: Substance<AppState>? = Substance<AppState>(bus: bus)
+            weakSubstance = substance
+            let captured = TestOwner()
+            weakCaptured = captured
+            let reactor = manager.reactor(attachedTo: owner!, mixing: [substance!])
+            reactor.handler = { _, _ in withExtendedLifetime(captured) {} }
+            weakReactor = reactor
+            ChainReaction().mix(substance!) { $0.prop.counter += 1 }.react()
+            await bus.flush()
+            if ownerFirst {
+                owner = nil
+                substance = nil
+            } else {
+                substance = nil
+                owner = nil
+            }
+            #expect(owner == nil && substance == nil)
+        }
+        await bus.flush()
+        #expect(weakSubstance == nil)
         #expect(weakReactor == nil)
+        #expect(weakCaptured == nil)
+        #expect(manager.count == 0)
+    }
+
+    @Test("a reactor whose owner goes long after its last substance is swept when attaching doubles the count")
+    func reactorOfAGoneOwnerSweptWhenAttaching() async {
+        let manager = ReactorManager()
+        let bus = Flux()
+        weak var weakReactor: Reactor<TestOwner>?
+        var owner: TestOwner? = TestOwner()
+        do {
+            let substance = Substance<AppState>(bus: bus)
+            let reactor = manager.reactor(attachedTo: owner!, mixing: [substance])
+            reactor.handler = { _, _ in }
+            weakReactor = reactor
+        }
+        await bus.flush()
+        // Its substance went while its owner lived: it stays, for the owner.
+        #expect(weakReactor != nil)
+        owner = nil
+        #expect(owner == nil)
+        await bus.flush()
+        // Nothing will deliver to it now; the next sweep finds it.
+        #expect(weakReactor != nil)
+        let kept = Substance<AppState>(bus: bus)
+        let owners = (1..<ReactorManager.firstSweep).map { _ in TestOwner() }
+        for owner in owners.dropLast() { _ = manager.reactor(attachedTo: owner, mixing: [kept]) }
+        #expect(weakReactor != nil, "no sweep before the count reaches the first sweep's")
+        _ = manager.reactor(attachedTo: owners.last!, mixing: [kept])
+        #expect(weakReactor == nil)
+        #expect(manager.count == ReactorManager.firstSweep - 1)
+        manager.removeAll()
+        await bus.flush()
     }
 
     @Test("on(key) fires for exactly the changed keys and their parents, in commits of one to eight of 91 keys")

@@ -31,8 +31,10 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// class, whose state the bus's thread and its own would share unprotected.
 ///
 /// The owner is held weakly. When it goes away the reactor detaches itself at its next reaction,
-/// or at ``ReactorManager/purge()``, and is freed. The reactor holds its substances weakly too:
-/// whoever mixes them keeps them alive.
+/// or once its substances have all gone too, and is freed. (One whose owner goes long after its
+/// last substance is found by the manager's next sweep: ``ReactorManager/purge()``, which
+/// attaching reactors runs now and then.) The reactor holds its substances weakly too: whoever
+/// mixes them keeps them alive.
 ///
 /// While the bus runs a batch of work, it keeps the owners of reactors that react on the bus alive
 /// for a while: at most 128 work items, and never into a task (such as the one that resumes
@@ -204,6 +206,18 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
     public var anyOwner: AnyObject? { owner }
     /// Whether the reactor was detached (explicitly, or because its owner went away).
     public var isDetached: Bool { detached.load(ordering: .relaxed) }
+
+    /// One of its routes was let go (a route's `deinit`): replaced by a new one, unbound, or freed
+    /// with the last substance that held it. A reactor whose owner has gone may then have nothing
+    /// left that would ever deliver to it and notice: it detaches, in an upkeep task of its bus
+    /// (not here: a route may go in the middle of anything, another lock held included), so that
+    /// it and what its handlers capture are freed without waiting for a reaction or a purge.
+    func routeWentAway() {
+        guard !isDetached else { return }
+        bus.performUpkeep { [self] in
+            if owner == nil { detach() }
+        }
+    }
 
     /// Unbinds the reactor from its substances and removes it from its manager; idempotent.
     public func detach() {

@@ -23,6 +23,8 @@ public final class ReactorManager: Sendable {
         var ownerOfReactor: [ObjectIdentifier: ObjectIdentifier] = [:]
         /// The bus of each reactor (its substances'), for what is done to one bus's reactors.
         var busOfReactor: [ObjectIdentifier: ObjectIdentifier] = [:]
+        /// How many reactors attaching one more sweeps at (see ``ReactorManager/makeReactor``).
+        var sweepAt = ReactorManager.firstSweep
 
         mutating func insert(_ reactor: any AnyReactor, owner: AnyObject, bus: Flux) {
             let id = ObjectIdentifier(reactor)
@@ -71,9 +73,23 @@ public final class ReactorManager: Sendable {
         attachedTo owner: Owner, mixing substances: [any AnySubstance], delivery: ReactionDelivery
     ) -> Reactor<Owner> {
         let reactor = Reactor(owner: owner, substances: substances, delivery: delivery, manager: self)
-        registry.withLock { $0.insert(reactor, owner: owner, bus: reactor.bus) }
+        let sweeps = registry.withLock { registry in
+            registry.insert(reactor, owner: owner, bus: reactor.bus)
+            return registry.reactors.count >= registry.sweepAt
+        }
+        // A reactor whose owner went long after its last substance has no reaction left to notice
+        // (see `Reactor.routeWentAway()`): attaching sweeps for such reactors each time the count
+        // doubles since the last sweep, so that they stay fewer than the live ones, at a constant
+        // cost per attachment.
+        if sweeps {
+            purge()
+            registry.withLock { $0.sweepAt = max(ReactorManager.firstSweep, 2 * $0.reactors.count) }
+        }
         return reactor
     }
+
+    /// How many attached reactors the first sweep waits for.
+    static let firstSweep = 64
 
     /// Every attached reactor whose owner is alive. Disposes of the others first.
     public var reactors: [any AnyReactor] {

@@ -16,6 +16,10 @@ final class ActorRoute<Owner: AnyObject>: SubstanceObserver {
         self.filter = filter
     }
 
+    deinit {
+        reactor.routeWentAway()
+    }
+
     var countsAsReactor: Bool { true }
 
     func didCommit(_ commit: Commit) {

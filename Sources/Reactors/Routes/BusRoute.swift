@@ -37,6 +37,10 @@ final class BusRoute<Owner: AnyObject>: SubstanceObserver, ChangesStayOnBus {
         self.declared = declared
     }
 
+    deinit {
+        reactor.routeWentAway()
+    }
+
     var countsAsReactor: Bool { true }
 
     func didCommit(_ commit: Commit) {

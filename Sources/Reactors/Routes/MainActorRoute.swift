@@ -27,6 +27,10 @@ final class MainActorRoute<Owner: AnyObject>: SubstanceObserver {
         self.filter = filter
     }
 
+    deinit {
+        reactor.routeWentAway()
+    }
+
     var countsAsReactor: Bool { true }
 
     func didCommit(_ commit: Commit) {
