@@ -41,6 +41,25 @@ struct FluxLockDiagnosticsTests {
         await bus.flush()
     }
 
+    @Test("an awaited dispatch waiting behind a lock is listed by its mixer and where it was awaited, not as a task")
+    func awaitedDispatchNamed() async {
+        // Found from outside: a lock holder that awaits a dispatch before releasing waits for
+        // itself, and the report said only "task" of what was queued.
+        let bus = Flux()
+        let lock = bus.lock()
+        let line = UInt(#line) + 1
+        let waiting = Task { await bus.dispatchAndWait("save").observersCalled }
+        while bus.lockReport().queuedCount == 0 { await Task.yield() }
+        let flushed = Task { await bus.flush() }
+        while bus.lockReport().queuedCount == 1 { await Task.yield() }
+        let report = bus.lockReport()
+        #expect(report.queued == ["save", "flush"])
+        #expect(report.description.contains("queued: save (FluxBusTests/FluxLockDiagnosticsTests.swift:\(line) in "))
+        lock.release()
+        #expect(await waiting.value == 0)
+        await flushed.value
+    }
+
     @Test("the report writes how long a lock is held in seconds to a tenth, not to the nanosecond")
     func heldForRounded() async {
         let bus = Flux()

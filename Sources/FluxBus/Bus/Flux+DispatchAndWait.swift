@@ -65,13 +65,16 @@ extension Flux {
             return receipt
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            perform(
+            let task = FluxTask(
                 { [self] in
                     run(item, awaitedWith: receipt)
                     continuation.resume()
                 },
                 // Purged before it ran: the caller resumes with an empty receipt (nobody reached).
                 whenDropped: { continuation.resume() })
+            // Named by its mixer, so that a lock report says what waits (an awaited dispatch
+            // behind a lock its own caller holds never runs: docs/locks.md).
+            enqueue(.task(task, runningMixer: item.mixer, origin: item.event.origin))
         }
         return receipt
     }

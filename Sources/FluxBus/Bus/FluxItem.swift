@@ -102,6 +102,12 @@ struct FluxItem: Sendable {
         FluxItem(task: work, kind: .task)
     }
 
+    /// A task that runs a mixer of its own (an awaited dispatch's), named in reports by that
+    /// mixer and its origin: what `lockReport()` lists it as while it waits.
+    static func task(_ work: FluxWork, runningMixer mixer: FluxMixerName, origin: FluxOrigin?) -> FluxItem {
+        FluxItem(task: work, kind: .task, label: mixer, origin: origin)
+    }
+
     static func upkeep(_ work: FluxWork) -> FluxItem {
         FluxItem(task: work, kind: .upkeep)
     }
@@ -114,8 +120,12 @@ struct FluxItem: Sendable {
         FluxItem(task: FluxTask { continuation.resume() }, kind: .resume)
     }
 
-    /// How diagnostics name the item: its mixer, or `task`.
-    var label: FluxMixerName { kind == .task || kind == .resume || kind == .upkeep ? "task" : mixer }
+    /// How diagnostics name the item: its mixer (an awaited dispatch's too), `flush` for a
+    /// `flush()` waiter, or `task`.
+    var label: FluxMixerName {
+        guard isTask && kind != .mixTask && mixer == FluxItem.taskName else { return mixer }
+        return kind == .resume ? "flush" : "task"
+    }
 
     static let taskName = FluxMixerName("")
 }
