@@ -545,6 +545,9 @@ struct ReactorTests {
         let manager = ReactorManager()
         weak var weakSubstance: Substance<AppState>?
         weak var weakReactor: Reactor<TestOwner>?
+        // The bus waits while both go, in whatever order (the reactor looks at its owner when
+        // its last substance has gone, on the bus).
+        let gate = DispatchSemaphore(value: 0)
         do {
             let owner = TestOwner()
             let substance = Substance<AppState>(bus: bus)
@@ -554,7 +557,9 @@ struct ReactorTests {
             weakReactor = reactor
             #expect(reactor.substances.count == 1)
             await bus.flush()
+            bus.perform { gate.wait() }
         }
+        gate.signal()
         await bus.flush()
         #expect(weakSubstance == nil, "the reactor does not keep its substance alive")
         #expect(weakReactor == nil, "no purge needed: its last substance going detached it")
@@ -584,6 +589,10 @@ struct ReactorTests {
             weakReactor = reactor
             ChainReaction().mix(substance!) { $0.prop.counter += 1 }.react()
             await bus.flush()
+            // The bus waits while both go (the reactor looks at its owner when its last substance
+            // has gone, on the bus).
+            let gate = DispatchSemaphore(value: 0)
+            bus.perform { gate.wait() }
             if ownerFirst {
                 owner = nil
                 substance = nil
@@ -592,12 +601,66 @@ struct ReactorTests {
                 owner = nil
             }
             #expect(owner == nil && substance == nil)
+            gate.signal()
         }
         await bus.flush()
         #expect(weakSubstance == nil)
         #expect(weakReactor == nil)
         #expect(weakCaptured == nil)
         #expect(manager.count == 0)
+    }
+
+    @Test("a main-actor reactor whose owner and substance have gone is detached, its owner looked at on the main actor")
+    func mainActorReactorFreedOnceEverythingIsGone() async {
+        let manager = ReactorManager()
+        let bus = Flux()
+        weak var weakReactor: Reactor<TestOwner>?
+        let gate = DispatchSemaphore(value: 0)
+        do {
+            let owner = TestOwner()
+            let substance = Substance<AppState>(bus: bus)
+            let reactor = manager.reactor(attachedTo: owner, mixing: [substance])
+            reactor.mainActorHandler = { _, _ in }
+            weakReactor = reactor
+            await bus.flush()
+            bus.perform { gate.wait() }
+        }
+        gate.signal()
+        await bus.flush()
+        await bus.flushToMainActor()
+        #expect(weakReactor == nil)
+        #expect(manager.count == 0)
+    }
+
+    @Test("a purge that frees a chain's substance, its reactor's route with it, does not wait for itself")
+    func purgeFreeingARouteDoesNotDeadlock() async {
+        // Found in review: a purge let go of an interrupted batch's items that had run under the
+        // bus's queue lock; a chain step there may hold the last reference to its substance,
+        // whose reactor's route then enqueues an upkeep task, which takes that lock.
+        let bus = Flux()
+        let manager = ReactorManager()
+        let owner = TestOwner()
+        var substance: Substance<AppState>? = Substance<AppState>(bus: bus)
+        let reactor = manager.reactor(attachedTo: owner, mixing: [substance!])
+        reactor.handler = { _, _ in }
+        await bus.flush()
+        // One batch: the chain (which holds the substance), a task that takes a lock (which
+        // interrupts the batch and suspends it, run items included), and one more item.
+        let gate = DispatchSemaphore(value: 0)
+        bus.perform { gate.wait() }
+        ChainReaction().mix(substance!) { $0.prop.counter += 1 }.react()
+        substance = nil
+        #expect(substance == nil)
+        let locks = Recorder<FluxLock>()
+        bus.perform { locks.append(bus.lock()) }
+        bus.perform {}
+        gate.signal()
+        await locks.waitForCount(1)
+        #expect(bus.purge() == 1)
+        locks.all[0].release()
+        await bus.flush()
+        #expect(reactor.isDetached == false, "its owner lives")
+        manager.removeAll()
     }
 
     @Test("a reactor whose owner goes long after its last substance is swept when attaching doubles the count")

@@ -471,15 +471,15 @@ public final class Flux: Sendable {
     ///   two items how much of it ran, after this returns.
     @discardableResult
     public func purge() -> Int {
-        let (dropped, room) = queue.withLock { q in
+        let (taken, room) = queue.withLock { q in
             q.purgeEpoch += 1
-            let dropped = q.takeAll()
-            return (dropped, q.roomWanted ? q.makeRoom() : nil)
+            return (q.takeAll(), q.roomWanted ? q.makeRoom() : nil)
         }
         interrupts.add(Flux.purgeStep, ordering: .releasing)
         if let room { wake(room) }
-        drop(dropped)
-        return dropped.count { !$0.runsWhenDropped }
+        drop(taken.items)
+        // The suspended batch's items that ran are freed here too, out of the queue's lock.
+        return taken.items.count { !$0.runsWhenDropped }
     }
 
     /// Settles dropped items: their exclusive locks are released, flush waiters resumed, awaited

@@ -94,14 +94,21 @@ struct FluxQueue {
     /// Takes every main-lane and exclusive item out of the queue (for a purge).
     /// Bookkeeping on the exclusive lane (observers and middleware added or removed, counts asked
     /// for) stays: a purge drops work, not the bus's own upkeep.
-    mutating func takeAll() -> [FluxItem] {
+    ///
+    /// Also returns the suspended batch whole, its items already run included, for the caller to
+    /// let go of once the queue's lock is released: an item that ran may hold the last reference
+    /// to what it worked on (a chain step, its substance), whose `deinit` may enqueue (a reactor's
+    /// route, its upkeep) and so take this lock. Nothing is freed under the lock.
+    mutating func takeAll() -> (items: [FluxItem], spent: [FluxItem]) {
         var all = Array(suspended[suspendedIndex...])
         all.append(contentsOf: main.takeAll())
         all.append(contentsOf: exclusive.filter { !$0.survivesPurge })
-        suspended.removeAll()
+        var spent: [FluxItem] = []
+        swap(&spent, &suspended)
         suspendedIndex = 0
+        // Copied into `all` above: removing them here frees none.
         exclusive.removeAll { !$0.survivesPurge }
-        return all
+        return (all, spent)
     }
 
     /// Opens a lock with the next serial. Producers waiting for room are let go (see `Flux.lock()`):

@@ -31,10 +31,10 @@ private let reactorSerial = Atomic<UInt64>(0)
 /// class, whose state the bus's thread and its own would share unprotected.
 ///
 /// The owner is held weakly. When it goes away the reactor detaches itself at its next reaction,
-/// or once its substances have all gone too, and is freed. (One whose owner goes long after its
-/// last substance is found by the manager's next sweep: ``ReactorManager/purge()``, which
-/// attaching reactors runs now and then.) The reactor holds its substances weakly too: whoever
-/// mixes them keeps them alive.
+/// or when its last substance goes, if the owner has gone by then, and is freed. (One whose owner
+/// goes after its last substance is found by the manager's next sweep: ``ReactorManager/purge()``,
+/// which attaching reactors runs each time their count doubles.) The reactor holds its substances
+/// weakly too: whoever mixes them keeps them alive.
 ///
 /// While the bus runs a batch of work, it keeps the owners of reactors that react on the bus alive
 /// for a while: at most 128 work items, and never into a task (such as the one that resumes
@@ -208,13 +208,32 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
     public var isDetached: Bool { detached.load(ordering: .relaxed) }
 
     /// One of its routes was let go (a route's `deinit`): replaced by a new one, unbound, or freed
-    /// with the last substance that held it. A reactor whose owner has gone may then have nothing
-    /// left that would ever deliver to it and notice: it detaches, in an upkeep task of its bus
-    /// (not here: a route may go in the middle of anything, another lock held included), so that
-    /// it and what its handlers capture are freed without waiting for a reaction or a purge.
+    /// with the last substance that held it. Once its substances have all gone, nothing will ever
+    /// deliver to the reactor and notice that its owner has gone: a reactor whose owner has gone
+    /// by then detaches, so that it and what its handlers capture are freed without waiting for a
+    /// purge. Looked at in an upkeep task of its bus, not here: a route may go in the middle of
+    /// anything, a lock held included. (An owner that goes later is left to the next sweep, see
+    /// ``ReactorManager/purge()``.)
     func routeWentAway() {
         guard !isDetached else { return }
         bus.performUpkeep { [self] in
+            // Some substance lives: its next commit looks at the owner.
+            guard substances.isEmpty else { return }
+            detachIfOwnerGone()
+        }
+    }
+
+    /// Detaches the reactor if its owner has gone. Looked at on the main actor for a reactor that
+    /// reacts there (a UI owner, whose last release must not happen on another thread: a weak
+    /// load holds the owner a moment), at once for the others.
+    func detachIfOwnerGone() {
+        guard !isDetached else { return }
+        let reactsOnMainActor = delivery == .mainQueue || settings.withLock { $0.mainActorHandler != nil }
+        guard reactsOnMainActor else {
+            if owner == nil { detach() }
+            return
+        }
+        MainActorMailbox.shared.send { [self] in
             if owner == nil { detach() }
         }
     }

@@ -42,6 +42,8 @@ public final class ReactorManager: Sendable {
             }
             byOwner[ownerID]?.removeAll { $0 == id }
             if byOwner[ownerID]?.isEmpty == true { byOwner[ownerID] = nil }
+            // Far fewer reactors: the next sweep comes at twice their count again.
+            if 4 * reactors.count < sweepAt { sweepAt = max(ReactorManager.firstSweep, 2 * reactors.count) }
         }
 
         /// The reactors registered under `owner`'s identity whose owner is still that object (an
@@ -77,12 +79,14 @@ public final class ReactorManager: Sendable {
             registry.insert(reactor, owner: owner, bus: reactor.bus)
             return registry.reactors.count >= registry.sweepAt
         }
-        // A reactor whose owner went long after its last substance has no reaction left to notice
+        // A reactor whose owner went after its last substance has no reaction left to notice
         // (see `Reactor.routeWentAway()`): attaching sweeps for such reactors each time the count
-        // doubles since the last sweep, so that they stay fewer than the live ones, at a constant
-        // cost per attachment.
+        // doubles since the last sweep (or since it fell), so that they stay about as few as the
+        // live ones, at a constant cost per attachment. A UI owner is looked at on the main actor.
         if sweeps {
-            purge()
+            for case let reactor as any SweptReactor in registry.withLock({ Array($0.reactors.values) }) {
+                reactor.detachIfOwnerGone()
+            }
             registry.withLock { $0.sweepAt = max(ReactorManager.firstSweep, 2 * $0.reactors.count) }
         }
         return reactor
@@ -115,7 +119,10 @@ public final class ReactorManager: Sendable {
     /// Detaches every reactor whose owner has gone. Returns how many.
     @discardableResult
     public func purge() -> Int {
-        let gone = registry.withLock { $0.reactors.values.filter { $0.anyOwner == nil } }
+        // Owners are looked at outside the lock: a weak load hands back a strong reference, and
+        // if another thread lets the owner go meanwhile, releasing it runs its deinit here, which
+        // may detach its reactors (and take this lock).
+        let gone = registry.withLock { Array($0.reactors.values) }.filter { $0.anyOwner == nil }
         for reactor in gone { reactor.detach() }
         return gone.count
     }
@@ -142,3 +149,11 @@ public final class ReactorManager: Sendable {
         registry.withLock { $0.remove(ObjectIdentifier(reactor)) }
     }
 }
+
+/// What the manager's sweep asks of the reactors it holds (every one is a `Reactor`).
+protocol SweptReactor: AnyReactor {
+    /// Detaches the reactor if its owner has gone, looked at where the owner may be let go.
+    func detachIfOwnerGone()
+}
+
+extension Reactor: SweptReactor {}
