@@ -610,6 +610,37 @@ struct ReactorTests {
         #expect(manager.count == 0)
     }
 
+    @Test("an owner that detaches its reactors in its own deinit detaches them")
+    func detachFromDeinit() async {
+        // Found in review: in an owner's deinit, weak references to it already read nil, so
+        // `detach(from: self)` found none of its reactors (and the facade reported misuse).
+        final class DetachingOwner: Sendable {
+            let manager: ReactorManager
+            let detached: Recorder<Int>
+            init(manager: ReactorManager, detached: Recorder<Int>) {
+                self.manager = manager
+                self.detached = detached
+            }
+            deinit { detached.append(manager.detach(from: self)) }
+        }
+        let manager = ReactorManager()
+        let bus = Flux()
+        let substance = Substance<AppState>(bus: bus)
+        let detached = Recorder<Int>()
+        weak var weakReactor: Reactor<DetachingOwner>?
+        do {
+            let owner = DetachingOwner(manager: manager, detached: detached)
+            let reactor = manager.reactor(attachedTo: owner, mixing: [substance])
+            reactor.handler = { _, _ in }
+            weakReactor = reactor
+            await bus.flush()
+        }
+        #expect(detached.all == [1])
+        await bus.flush()
+        #expect(weakReactor == nil)
+        #expect(manager.count == 0)
+    }
+
     @Test("a main-actor reactor whose owner and substance have gone is detached, its owner looked at on the main actor")
     func mainActorReactorFreedOnceEverythingIsGone() async {
         let manager = ReactorManager()

@@ -49,7 +49,12 @@ public final class ReactorManager: Sendable {
         /// The reactors registered under `owner`'s identity whose owner is still that object (an
         /// identity can be reused once its object is freed).
         func reactors(of owner: AnyObject) -> [any AnyReactor] {
-            (byOwner[ObjectIdentifier(owner)] ?? []).compactMap { reactors[$0] }.filter { $0.anyOwner === owner }
+            registered(under: owner).filter { $0.anyOwner === owner }
+        }
+
+        /// The reactors registered under `owner`'s identity, whatever their owner now.
+        func registered(under owner: AnyObject) -> [any AnyReactor] {
+            (byOwner[ObjectIdentifier(owner)] ?? []).compactMap { reactors[$0] }
         }
     }
 
@@ -109,9 +114,16 @@ public final class ReactorManager: Sendable {
     }
 
     /// Detaches every reactor of `owner`. Returns how many there were.
+    ///
+    /// Works from the owner's own `deinit` too (`deinit { manager.detach(from: self) }`).
     @discardableResult
     public func detach(from owner: AnyObject) -> Int {
-        let mine = reactors(of: owner)
+        // In the owner's deinit its reactors' weak references read nil already: those under its
+        // identity whose owner is gone are its own then (its memory is not freed yet, so no other
+        // object has its identity), or a freed object's before it, which are for disposal anyway.
+        let mine = registry.withLock { $0.registered(under: owner) }.filter {
+            $0.anyOwner === owner || $0.anyOwner == nil
+        }
         for reactor in mine { reactor.detach() }
         return mine.count
     }
