@@ -200,7 +200,9 @@ public final class Flux: Sendable {
     /// Enqueues work on the main lane as a mix, as `perform(mix:_:)` does a closure,
     /// given as an object: queueing it allocates nothing more. `origin` is where it was asked for
     /// (its caller's call site), for ``FluxEvent/origin``.
-    public func perform(mix label: FluxMixerName, _ work: FluxWork, origin: FluxOrigin? = nil) {
+    // `work` is consumed: the queue takes the caller's reference over (borrowed, it was retained
+    // for the item and the caller's released after, for every chain: scenario S6).
+    public func perform(mix label: FluxMixerName, _ work: consuming FluxWork, origin: FluxOrigin? = nil) {
         enqueue(.mixTask(label, work, origin: origin))
     }
 

@@ -112,7 +112,7 @@ struct FluxItem: Sendable {
         FluxItem(task: work, kind: .upkeep)
     }
 
-    static func mixTask(_ label: FluxMixerName, _ work: FluxWork, origin: FluxOrigin?) -> FluxItem {
+    static func mixTask(_ label: FluxMixerName, _ work: consuming FluxWork, origin: FluxOrigin?) -> FluxItem {
         FluxItem(task: work, kind: .mixTask, label: label, origin: origin)
     }
 
