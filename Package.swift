@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(
             name: "FlaskBenchmarks", dependencies: ["FlaskAPI", "FlaskTools"], path: "Benchmarks/FlaskBenchmarks"),
         .executableTarget(name: "FlaskJournalTool", dependencies: ["FlaskTools"]),
-        .target(name: "FlaskTestSupport", path: "Tests/FlaskTestSupport"),
+        .target(name: "FlaskTestSupport", dependencies: ["FluxBus"], path: "Tests/FlaskTestSupport"),
         .testTarget(name: "FluxBusTests", dependencies: ["FlaskLocking", "FluxBus", "FlaskTestSupport"]),
         .executableTarget(name: "ArchiveProbe", dependencies: ["Archive"], path: "Tests/ArchiveProbe"),
         .testTarget(

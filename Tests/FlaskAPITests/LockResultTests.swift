@@ -39,14 +39,15 @@ struct LockResultTests {
             let owner = TestOwner()
             let reactor = Flask.reactor(attachedTo: owner, mixing: request)
             let lockTaken = Recorder<Bool>()
-            let result = AsyncGate()
+            // The async work's answer: opened by the test (the existing `Recorder` waits for it).
+            let answered = Recorder<Bool>()
             let released = Recorder<Bool>()
             reactor.handler = { _, reaction in
                 reaction.on("started") { _ in
                     let lock = reaction.onLock
                     lockTaken.append(lock != nil)
                     Task {
-                        await result.wait()  // the async work
+                        await answered.waitForCount(1)  // the async work
                         finishRequest(holding: lock, with: 42)
                         released.append(true)
                     }
@@ -57,7 +58,7 @@ struct LockResultTests {
             Flask.substances(reactTo: RequestMixers.other)
             await lockTaken.waitForCount(1)
             #expect(request.state.ran == ["start"], "nothing else mixes while the lock is held")
-            result.open()
+            answered.append(true)
             // Once the lock is released, a flush covers the result (awaited before, it would wait
             // behind the lock).
             await released.waitForCount(1)
@@ -68,26 +69,5 @@ struct LockResultTests {
             #expect(Flask.bus.openLocks.isEmpty)
             Flask.detachReactor(from: owner)
         }
-    }
-}
-
-/// A gate a task waits at until it is opened.
-private actor AsyncGate {
-    private var isOpen = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    nonisolated func open() {
-        Task { await self.opened() }
-    }
-
-    private func opened() {
-        isOpen = true
-        for continuation in waiting { continuation.resume() }
-        waiting.removeAll()
     }
 }

@@ -547,7 +547,7 @@ struct ReactorTests {
         weak var weakReactor: Reactor<TestOwner>?
         // The bus waits while both go, in whatever order (the reactor looks at its owner when
         // its last substance has gone, on the bus).
-        let gate = DispatchSemaphore(value: 0)
+        var gate: BusGate?
         do {
             let owner = TestOwner()
             let substance = Substance<AppState>(bus: bus)
@@ -557,9 +557,9 @@ struct ReactorTests {
             weakReactor = reactor
             #expect(reactor.substances.count == 1)
             await bus.flush()
-            bus.perform { gate.wait() }
+            gate = BusGate(holding: bus)
         }
-        gate.signal()
+        gate?.open()
         await bus.flush()
         #expect(weakSubstance == nil, "the reactor does not keep its substance alive")
         #expect(weakReactor == nil, "no purge needed: its last substance going detached it")
@@ -591,8 +591,7 @@ struct ReactorTests {
             await bus.flush()
             // The bus waits while both go (the reactor looks at its owner when its last substance
             // has gone, on the bus).
-            let gate = DispatchSemaphore(value: 0)
-            bus.perform { gate.wait() }
+            let gate = BusGate(holding: bus)
             if ownerFirst {
                 owner = nil
                 substance = nil
@@ -601,7 +600,7 @@ struct ReactorTests {
                 owner = nil
             }
             #expect(owner == nil && substance == nil)
-            gate.signal()
+            gate.open()
         }
         await bus.flush()
         #expect(weakSubstance == nil)
@@ -646,7 +645,7 @@ struct ReactorTests {
         let manager = ReactorManager()
         let bus = Flux()
         weak var weakReactor: Reactor<TestOwner>?
-        let gate = DispatchSemaphore(value: 0)
+        var gate: BusGate?
         do {
             let owner = TestOwner()
             let substance = Substance<AppState>(bus: bus)
@@ -654,9 +653,9 @@ struct ReactorTests {
             reactor.mainActorHandler = { _, _ in }
             weakReactor = reactor
             await bus.flush()
-            bus.perform { gate.wait() }
+            gate = BusGate(holding: bus)
         }
-        gate.signal()
+        gate?.open()
         await bus.flush()
         await bus.flushToMainActor()
         #expect(weakReactor == nil)
@@ -677,15 +676,14 @@ struct ReactorTests {
         await bus.flush()
         // One batch: the chain (which holds the substance), a task that takes a lock (which
         // interrupts the batch and suspends it, run items included), and one more item.
-        let gate = DispatchSemaphore(value: 0)
-        bus.perform { gate.wait() }
+        let gate = BusGate(holding: bus)
         ChainReaction().mix(substance!) { $0.prop.counter += 1 }.react()
         substance = nil
         #expect(substance == nil)
         let locks = Recorder<FluxLock>()
         bus.perform { locks.append(bus.lock()) }
         bus.perform {}
-        gate.signal()
+        gate.open()
         await locks.waitForCount(1)
         #expect(bus.purge() == 1)
         locks.all[0].release()

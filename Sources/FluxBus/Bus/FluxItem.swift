@@ -123,8 +123,11 @@ struct FluxItem: Sendable {
     /// How diagnostics name the item: its mixer (an awaited dispatch's too), `flush` for a
     /// `flush()` waiter, or `task`.
     var label: FluxMixerName {
-        guard isTask && kind != .mixTask && mixer == FluxItem.taskName else { return mixer }
-        return kind == .resume ? "flush" : "task"
+        switch kind {
+        case .resume: "flush"
+        case .task, .upkeep: mixer == FluxItem.taskName ? "task" : mixer
+        case .mixer, .exclusiveMixer, .valueMixer, .emptyValueMixer, .mixTask: mixer
+        }
     }
 
     static let taskName = FluxMixerName("")

@@ -229,13 +229,12 @@ public final class Reactor<Owner: AnyObject>: AnyReactor, Sendable {
     func detachIfOwnerGone() {
         guard !isDetached else { return }
         let reactsOnMainActor = delivery == .mainQueue || settings.withLock { $0.mainActorHandler != nil }
-        guard reactsOnMainActor else {
-            if owner == nil { detach() }
-            return
-        }
-        MainActorMailbox.shared.send { [self] in
-            if owner == nil { detach() }
-        }
+        guard reactsOnMainActor else { return detachUnlessOwned() }
+        MainActorMailbox.shared.send { [self] in detachUnlessOwned() }
+    }
+
+    private func detachUnlessOwned() {
+        if owner == nil { detach() }
     }
 
     /// Unbinds the reactor from its substances and removes it from its manager; idempotent.

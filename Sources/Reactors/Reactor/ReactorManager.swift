@@ -43,7 +43,12 @@ public final class ReactorManager: Sendable {
             byOwner[ownerID]?.removeAll { $0 == id }
             if byOwner[ownerID]?.isEmpty == true { byOwner[ownerID] = nil }
             // Far fewer reactors: the next sweep comes at twice their count again.
-            if 4 * reactors.count < sweepAt { sweepAt = max(ReactorManager.firstSweep, 2 * reactors.count) }
+            if 4 * reactors.count < sweepAt { scheduleSweep() }
+        }
+
+        /// Sets the next sweep at twice the count of reactors (at least the first sweep's).
+        mutating func scheduleSweep() {
+            sweepAt = max(ReactorManager.firstSweep, 2 * reactors.count)
         }
 
         /// The reactors registered under `owner`'s identity whose owner is still that object (an
@@ -88,13 +93,17 @@ public final class ReactorManager: Sendable {
         // (see `Reactor.routeWentAway()`): attaching sweeps for such reactors each time the count
         // doubles since the last sweep (or since it fell), so that they stay about as few as the
         // live ones, at a constant cost per attachment. A UI owner is looked at on the main actor.
-        if sweeps {
-            for case let reactor as any SweptReactor in registry.withLock({ Array($0.reactors.values) }) {
-                reactor.detachIfOwnerGone()
-            }
-            registry.withLock { $0.sweepAt = max(ReactorManager.firstSweep, 2 * $0.reactors.count) }
-        }
+        if sweeps { sweep() }
         return reactor
+    }
+
+    /// Detaches the reactors whose owner has gone (a UI owner looked at on the main actor), then
+    /// sets the next sweep.
+    private func sweep() {
+        for case let reactor as any SweptReactor in registry.withLock({ Array($0.reactors.values) }) {
+            reactor.detachIfOwnerGone()
+        }
+        registry.withLock { $0.scheduleSweep() }
     }
 
     /// How many attached reactors the first sweep waits for.

@@ -1,16 +1,17 @@
 import Dispatch
-import FlaskTestSupport
 import FluxBus
 
 /// Holds the bus inside a work item (the observer of a mixer, or a task of its own) until the gate
 /// opens: what is dispatched meanwhile is queued, not started.
-final class BusGate: Sendable {
-    private let owner = Owner()
+public final class BusGate: Sendable {
+    /// The observer's owner, for the gate held at a mixer.
+    private final class Holder: Sendable {}
+    private let owner = Holder()
     private let held = DispatchSemaphore(value: 0)
     private let opened = DispatchSemaphore(value: 0)
 
     /// Holds the bus when `mixer` is mixed.
-    init(on bus: Flux, at mixer: FluxMixerName) {
+    public init(on bus: Flux, at mixer: FluxMixerName) {
         bus.observe(mixer, owner: owner) { [held, opened] _, _ in
             held.signal()
             opened.wait()
@@ -18,7 +19,7 @@ final class BusGate: Sendable {
     }
 
     /// Holds the bus in a task queued now.
-    init(holding bus: Flux) {
+    public init(holding bus: Flux) {
         bus.perform { [held, opened] in
             held.signal()
             opened.wait()
@@ -26,8 +27,8 @@ final class BusGate: Sendable {
     }
 
     /// Waits, off the cooperative pool's bookkeeping, until the bus is held at the gate.
-    nonisolated func waitUntilHeld() { held.wait() }
+    public func waitUntilHeld() { held.wait() }
 
     /// Lets the bus go on.
-    func open() { opened.signal() }
+    public func open() { opened.signal() }
 }
