@@ -558,6 +558,7 @@ struct ReactorTests {
             #expect(reactor.substances.count == 1)
             await bus.flush()
             gate = BusGate(holding: bus)
+            gate?.waitUntilHeld()
         }
         gate?.open()
         await bus.flush()
@@ -592,6 +593,7 @@ struct ReactorTests {
             // The bus waits while both go (the reactor looks at its owner when its last substance
             // has gone, on the bus).
             let gate = BusGate(holding: bus)
+            gate.waitUntilHeld()
             if ownerFirst {
                 owner = nil
                 substance = nil
@@ -654,6 +656,7 @@ struct ReactorTests {
             weakReactor = reactor
             await bus.flush()
             gate = BusGate(holding: bus)
+            gate?.waitUntilHeld()
         }
         gate?.open()
         await bus.flush()
@@ -677,6 +680,7 @@ struct ReactorTests {
         // One batch: the chain (which holds the substance), a task that takes a lock (which
         // interrupts the batch and suspends it, run items included), and one more item.
         let gate = BusGate(holding: bus)
+        gate.waitUntilHeld()
         ChainReaction().mix(substance!) { $0.prop.counter += 1 }.react()
         substance = nil
         #expect(substance == nil)
