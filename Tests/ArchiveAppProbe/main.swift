@@ -14,9 +14,10 @@
 //   ledger with `try await Flask.apply(...).stored()`, then printing "ack <id>", until
 //   the process is killed. The ledger's writes are an hour's debounce away: only `stored()` writes.
 // - `read-ledger`: prints the ids the ledger restored, one per line.
-// - `append <first> <count>`: restores the ledger (printing "restored" or "refused <reason>" when
-//   another process owns it), then appends ids first, first + 1, ... one at a time, printing
-//   "ack <id>" once each is stored and "refused <id>" when the store refuses it, then exits.
+// - `append <first> <count> [hold]`: restores the ledger (printing "restored" or "refused <reason>"
+//   when another process owns it), then appends ids first, first + 1, ... one at a time, printing
+//   "ack <id>" once each is stored and "refused <id>" when the store refuses it, then
+//   "diagnostics <n>", and exits (with `hold`, once its standard input has ended).
 import FlaskAPI
 import Foundation
 import Synchronization
@@ -174,8 +175,10 @@ case "terminate" where arguments.count == 2:
     while true { withExtendedLifetime(substance) { _ = sleep(60) } }
 case "durable":
     await serveDurably()
-case "append" where arguments.count == 3:
+case "append" where arguments.count == 3 || (arguments.count == 4 && arguments[3] == "hold"):
     await appendDurably(first: Int(arguments[1]) ?? 0, count: Int(arguments[2]) ?? 0)
+    // Held: the process (and what it owns) lives on until its standard input ends.
+    if arguments.count == 4 { _ = FileHandle.standardInput.readDataToEndOfFile() }
     exit(0)
 case "read-ledger":
     let ledger = makeLedger()

@@ -24,13 +24,23 @@ public func siblingExecutable(_ name: String) -> URL {
 public final class ChildProcess {
     public let process = Process()
     private let output = Pipe()
+    /// Its standard input, when it is held open (see ``init(_:_:environment:holdingInput:)``).
+    private let input: Pipe?
+    /// What ``read(throughLineStartingWith:)`` read past the line it looked for.
+    private var buffered = Data()
 
-    /// Starts `executable` with `arguments`, adding `environment` to the test's own.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `executable` with `arguments`, adding `environment` to the test's own. With
+    /// `holdingInput`, its standard input is a pipe kept open until ``closeInput()``: a child that
+    /// reads it to its end waits until then.
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], holdingInput: Bool = false
+    ) throws {
+        input = holdingInput ? Pipe() : nil
         process.executableURL = siblingExecutable(executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
+        if let input { process.standardInput = input }
         try process.run()
     }
 
@@ -46,9 +56,36 @@ public final class ChildProcess {
         return received == expected
     }
 
-    /// Waits for the child to end and returns what it wrote.
+    /// Blocks until the child has written a whole line starting with `prefix` (or ended), and
+    /// returns what it wrote up to that line's end; ``finish()`` returns the rest.
+    public func read(throughLineStartingWith prefix: String) -> String {
+        var read = Data()
+        while true {
+            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffered[buffered.startIndex...newline]
+                read.append(line)
+                buffered = Data(buffered[(newline + 1)...])
+                if line.starts(with: Data(prefix.utf8)) { break }
+                continue
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffered.append(chunk)
+        }
+        return String(decoding: read, as: UTF8.self)
+    }
+
+    /// Closes the child's standard input (held open with `holdingInput`).
+    public func closeInput() {
+        try? input?.fileHandleForWriting.close()
+    }
+
+    /// Waits for the child to end and returns what it wrote (since ``read(throughLineStartingWith:)``,
+    /// if that was called).
     public func finish() -> String {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        closeInput()
+        let data = buffered + output.fileHandleForReading.readDataToEndOfFile()
+        buffered = Data()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
