@@ -133,20 +133,31 @@ struct RunningBusTests {
         let tally = tally(on: bus, sightings)
         let owner = WatchedOwner {}
         let reactor = Flask.reactor(attachedTo: owner, mixing: tally)
+        let locks = Recorder<FluxLock>()
+        let released = Recorder<Bool>()
         reactor.handler = { _, _ in
             sightings.note("handler")
             // docs/locks.md: a handler takes a lock with no `on:`; it must pause its own bus.
             let lock = Flask.lock()
-            lock.onRelease = { _ in sightings.note("onRelease") }
+            locks.append(lock)
+            lock.onRelease = { _ in
+                sightings.note("onRelease")
+                released.append(true)
+            }
             DispatchQueue.global().async { lock.release() }
         }
         bus.use(Noting(sightings))
         Flask.substances(reactTo: TallyMixers.increment, on: bus)
         await bus.flush()
+        // The bus goes on once the lock is released, maybe before its onRelease has run.
+        await released.waitForCount(1)
         for place in ["mixer", "handler", "middleware", "onRelease"] {
             #expect(sightings[place] === bus, "\(place) saw \(sightings[place]?.label ?? "nothing")")
         }
-        #expect(Flux.shared.openLocks.isEmpty, "the handler's lock paused the shared bus")
+        // This lock, not any: other tests take locks on the shared bus meanwhile.
+        let lock = locks.all.first
+        #expect(lock != nil)
+        #expect(!Flux.shared.openLocks.contains { $0 === lock }, "the handler's lock paused the shared bus")
         withExtendedLifetime(reactor) {}
     }
 

@@ -188,6 +188,8 @@ struct MixJournalTests {
             secret = object
             bus.dispatch("login", payload: ["token": object])
         }
+        // Twice: the batch that ran the dispatch may still hold its item when the first resumes.
+        await bus.flush()
         await bus.flush()
         #expect(secret == nil)
         #expect(journal.entries[1].payload == ["token": .unrepresentable(type: "Secret")])

@@ -141,6 +141,9 @@ struct ChainReactionTests {
         lock.release()
         await bus.flush()
         #expect(seen.all == [1, 7])
+        // The batch that ran the chain may still hold its item when the flush resumes (items are
+        // destroyed when their batch ends): a second flush runs in a batch after it.
+        await bus.flush()
         #expect(weakSubstance == nil)
     }
 

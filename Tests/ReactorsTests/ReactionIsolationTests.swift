@@ -65,10 +65,14 @@ struct ReactionIsolationTests {
         // The actor is kept busy while the bus sends it 100 reactions, then the owner is released
         // (on the actor, where it lives) before any of them ran.
         let gate = DispatchSemaphore(value: 0)
+        let started = Recorder<Bool>()
         let busy = Task { @TestActor in
+            started.append(true)
             gate.wait()
             heldScreen = nil
         }
+        // Dispatched once the actor is busy: every reaction then waits behind the task.
+        await started.waitForCount(1)
         for _ in 0..<100 { bus.dispatch(name(.increment)) }
         await bus.flush()
         gate.signal()

@@ -642,6 +642,9 @@ struct ReactorTests {
         #expect(manager.count == 0)
     }
 
+    // On the main actor: the test resumes once the mailbox's batch (which holds the job that
+    // detached, and the reactor with it) has ended, not on another thread while it runs.
+    @MainActor
     @Test("a main-actor reactor whose owner and substance have gone is detached, its owner looked at on the main actor")
     func mainActorReactorFreedOnceEverythingIsGone() async {
         let manager = ReactorManager()
