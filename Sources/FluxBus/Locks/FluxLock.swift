@@ -160,7 +160,8 @@ public final class FluxLock: @unchecked Sendable, CustomStringConvertible {
 
     /// Called once when the lock is released, on the releasing thread, with the reason; inside it,
     /// `Flux.current` is the lock's bus. Set after the lock was already released, it is called at
-    /// once.
+    /// once. The bus goes on first: the work queued behind the lock may run before or while it is
+    /// called, and a `flush()` that returns after the release does not wait for it.
     public var onRelease: (@Sendable (Release) -> Void)? {
         get { stateLock.withLock { state.onRelease } }
         set {
