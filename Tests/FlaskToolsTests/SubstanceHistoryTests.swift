@@ -159,6 +159,52 @@ struct SubstanceHistoryTests {
         #expect(editor.state.text == "")
     }
 
+    @Test("a step whose merged changes cancel out is passed by: undo takes back the change before it")
+    func cancelledStepPassedBy() async throws {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let editor = Editor(name: "editor", bus: bus)
+        let clock = ManualClock()
+        let history = SubstanceHistory(of: editor, mergingWithin: .milliseconds(500)) { clock.now }
+        bus.dispatch(.type, ["text": "a"])
+        await bus.flush()
+        clock.advance(by: .seconds(1))
+        // Up and down again, close together: one step that changes nothing.
+        bus.dispatch(.increment, ["by": 1])
+        await bus.flush()
+        clock.advance(by: .milliseconds(100))
+        bus.dispatch(.increment, ["by": -1])
+        await bus.flush()
+        #expect(history.undoCount == 2)
+        #expect(await history.undo(), "an undo that changes something")
+        #expect(editor.state.text == "")
+        #expect(editor.state.count == 0)
+        #expect(history.undoCount == 0)
+        // The undo's entry changed the text, and names the mix that typed it.
+        let undo = try #require(journal.entries.last)
+        #expect(undo.mixer == "undo")
+        #expect(undo.changes.map(\.substance) == ["editor"])
+        #expect(undo.changes.first.map { Set($0.keys) } == ["text", "info", "info.words"])
+        #expect(undo.historyStepMixes == [journal.entries[0].serial])
+        // The step passed by is gone: a redo makes the text again, and nothing more.
+        #expect(await history.redo())
+        #expect(editor.state.text == "a")
+        #expect(await history.redo() == false)
+        // Only such a step: nothing to undo, and nothing changes.
+        let other = Editor(name: "other", bus: bus)
+        let otherHistory = SubstanceHistory(of: other, mergingWithin: .milliseconds(500)) { clock.now }
+        bus.dispatch(.increment, ["by": 2])
+        await bus.flush()
+        clock.advance(by: .milliseconds(100))
+        bus.dispatch(.increment, ["by": -2])
+        await bus.flush()
+        #expect(otherHistory.undoCount == 1)
+        #expect(await otherHistory.undo() == false)
+        #expect(otherHistory.undoCount == 0 && otherHistory.redoCount == 0)
+        #expect(other.state.count == 0)
+    }
+
     @Test("a change right after a redo is a step of its own, as after an undo: it does not merge into the redone step")
     func noMergeAfterRedo() async {
         let bus = Flux()

@@ -8,8 +8,22 @@ struct HistoryEntry: Sendable {
     let substance: ObjectIdentifier
     /// The substance, held weakly: whether it has gone away since (its state cannot come back).
     let reference: SubstanceReference
-    /// Restores the state; nil when the substance has gone away.
-    let restore: @Sendable (_ source: MixSource) -> HistoryEntry?
+    /// Restores the state.
+    let restore: @Sendable (_ source: MixSource) -> HistoryRestore
+}
+
+/// What restoring a ``HistoryEntry`` did.
+enum HistoryRestore {
+    /// The state was committed; the entry restores the state it replaced.
+    case restored(HistoryEntry)
+    /// The state is the substance's state already, key for key: nothing was committed.
+    case unchanged
+    /// The substance has gone away: its state cannot come back.
+    case gone
+
+    var entry: HistoryEntry? {
+        if case .restored(let entry) = self { entry } else { nil }
+    }
 }
 
 /// An undo or redo step: the states the substances one mix changed had before it.
@@ -85,10 +99,11 @@ final class HistoryLog: Sendable {
         }
     }
 
-    /// Undoes (`back`) or redoes one step, on the bus: the last one a substance of which still
-    /// lives, its commits made by the mix `source` gives for the step's mixes. The steps of
+    /// Undoes (`back`) or redoes one step, on the bus: the last one that changes a substance still
+    /// alive, its commits made by the mix `source` gives for the step's mixes. The steps of
     /// substances gone away since are dropped on the way (as `UndoManager` drops the actions of a
-    /// target that went away); false when no step is left.
+    /// target that went away), and so are the steps that would change no key (changes merged
+    /// into one step that cancelled out); false when no step is left.
     func step(back: Bool, source: (_ mixes: [UInt64]) -> MixSource) -> Bool {
         while true {
             let step: HistoryStep? = stacks.withLock { stacks in
@@ -99,7 +114,7 @@ final class HistoryLog: Sendable {
             guard let step else { return false }
             // Restored in reverse order; each restore gives the entry that goes back again.
             let mix = source(step.mixes)
-            let inverse = step.entries.reversed().compactMap { $0.restore(mix) }
+            let inverse = step.entries.reversed().compactMap { $0.restore(mix).entry }
             let restored = !inverse.isEmpty
             stacks.withLock { stacks in
                 if restored {

@@ -24,10 +24,15 @@ extension Substance: HistorySubject {
         return HistoryEntry(
             substance: ObjectIdentifier(self), reference: reference,
             restore: { source in
-                guard let substance = reference.substance as? Substance<S> else { return nil }
+                guard let substance = reference.substance as? Substance<S> else { return .gone }
                 let current = substance.committedState
+                // A state no key of which differs (the step's changes cancelled out) is not
+                // committed: the undo passes the step by, rather than commit nothing.
+                guard StateReducer.reduce(current, state, plan: substance.plan, reference: reference) != nil else {
+                    return .unchanged
+                }
                 substance.replaceState(with: state, source: source)
-                return substance.historyEntry(restoring: current)
+                return .restored(substance.historyEntry(restoring: current))
             })
     }
 }

@@ -71,8 +71,9 @@ public final class SubstanceHistory: Sendable {
     }
 
     /// Enqueues an undo: commits the states before the last undo step (the last of which a
-    /// substance still lives: the steps of substances gone away are dropped on the way). Does
-    /// nothing when there is nothing to undo. `completion` is called on the bus once done, with whether it undid a step
+    /// substance still lives, and that changes a key: the steps of substances gone away, and
+    /// those whose changes cancelled out, are dropped on the way). Does nothing when there is
+    /// nothing to undo. `completion` is called on the bus once done, with whether it undid a step
     /// (pass nil to enqueue it and go on).
     ///
     /// The completion has no default: `history.undo()` is always the `async` one, which waits.
