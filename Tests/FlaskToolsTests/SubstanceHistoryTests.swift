@@ -436,6 +436,38 @@ struct SharedHistoryTests {
         #expect(await history.undo() == false)
     }
 
+    @Test("a step's substances come back together: a reactor of either reads the others restored, as after a chain")
+    func stepRestoredBeforeDelivered() async {
+        // Found from outside: an undo restored and delivered one substance at a time, so a reactor
+        // of the first read the second still as it was.
+        let bus = Flux()
+        let session = Editor(name: "session", bus: bus)
+        let todos = Editor(name: "todos", bus: bus)
+        let history = SubstanceHistory(of: [session, todos])
+        await ChainReaction(bus: bus)
+            .mix(session) { $0.prop.text = "ada" }
+            .mix(todos) { $0.prop.count = 3 }
+            .reactAndWait()
+        final class Screen: Sendable {}
+        let owner = Screen()
+        let seen = Recorder<String>()
+        let manager = ReactorManager()
+        for substance in [session, todos] {
+            let reactor = manager.reactor(attachedTo: owner, mixing: [substance])
+            reactor.handler = { _, _ in
+                seen.append("\(substance.name()): \(session.state.text) \(todos.state.count)")
+            }
+        }
+        await bus.flush()
+        #expect(await history.undo())
+        #expect(Set(seen.all) == ["session:  0", "todos:  0"])
+        seen.removeAll()
+        #expect(await history.redo())
+        #expect(Set(seen.all) == ["session: ada 3", "todos: ada 3"])
+        manager.removeAll()
+        withExtendedLifetime(owner) {}
+    }
+
     @Test("a mix that changed two substances is undone as one step, and awaited")
     func chainIsOneStep() async {
         let bus = Flux()

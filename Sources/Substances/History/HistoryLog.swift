@@ -8,21 +8,27 @@ struct HistoryEntry: Sendable {
     let substance: ObjectIdentifier
     /// The substance, held weakly: whether it has gone away since (its state cannot come back).
     let reference: SubstanceReference
-    /// Restores the state.
+    /// Commits the state (on the bus); the caller delivers it.
     let restore: @Sendable (_ source: MixSource) -> HistoryRestore
 }
 
-/// What restoring a ``HistoryEntry`` did.
+/// What restoring a ``HistoryEntry`` did (on the bus, within the undo's or the redo's mix).
 enum HistoryRestore {
-    /// The state was committed; the entry restores the state it replaced.
-    case restored(HistoryEntry)
+    /// The state was committed, and `deliver` delivers its changes; the entry restores the state
+    /// it replaced.
+    case restored(HistoryEntry, deliver: () -> Void)
     /// The state is the substance's state already, key for key: nothing was committed.
     case unchanged
     /// The substance has gone away: its state cannot come back.
     case gone
 
     var entry: HistoryEntry? {
-        if case .restored(let entry) = self { entry } else { nil }
+        if case .restored(let entry, _) = self { entry } else { nil }
+    }
+
+    /// Delivers the commit's changes, if it made one.
+    func deliver() {
+        if case .restored(_, let deliver) = self { deliver() }
     }
 }
 
@@ -114,7 +120,11 @@ final class HistoryLog: Sendable {
             guard let step else { return false }
             // Restored in reverse order; each restore gives the entry that goes back again.
             let mix = source(step.mixes)
-            let inverse = step.entries.reversed().compactMap { $0.restore(mix).entry }
+            // Every substance committed before any delivers: a reactor of one reads the others
+            // restored too, as after a chain.
+            let restores = step.entries.reversed().map { $0.restore(mix) }
+            for restore in restores { restore.deliver() }
+            let inverse = restores.compactMap(\.entry)
             let restored = !inverse.isEmpty
             stacks.withLock { stacks in
                 if restored {

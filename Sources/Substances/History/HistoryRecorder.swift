@@ -31,8 +31,12 @@ extension Substance: HistorySubject {
                 guard StateReducer.reduce(current, state, plan: substance.plan, reference: reference) != nil else {
                     return .unchanged
                 }
-                substance.replaceState(with: state, source: source)
-                return .restored(substance.historyEntry(restoring: current))
+                // Committed now, delivered once every substance of the step is: they come back
+                // together, as a chain's substances do.
+                let changes = substance.commitState(state, source: source)
+                return .restored(
+                    substance.historyEntry(restoring: current),
+                    deliver: { if let changes { substance.deliver(changes, lock: nil) } })
             })
     }
 }

@@ -442,9 +442,16 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// (`Flux.performAndWait(mix:_:)`, or `Flux.perform(mix:)`): it is a transaction, and checked as
     /// one in debug builds.
     public func replaceState(with value: S, lock: FluxLock? = nil, source: MixSource? = nil) {
+        if let changes = commitState(value, source: source) { deliver(changes, lock: lock) }
+    }
+
+    /// Commits `value` as the state in one transaction, and returns the changes for the caller to
+    /// deliver (nil when nothing observable changed, or nobody looks): what several substances
+    /// that come back together commit first, each, before any of them delivers (an undo's step).
+    final func commitState(_ value: S, source: MixSource?) -> SubstanceChanges? {
         beginTransaction()
         slots.working(S.self).pointee = value
-        if let changes = commitTransaction(source: source) { deliver(changes, lock: lock) }
+        return commitTransaction(source: source)
     }
 
     // MARK: Archive hooks (overridable; see Substance+Archive.swift)
