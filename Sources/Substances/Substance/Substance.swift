@@ -134,7 +134,10 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.init(name: nil, archive: false, archiveSettings: ArchiveSettings(), bus: .current)
     }
 
-    /// The committed state: safe from any thread, a consistent snapshot.
+    /// The committed state: safe from any thread, a consistent snapshot of this substance. Two
+    /// substances read from another thread are read at two moments, and a chain (or an undo) may
+    /// commit between the reads; on the bus (in a reaction, or a task queued with `perform`) they
+    /// are read between work items, as a whole commit left them.
     public var state: S {
         if bus.isCurrent, inTransaction.value {
             bus.report(
