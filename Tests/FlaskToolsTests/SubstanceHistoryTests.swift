@@ -436,6 +436,31 @@ struct SharedHistoryTests {
         #expect(await history.undo() == false)
     }
 
+    @Test("a step one substance of which cancelled out restores the other alone, and the journal names that one")
+    func stepHalfCancelled() async throws {
+        let bus = Flux()
+        let journal = MixJournal()
+        bus.use(journal)
+        let session = Editor(name: "session", bus: bus)
+        let todos = Editor(name: "todos", bus: bus)
+        let clock = ManualClock()
+        let history = SubstanceHistory(of: [session, todos], mergingWithin: .milliseconds(500)) { clock.now }
+        await ChainReaction(bus: bus)
+            .mix(session) { $0.prop.count = 1 }
+            .mix(todos) { $0.prop.count = 1 }
+            .reactAndWait()
+        clock.advance(by: .milliseconds(100))
+        await session.mixAndWait { $0.prop.count = 0 }
+        #expect(history.undoCount == 1)
+        #expect(await history.undo())
+        #expect(session.state.count == 0 && todos.state.count == 0)
+        let undo = try #require(journal.entries.last)
+        #expect(undo.mixer == "undo")
+        #expect(undo.changes.map(\.substance) == ["todos"])
+        #expect(await history.redo())
+        #expect(session.state.count == 0 && todos.state.count == 1)
+    }
+
     @Test("a step's substances come back together: a reactor of either reads the others restored, as after a chain")
     func stepRestoredBeforeDelivered() async {
         // Found from outside: an undo restored and delivered one substance at a time, so a reactor
