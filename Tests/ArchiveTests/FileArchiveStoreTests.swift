@@ -104,7 +104,8 @@ struct FileArchiveStoreTests {
             try process.run()
             _ = output.fileHandleForReading.readData(ofLength: 6)  // "ready\n"
             // Until one write is in (a slow disk, or the sanitizer, may take longer than a run's
-            // 20 ms for the first), each run waits for it: the kills then cut writes, not starts.
+            // 20 ms for the first), a run waits for it: at least one run then kills a process
+            // that was writing, whatever the machine's speed.
             let deadline = Date().addingTimeInterval(60)
             while try store.data(forKey: "storm") == nil, Date() < deadline { usleep(1_000) }
             usleep(UInt32.random(in: 0...20_000))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A fresh directory under the temporary directory.
 public func temporaryDirectory() -> URL {
@@ -57,8 +58,16 @@ public final class ChildProcess {
     }
 
     /// Blocks until the child has written a whole line starting with `prefix` (or ended), and
-    /// returns what it wrote up to that line's end; ``finish()`` returns the rest.
-    public func read(throughLineStartingWith prefix: String) -> String {
+    /// returns what it wrote up to that line's end; ``finish()`` returns the rest. A child that
+    /// has not written it after `seconds` is killed, and what it wrote is returned: the test fails
+    /// on what is missing, rather than hang.
+    public func read(throughLineStartingWith prefix: String, within seconds: Double = 300) -> String {
+        let found = Mutex(false)
+        let process = self.process
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+            if !found.withLock({ $0 }), process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        defer { found.withLock { $0 = true } }
         var read = Data()
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {

@@ -86,7 +86,8 @@ struct SubstanceArchiveProcessTests {
         let committedAt = try #require(times[restored], "the archived counter \(restored) was committed")
         // Lost: the commits after the archived one, up to the child's last (a child the machine
         // starved before the kill made no commits meanwhile, and lost none).
-        let lastCommittedAt = min(killedAt, times.values.max() ?? killedAt)
+        // (Not before the archived one: the child may commit, and archive, after `killedAt` was read.)
+        let lastCommittedAt = max(committedAt, min(killedAt, times.values.max() ?? killedAt))
         return (Double(lastCommittedAt - committedAt) / 1e9, times.count)
     }
 

@@ -147,12 +147,15 @@ public final class SubstanceHistory: Sendable {
 
     /// Whether there is a step to undo, as of the last bus item that ran (after `await undo()`,
     /// `await redo()` or `await bus.flush()`, as of then), a step of substances that have gone
-    /// away no longer counting from the moment they go.
+    /// away no longer counting from the moment they go. A step whose changes cancelled out still
+    /// counts: it is found out when an undo reaches it and passes it by (an undo whose every step
+    /// is such a step returns false).
     public var canUndo: Bool { log.hasLiveStep(back: true) }
     /// Whether there is a step to redo, as of the last bus item that ran.
     public var canRedo: Bool { log.hasLiveStep(back: false) }
     /// The number of steps to undo: those of which a substance still lives (the steps of
-    /// substances gone away since are not counted, and an undo passes them by).
+    /// substances gone away since are not counted, and an undo passes them by). Steps whose
+    /// changes cancelled out are counted until an undo passes them by.
     public var undoCount: Int { log.liveCount(back: true) }
     /// The number of steps to redo, counted as ``undoCount``.
     public var redoCount: Int { log.liveCount(back: false) }

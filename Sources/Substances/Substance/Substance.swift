@@ -136,8 +136,8 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
 
     /// The committed state: safe from any thread, a consistent snapshot of this substance. Two
     /// substances read from another thread are read at two moments, and a chain (or an undo) may
-    /// commit between the reads; on the bus (in a reaction, or a task queued with `perform`) they
-    /// are read between work items, as a whole commit left them.
+    /// commit between the reads. A task queued with `perform` reads them between work items; a
+    /// bus reaction to a chain or an undo reads them with every substance of it committed.
     public var state: S {
         if bus.isCurrent, inTransaction.value {
             bus.report(
