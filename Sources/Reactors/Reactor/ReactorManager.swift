@@ -130,8 +130,10 @@ public final class ReactorManager: Sendable {
         // In the owner's deinit its reactors' weak references read nil already: those under its
         // identity whose owner is gone are its own then (its memory is not freed yet, so no other
         // object has its identity), or a freed object's before it, which are for disposal anyway.
-        let mine = registry.withLock { $0.registered(under: owner) }.filter {
-            $0.anyOwner === owner || $0.anyOwner == nil
+        let mine = registry.withLock { $0.registered(under: owner) }.filter { reactor in
+            // One weak load per reactor.
+            guard let current = reactor.anyOwner else { return true }
+            return current === owner
         }
         for reactor in mine { reactor.detach() }
         return mine.count

@@ -8,28 +8,16 @@ struct HistoryEntry: Sendable {
     let substance: ObjectIdentifier
     /// The substance, held weakly: whether it has gone away since (its state cannot come back).
     let reference: SubstanceReference
-    /// Commits the state (on the bus); the caller delivers it.
-    let restore: @Sendable (_ source: MixSource) -> HistoryRestore
+    /// Commits the state (on the bus), for the caller to deliver; nil when there is nothing to
+    /// restore: the substance has gone away, or its state is already this one, key for key.
+    let restore: @Sendable (_ source: MixSource) -> HistoryRestore?
 }
 
-/// What restoring a ``HistoryEntry`` did (on the bus, within the undo's or the redo's mix).
-enum HistoryRestore {
-    /// The state was committed, and `deliver` delivers its changes; the entry restores the state
-    /// it replaced.
-    case restored(HistoryEntry, deliver: () -> Void)
-    /// The state is the substance's state already, key for key: nothing was committed.
-    case unchanged
-    /// The substance has gone away: its state cannot come back.
-    case gone
-
-    var entry: HistoryEntry? {
-        if case .restored(let entry, _) = self { entry } else { nil }
-    }
-
-    /// Delivers the commit's changes, if it made one.
-    func deliver() {
-        if case .restored(_, let deliver) = self { deliver() }
-    }
+/// A state an undo or a redo committed (on the bus, within its mix): the entry that restores the
+/// state it replaced, and what delivers its changes.
+struct HistoryRestore {
+    let inverse: HistoryEntry
+    let deliver: () -> Void
 }
 
 /// An undo or redo step: the states the substances one mix changed had before it.
@@ -122,9 +110,9 @@ final class HistoryLog: Sendable {
             let mix = source(step.mixes)
             // Every substance committed before any delivers: a reactor of one reads the others
             // restored too, as after a chain.
-            let restores = step.entries.reversed().map { $0.restore(mix) }
+            let restores = step.entries.reversed().compactMap { $0.restore(mix) }
             for restore in restores { restore.deliver() }
-            let inverse = restores.compactMap(\.entry)
+            let inverse = restores.map(\.inverse)
             let restored = !inverse.isEmpty
             stacks.withLock { stacks in
                 if restored {

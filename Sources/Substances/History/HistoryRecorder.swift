@@ -24,18 +24,18 @@ extension Substance: HistorySubject {
         return HistoryEntry(
             substance: ObjectIdentifier(self), reference: reference,
             restore: { source in
-                guard let substance = reference.substance as? Substance<S> else { return .gone }
+                guard let substance = reference.substance as? Substance<S> else { return nil }
                 let current = substance.committedState
                 // A state no key of which differs (the step's changes cancelled out) is not
                 // committed: the undo passes the step by, rather than commit nothing.
                 guard StateReducer.reduce(current, state, plan: substance.plan, reference: reference) != nil else {
-                    return .unchanged
+                    return nil
                 }
                 // Committed now, delivered once every substance of the step is: they come back
                 // together, as a chain's substances do.
                 let changes = substance.commitState(state, source: source)
-                return .restored(
-                    substance.historyEntry(restoring: current),
+                return HistoryRestore(
+                    inverse: substance.historyEntry(restoring: current),
                     deliver: { if let changes { substance.deliver(changes, lock: nil) } })
             })
     }
