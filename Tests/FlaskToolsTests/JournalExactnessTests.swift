@@ -349,6 +349,55 @@ struct JournalExactnessTests {
         }
     }
 
+    @Test(
+        "a key set again and again as its entries drop folds to its last value: the starts stay exact, read at any moment",
+        arguments: [5 as UInt64, 11, 2026])
+    func foldOfOneKeySetAgain(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let bus = Flux(label: "exact.setAgain.\(seed)")
+        let boards = [Substance<Board>(bus: bus), Substance<Board>(bus: bus)]
+        // A ring of 3: every mix drops an entry. Runs of one key set again (a counter, a title
+        // typed in) are what the fold holds back and replaces; the other edits, and the other
+        // substance, must apply what it holds first.
+        let journal = MixJournal(capacity: 3)
+        bus.use(journal)
+        var expected: [UInt64: [String: Board]] = [:]
+        var documents: [(MixJournal.Document, UInt64)] = []
+        var board = boards[0]
+        for round in 0..<300 {
+            if Int.random(in: 0..<8, using: &random) == 0 { board = boards[Int.random(in: 0..<2, using: &random)] }
+            var next = board.state
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0...3: next.nested.count += 1
+            case 4, 5: next.title = "title \(round)"
+            case 6: next.level &+= 1
+            case 7: next.order.append(round)
+            case 8: next.selected = Bool.random(using: &random) ? nil : Board.Card(id: round, title: "s")
+            default: randomEdit(&next, &random)
+            }
+            let target = next
+            let outcome = await ChainReaction().mix(board) { $0.prop = target }.reactAndWait()
+            if outcome.changes.isEmpty { continue }
+            let serial = try #require(journal.entries.last?.serial)
+            expected[serial] = Dictionary(uniqueKeysWithValues: boards.map { ($0.name(), $0.state) })
+            if Int.random(in: 0..<13, using: &random) == 0 { documents.append((journal.document, serial)) }
+        }
+        #expect(documents.count > 10)
+        documents.append((journal.document, try #require(journal.entries.last?.serial)))
+        for (document, last) in documents {
+            #expect(document.entries.last?.serial == last)
+            // (A mix that changed nothing has an entry, and nothing to compare.)
+            for entry in document.entries {
+                guard let wanted = expected[entry.serial] else { continue }
+                let states = document.states(after: entry.serial)
+                for (name, board) in wanted where document.startStates[name] != nil {
+                    let rebuilt = try decode(Board.self, states[name] ?? .null)
+                    #expect(rebuilt == board, "\(name) after mix #\(entry.serial)")
+                }
+            }
+        }
+    }
+
     @Test("substances made and freed in turn, at addresses used before: each has its start, and its states rebuild")
     func substancesAtReusedAddresses() async throws {
         let (bus, journal) = journaledBus("exact.reused", capacity: 100)

@@ -545,7 +545,20 @@ public final class MixJournal: FluxMiddleware {
         var entries: [Recorded] = []
         var start = 0
         var dropped = 0
-        private(set) var starts: [String: JournalValue] = [:]
+        /// Exact once ``pending`` is applied: read them through ``settledStarts()``.
+        private var starts: [String: JournalValue] = [:]
+        /// A dropped entry's new value of one key that existed before and after its mix, not yet
+        /// applied to `starts`: when the next entry dropped sets the same key of the same substance
+        /// (a counter, a field being typed in), it takes its place, and the value it replaces,
+        /// which that entry overwrites, is never applied. Exact: the key existed on both sides of
+        /// both mixes, so applying the first changes nothing but the key's own value, which the
+        /// second sets. Applied before any other change is folded and before `starts` is read.
+        private var pending: PendingWrite?
+        /// See ``pending``: the values of one change, whose one key is set.
+        private struct PendingWrite {
+            let substance: String
+            let values: [KeyChange]
+        }
         /// The substance whose state the last fold changed, and where that state lies in
         /// `starts`: most mixes change one substance, then found again by comparing its name
         /// rather than by hashing it (a full journal folds an entry per mix, scenario S1j).
@@ -554,6 +567,19 @@ public final class MixJournal: FluxMiddleware {
 
         /// Whether `substance` has a state its rebuild starts from.
         func hasStart(of substance: String) -> Bool { starts[substance] != nil }
+
+        /// Each substance's state before the first entry kept, exactly.
+        mutating func settledStarts() -> [String: JournalValue] {
+            applyPending()
+            return starts
+        }
+
+        /// Applies ``pending`` to `starts`, if there is one.
+        private mutating func applyPending() {
+            guard let write = pending else { return }
+            pending = nil
+            if let index = startIndex(of: write.substance) { starts.values[index].apply(write.values[0]) }
+        }
 
         /// Starts the rebuild of `substance`'s states at `state`, unless it has a start already.
         mutating func addStart(_ state: JournalValue, of substance: String) {
@@ -584,6 +610,17 @@ public final class MixJournal: FluxMiddleware {
         mutating func fold(_ dropped: Recorded) {
             dropped.changes.visit { change in
                 guard !change.aborted else { return }
+                // A single key set again (see `pending`): the value it replaces is never applied.
+                if change.start == nil, let values = change.values, values.count == 1, values[0].oldExists,
+                    values[0].newExists, startIndex(of: change.substance) != nil
+                {
+                    if let pending, pending.substance != change.substance || pending.values[0].key != values[0].key {
+                        applyPending()
+                    }
+                    pending = PendingWrite(substance: change.substance, values: values)
+                    return
+                }
+                applyPending()
                 // A substance made again under a known name: its states start again here (and
                 // start here, if the journal was cleared while the mix was recorded).
                 if let start = change.start {
@@ -787,7 +824,7 @@ public final class MixJournal: FluxMiddleware {
     public var document: Document {
         // Both under one hold of the lock: a fold between them took a dropped entry's changes
         // out of the entries without having put them in the starting states read before.
-        let (starts, kept) = storage.withLock { ($0.starts, $0.kept) }
+        let (starts, kept) = storage.withLock { ($0.settledStarts(), $0.kept) }
         return Document(startStates: starts, entries: kept.map { Entry($0, clock: clock) })
     }
 
