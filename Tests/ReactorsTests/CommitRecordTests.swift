@@ -54,6 +54,36 @@ private func makeDocument(on bus: Flux) -> ReactiveSubstance<AppState, EnvMixers
 
 @Suite("The commit record: what changed, by which mix, from where")
 struct CommitRecordTests {
+    @Test(
+        "a middleware reads each commit's mix in its report, in place or kept past it: its own, never the next mix's",
+        arguments: [true, false])
+    func reportReadsEachCommitsOwnMix(inPlace: Bool) async {
+        let bus = Flux(label: "record.lent.\(inPlace)")
+        let document = makeDocument(on: bus)
+        let owner = TestOwner()
+        // A reactor, so that each commit is delivered and its changes refilled by the next one
+        // when nobody kept them.
+        let (reactor, reactions) = recorder([document], owner: owner)
+        let reader = MixNameReader(inPlace: inPlace)
+        bus.use(reader)
+        var wanted: [String] = []
+        for round in 1...4 {
+            let line = #line + 1
+            bus.dispatch(EnvMixers.asyncAction, payload: ["value": round])
+            wanted.append("mixer EnvMixers.asyncAction \(round) @\(line)")
+            let renamed = #line + 1
+            bus.dispatch(Rename(title: "t\(round)"))
+            wanted.append("action Rename t\(round) @\(renamed)")
+            let chained = #line + 1
+            await ChainReaction(bus: bus).mix(document) { $0.prop.text = "c\(round)" }.reactAndWait()
+            wanted.append("chain chain @\(chained)")
+        }
+        await bus.flush()
+        #expect(reader.seen.withLock { $0 } == wanted)
+        #expect(reactions.count == wanted.count)
+        withExtendedLifetime((document, owner, reactor)) {}
+    }
+
     @Test("a dispatch's commit names its mixer, payload and origin (file, line, function), and its serial")
     func dispatchedMixer() async {
         let bus = Flux(label: "record.mixer")
@@ -148,6 +178,45 @@ struct CommitRecordTests {
         await bus.flush()
         #expect(reader.seen.withLock { $0 } == ["\(line) text \(line)"])
         withExtendedLifetime(document) {}
+    }
+}
+
+/// Each commit's mix as a middleware reads it on the bus: in place (`forEachOutcome`, the changes
+/// lent, their source where the bus keeps it) or through `commits`, kept and read again at each
+/// later mix.
+private final class MixNameReader: FluxMiddleware, @unchecked Sendable {
+    // `@unchecked Sendable`: `kept` and `keptNames` are touched only in `didMix`, on the bus.
+    let inPlace: Bool
+    let seen = Mutex<[String]>([])
+    private var kept: [Commit] = []
+    private var keptNames: [String] = []
+
+    init(inPlace: Bool) {
+        self.inPlace = inPlace
+    }
+
+    func didMix(_ report: FluxMixReport) {
+        var names: [String] = []
+        if inPlace {
+            report.forEachOutcome { entry in
+                guard let commit = entry.commit else { return }
+                names.append(Self.describe(commit))
+            }
+        } else {
+            // The commits kept from earlier reports still name their own mixes.
+            if kept.map(Self.describe) != keptNames { names.append("kept commits changed") }
+            let commits = report.commits
+            names += commits.map(Self.describe)
+            kept += commits
+            keptNames += commits.map(Self.describe)
+        }
+        seen.withLock { $0.append(contentsOf: names) }
+    }
+
+    static func describe(_ commit: Commit) -> String {
+        let value = commit.mix.payload?["value"].map { " \($0)" } ?? ""
+        let action = (commit.mix.action as? Rename).map { " \($0.title)" } ?? ""
+        return "\(commit.mix.kind) \(commit.mix.name)\(value)\(action) @\(commit.origin?.line ?? 0)"
     }
 }
 
