@@ -74,8 +74,52 @@ private struct Scratchpad: State {
     var optionalItems: [ScratchOptional] = []
 }
 
+/// A state whose dictionaries have entries named like `_` properties (a client found replay
+/// keeping them as if they were).
+private struct Flags: State, Equatable {
+    var flags: [String: Bool] = [:]
+    var scores: [String: Int] = [:]
+    var _cache = 0
+}
+
 @Suite("The journal at its edges: secrets replayed, whole doubles, values without their _ properties, used again")
 struct JournalReplayEdgesTests {
+    @Test(
+        "a dictionary's entry whose key starts with _ is data: a replay starts without it and removes it, unlike a _ property"
+    )
+    func underscoreDictionaryKeyIsData() async throws {
+        let (bus, journal) = journaledBus("edges.flags")
+        let name = "edges.flags"
+        let flags = Substance<Flags>(name: name, bus: bus)
+        await ChainReaction().mix(flags) { $0.prop.scores["a"] = 1 }.reactAndWait()
+        await ChainReaction().mix(flags) {
+            $0.prop.flags["_x"] = true
+            $0.prop.flags["y"] = true
+        }
+        .reactAndWait()
+        await ChainReaction().mix(flags) { $0.prop.flags["_x"] = nil }.reactAndWait()
+        // The journal records the entry, as it records any other.
+        #expect(journal.jsonLines().contains("flags._x"))
+
+        // Replayed into a substance that holds `_x` entries of its own, and a `_` property: the
+        // journal's start has no `_x`, so neither has the replay at any step; the property keeps
+        // the substance's own value.
+        let replayBus = Flux(label: "edges.flags.replay")
+        let fresh = Substance<Flags>(name: name, bus: replayBus)
+        await ChainReaction().mix(fresh) {
+            $0.prop.flags["_x"] = false
+            $0.prop.scores["_y"] = 3
+            $0.prop._cache = 9
+        }
+        .reactAndWait()
+        let replay = await journal.replay(on: replayBus, substances: [fresh])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(fresh.state.flags == ["y": true])
+        #expect(fresh.state.scores == ["a": 1])
+        #expect(fresh.state._cache == 9)
+        withExtendedLifetime(flags) {}
+    }
+
     @Test("a chain that sets a secret key replays without a divergence: the journal holds no value of it to compare")
     func secretInAChain() async throws {
         let (bus, journal) = journaledBus("edges.secret")

@@ -49,24 +49,37 @@ extension JournalValue {
 
     /// The value with what ``removing(_:from:)`` and `strippingInternalKeys(of:)` left out put back
     /// from `source` (the same state type's value, where it has it): secret places, and `_`
-    /// properties. Array elements are matched by position.
-    func puttingBack(_ secrets: SecretKeys, from source: JournalValue, progress: SecretKeys.Progress) -> JournalValue {
+    /// properties. `stripped` is `source` as the journal records it (`_` properties left out): a
+    /// `_` key it keeps is a dictionary's entry, data like any other, and is not put back (a
+    /// replay that removes it, or starts from a state without it, leaves it out). Array elements
+    /// are matched by position.
+    func puttingBack(
+        _ secrets: SecretKeys, from source: JournalValue, stripped: JournalValue?, progress: SecretKeys.Progress
+    ) -> JournalValue {
         switch (self, source) {
         case (.object(var values), .object(let sources)):
+            var strippedValues: [String: JournalValue]?
+            if case .object(let kept)? = stripped { strippedValues = kept }
             for (key, kept) in sources {
                 let below = secrets.step(progress, key)
-                if key.hasPrefix("_") || below.isSecret(in: secrets) {
+                let isInternalProperty = key.hasPrefix("_") && strippedValues?[key] == nil
+                if isInternalProperty || below.isSecret(in: secrets) {
                     if values[key] == nil || values[key] == .redacted { values[key] = kept }
                 } else if let value = values[key] {
-                    values[key] = value.puttingBack(secrets, from: kept, progress: below)
+                    values[key] = value.puttingBack(
+                        secrets, from: kept, stripped: strippedValues?[key], progress: below)
                 }
             }
             return .object(values)
         case (.array(let values), .array(let sources)):
+            var strippedElements: [JournalValue]?
+            if case .array(let kept)? = stripped, kept.count == sources.count { strippedElements = kept }
             return .array(
                 values.indices.map { index in
                     index < sources.count
-                        ? values[index].puttingBack(secrets, from: sources[index], progress: progress) : values[index]
+                        ? values[index].puttingBack(
+                            secrets, from: sources[index], stripped: strippedElements?[index], progress: progress)
+                        : values[index]
                 })
         default:
             return self

@@ -501,9 +501,13 @@ extension Substance: EncodedStateApplying {
         // A secret with no value of its own here (below a value the state did not have: an
         // element appended, an entry added) is left out, for a type that decodes without it.
         let secrets = SecretKeys.of(S.self)
+        let current = state
+        let own = JournalValue(encoding: current)
         guard
-            let merged = recorded.puttingBack(secrets, from: JournalValue(encoding: state), progress: secrets.root)
-                .droppingRedactedKeys.jsonData,
+            let merged = recorded.puttingBack(
+                secrets, from: own, stripped: own.strippingInternalKeys(of: current), progress: secrets.root
+            )
+            .droppingRedactedKeys.jsonData,
             let state = try? JSONDecoder().decode(S.self, from: merged)
         else { return false }
         replaceState(with: state)
