@@ -1,11 +1,12 @@
 import FlaskTestSupport
-import FlaskTools
 import FluxBus
 import Foundation
+import Reactors
 import Substances
 import Testing
 
 @testable import FlaskJournalTool
+@testable import FlaskTools
 
 private struct NoteState: State {
     var text = ""
@@ -54,8 +55,69 @@ private func trickyString(_ random: inout SeededRandom) -> String {
     return String(scalars)
 }
 
+/// A state whose dictionaries have keys spelled like the journal's tags (a client found them
+/// read back as tags: a state made unrepresentable, a line that did not read back).
+private struct TagNamed: State, Equatable {
+    var flags: [String: Bool] = [:]
+    var names: [String: String] = [:]
+    var nested: [String: [String: Int]] = [:]
+    var fontSize = 12
+}
+
+private func decoded<T: Decodable>(_ type: T.Type, _ value: JournalValue?) throws -> T {
+    try JSONDecoder().decode(type, from: try #require(value?.jsonData))
+}
+
 @Suite("The journal reads back all it writes; flask-journal reads any journal in linear time")
 struct JournalRoundTripTests {
+    @Test("a state's keys spelled like the journal's tags are keys: recorded, read back, rebuilt and replayed as such")
+    func tagNamedKeys() async throws {
+        // One key a tag's, alone in its object: what a tag looks like.
+        for key in ["$double", "$redacted", "$unrepresentable", "$object"] {
+            let value = JournalValue.object([key: .object(["a": .string("2.0"), key: .bool(true)])])
+            let single = JournalValue.object([key: .string("x")])
+            for value in [value, single, .object([key: single]), .array([single, .object([key: .int(1)])])] {
+                #expect(try JSONDecoder().decode(JournalValue.self, from: JSONEncoder().encode(value)) == value)
+                var text = ""
+                value.appendJSON(to: &text, tagged: true)
+                #expect(try JSONDecoder().decode(JournalValue.self, from: Data(text.utf8)) == value, "\(text)")
+            }
+        }
+        // The tags themselves still read back as what they stand for.
+        for tagged in [JournalValue.double(2), .redacted, .unrepresentable(type: "T")] {
+            #expect(try JSONDecoder().decode(JournalValue.self, from: JSONEncoder().encode(tagged)) == tagged)
+        }
+
+        let bus = Flux(label: "roundTrip.tagNamed")
+        let name = "roundTrip.tagNamed"
+        let prefs = Substance<TagNamed>(name: name, bus: bus)
+        // Set before the journal is used: in the starting state it records.
+        await ChainReaction().mix(prefs) { $0.prop.flags["$double"] = true }.reactAndWait()
+        let journal = MixJournal()
+        bus.use(journal)
+        await ChainReaction().mix(prefs) { $0.prop.fontSize = 18 }.reactAndWait()
+        await ChainReaction().mix(prefs) {
+            $0.prop.names["$redacted"] = "r"
+            $0.prop.nested["$object"] = ["$unrepresentable": 1]
+        }
+        .reactAndWait()
+        await ChainReaction().mix(prefs) { $0.prop.names["$redacted"] = nil }.reactAndWait()
+        await ChainReaction().mix(prefs) { $0.prop.nested["$object"]?["$double"] = 2 }.reactAndWait()
+        let document = journal.document
+        #expect(try decoded(TagNamed.self, document.startStates[name]).flags == ["$double": true])
+        for read in [document, try MixJournal.Document(jsonLines: journal.jsonLines())] {
+            let last = try #require(read.entries.last?.serial)
+            #expect(try decoded(TagNamed.self, read.states(after: last)[name]) == prefs.state)
+        }
+
+        let replayBus = Flux(label: "roundTrip.tagNamed.replay")
+        let fresh = Substance<TagNamed>(name: name, bus: replayBus)
+        let replay = await MixJournal.replay(
+            try MixJournal.Document(jsonLines: journal.jsonLines()), on: replayBus, substances: [fresh])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(fresh.state == prefs.state)
+    }
+
     @Test(
         "random Unicode strings: exported, read back and exported again, the same lines",
         arguments: [1, 2, 3] as [UInt64])

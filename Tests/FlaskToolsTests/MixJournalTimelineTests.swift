@@ -342,7 +342,9 @@ struct MixJournalTimelineTests {
             return #"{"substance":"\#(substance)","keys":["k"],"aborted":\#(aborted)\#(values)\#(start)}"#
         }
         let lines = [
-            #"{"flaskJournal":{"version":2,"startStates":{"a":{"n":1,"obj":{"x":1},"s":"t"},"#
+            // An object of the state's whose one key is a tag's, inside an `$object` tag.
+            #"{"flaskJournal":{"version":2,"startStates":{"a":{"n":1,"obj":{"x":1},"s":"t","#
+                + #""weird":{"$object":{"$double":"x"}}},"#
                 + #""b":{"list":[1,2],"rows":[{"t":"a"},{"t":"b"}]}}}}"#,
             // Through a number: it becomes an object.
             entry(1, change("a", values: #"{"key":"n.deep","old":null,"new":5}"#)),
@@ -394,9 +396,16 @@ struct MixJournalTimelineTests {
                         + #"{"key":"rows.1","old":{"t":"c"}},{"key":"rows.0.t","old":"a"}"#)),
             // A substance made again under a known name: its states start again from its own.
             entry(11, change("b", values: #"{"key":"list.0","old":0,"new":9}"#, start: #"{"list":[0],"fresh":true}"#)),
+            // A key below that object set to another such object, and a tag beside it.
+            entry(
+                12,
+                change(
+                    "a",
+                    values: #"{"key":"weird.$double","old":"x","new":{"$object":{"$redacted":true}}},"#
+                        + #"{"key":"weird.$redacted","old":null,"new":{"$redacted":true}}"#)),
         ]
         let document = try MixJournal.Document(jsonLines: lines.joined(separator: "\n"))
-        #expect(document.entries.count == 11)
+        #expect(document.entries.count == 12)
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("timeline.html")
@@ -410,7 +419,7 @@ struct MixJournalTimelineTests {
         #expect(page.components(separatedBy: #"<li class="change restart" data-substance="b">"#).count == 2)
         #expect(page.components(separatedBy: ">starts again</span>").count == 2)
         // 99 is no mix's serial: the state after all of them, as states(after:) gives.
-        for serial: UInt64 in [3, 4, 8, 9, 10, 11, 99] {
+        for serial: UInt64 in [3, 4, 8, 9, 10, 11, 12, 99] {
             let dom = try await Chromium.run(
                 ["--dump-dom", "--virtual-time-budget=5000"], url: url, fragment: "mix=\(serial)")
             let expected = document.states(after: serial)
@@ -437,6 +446,8 @@ struct MixJournalTimelineTests {
         let resized = try #require(document.states(after: 10)["b"])
         #expect(resized.value(at: "list") == .array([.int(4), .int(5), .int(6)]))
         #expect(resized.value(at: "rows") == .array([.object([:])]), "\(resized)")
+        let weird = try #require(document.states(after: 12)["a"]?.value(at: "weird"))
+        #expect(weird == .object(["$double": .object(["$redacted": .bool(true)]), "$redacted": .redacted]))
         let again = try #require(document.states(after: 11)["b"])
         #expect(again == .object(["list": .array([.int(9)]), "fresh": .bool(true)]), "\(again)")
     }

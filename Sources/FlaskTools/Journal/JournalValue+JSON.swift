@@ -44,14 +44,14 @@ extension JournalValue {
             }
             text += "]"
         case .object(let values):
-            text += "{"
-            for (index, (key, value)) in values.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { text += "," }
-                JSONEscaping.appendQuoted(key, to: &text)
-                text += ":"
-                value.appendJSON(to: &text, tagged: tagged)
+            if tagged && Self.looksTagged(values) {
+                // An object of one key that is a tag's: inside an `$object` tag (see `encode(to:)`).
+                text += "{\"$object\":"
+                Self.appendObject(values, to: &text, tagged: tagged)
+                text += "}"
+            } else {
+                Self.appendObject(values, to: &text, tagged: tagged)
             }
-            text += "}"
         case .unrepresentable(let type):
             if tagged {
                 text += "{\"$unrepresentable\":"
@@ -63,5 +63,17 @@ extension JournalValue {
         case .redacted:
             text += tagged ? "{\"$redacted\":true}" : "<redacted>"
         }
+    }
+
+    /// Appends `values` as a JSON object, keys sorted.
+    private static func appendObject(_ values: [String: JournalValue], to text: inout String, tagged: Bool) {
+        text += "{"
+        for (index, (key, value)) in values.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { text += "," }
+            JSONEscaping.appendQuoted(key, to: &text)
+            text += ":"
+            value.appendJSON(to: &text, tagged: tagged)
+        }
+        text += "}"
     }
 }

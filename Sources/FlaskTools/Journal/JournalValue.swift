@@ -28,7 +28,7 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         // doubles into decimals and back (0.1 + 0.2 became 0.3000000000000001).
         guard let encodable = value as? any Encodable,
             let data = try? JSONEncoder().encode(encodable),
-            let decoded = try? JSONDecoder().decode(JournalValue.self, from: data)
+            let decoded = try? JournalValue(plainJSON: data)
         else {
             self = .unrepresentable(type: "\(type(of: value))")
             return
@@ -186,16 +186,38 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     }
 
     // MARK: Codable: plain JSON; whole doubles and unrepresentable values are tagged so they
-    // read back as what they were.
+    // read back as what they were. A tag is an object of one key, `$double`, `$unrepresentable`
+    // or `$redacted`; an object of the state's whose one key is a tag's (a dictionary
+    // `["$double": …]`) is written inside an `$object` tag, so that it reads back as itself.
 
     private enum Tag: String, CodingKey {
         case double = "$double"
         case unrepresentable = "$unrepresentable"
         case redacted = "$redacted"
+        case object = "$object"
     }
+
+    /// Whether an object of `values` would read back as a tag: one key, a tag's.
+    static func looksTagged(_ values: [String: JournalValue]) -> Bool {
+        values.count == 1 && values.keys.first.flatMap(Tag.init(rawValue:)) != nil
+    }
+
+    /// The value plain JSON `data` stands for (a state's or an action's `Codable` encoding): its
+    /// objects are objects, whatever their keys, with no tag read in them.
+    init(plainJSON data: Data) throws {
+        let decoder = JSONDecoder()
+        decoder.userInfo[Self.plainJSONKey] = true
+        self = try decoder.decode(JournalValue.self, from: data)
+    }
+
+    /// Set in a decoder's `userInfo` for ``init(plainJSON:)``.
+    private static let plainJSONKey = CodingUserInfoKey(rawValue: "FlaskTools.JournalValue.plainJSON")!
 
     public func encode(to encoder: any Encoder) throws {
         switch self {
+        case .object(let values) where Self.looksTagged(values):
+            var container = encoder.container(keyedBy: Tag.self)
+            try container.encode(values, forKey: .object)
         case .double(let value) where value.rounded() == value || !value.isFinite:
             var container = encoder.container(keyedBy: Tag.self)
             try container.encode("\(value)", forKey: .double)
@@ -227,8 +249,15 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         // nested 500 deep took seconds.
         if let object = try? decoder.container(keyedBy: AnyJSONKey.self) {
             let keys = object.allKeys
-            if keys.count == 1, let tag = Tag(rawValue: keys[0].stringValue) {
+            if keys.count == 1, let tag = Tag(rawValue: keys[0].stringValue),
+                decoder.userInfo[Self.plainJSONKey] as? Bool != true
+            {
                 switch tag {
+                case .object:
+                    if let values = try? object.decode([String: JournalValue].self, forKey: keys[0]) {
+                        self = .object(values)
+                        return
+                    }
                 case .double:
                     if let value = Double(try object.decode(String.self, forKey: keys[0])) {
                         self = .double(value)

@@ -486,7 +486,7 @@ extension Substance: EncodedStateApplying {
     var archives: Bool { !archiveDisabled() }
 
     func applyEncodedState(_ data: Data) -> Bool {
-        guard let recorded = try? JSONDecoder().decode(JournalValue.self, from: data) else { return false }
+        guard let recorded = try? JournalValue(plainJSON: data) else { return false }
         return applyStartState(recorded)
     }
 

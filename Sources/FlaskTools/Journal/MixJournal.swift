@@ -130,7 +130,7 @@ public final class MixJournal: FluxMiddleware {
             if let states {
                 // A state that is not JSON (it cannot happen: the substance encoded it) stays Base64.
                 let objects = states.mapValues { data -> StateJSON in
-                    (try? JSONDecoder().decode(JournalValue.self, from: data)).map(StateJSON.json) ?? .bytes(data)
+                    (try? JournalValue(plainJSON: data)).map(StateJSON.json) ?? .bytes(data)
                 }
                 try container.encode(objects, forKey: .states)
             }

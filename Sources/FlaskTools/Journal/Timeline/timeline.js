@@ -1,6 +1,34 @@
 (function () {
   "use strict";
-  var data = JSON.parse(document.getElementById("journal-data").textContent);
+  // The objects of the states' own (not tags), as the rebuild makes them or the data holds
+  // them inside an `$object` tag: one whose only key is a tag's is an object all the same.
+  var objects = new WeakSet();
+  var tagNames = ["$double", "$unrepresentable", "$redacted", "$object"];
+  function tagOf(value) {
+    var keys = Object.keys(value);
+    return keys.length === 1 && tagNames.indexOf(keys[0]) >= 0 ? keys[0] : null;
+  }
+  // Read from the top down: an `$object` tag holds an object of the state's own, whose one key
+  // is a tag's; what its values hold is read as anywhere else.
+  function revive(value) {
+    if (value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) {
+      for (var index = 0; index < value.length; index++) value[index] = revive(value[index]);
+      return value;
+    }
+    var tag = tagOf(value);
+    var object = value;
+    if (tag === "$object" && value.$object !== null && typeof value.$object === "object" &&
+        !Array.isArray(value.$object)) {
+      object = value.$object;
+      objects.add(object);
+    } else if (tag !== null) {
+      return value;
+    }
+    Object.keys(object).forEach(function (key) { put(object, key, revive(object[key])); });
+    return object;
+  }
+  var data = revive(JSON.parse(document.getElementById("journal-data").textContent));
   var mixes = data.mixes;
   var rows = document.querySelectorAll("#mixes [data-mix-serial]");
   var indexBySerial = new Map();
@@ -17,8 +45,11 @@
   // tagged objects, which count as values, not as objects to set keys in.
   function isObject(value) {
     if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-    return !(typeof value.$double === "string" || typeof value.$unrepresentable === "string" ||
-      value.$redacted === true);
+    if (objects.has(value)) return true;
+    var tag = tagOf(value);
+    return !((tag === "$double" && typeof value.$double === "string") ||
+      (tag === "$unrepresentable" && typeof value.$unrepresentable === "string") ||
+      (tag === "$redacted" && value.$redacted === true));
   }
   function put(object, key, value) {
     if (key === "__proto__") {
@@ -63,10 +94,12 @@
         object = {};
         Object.keys(root).forEach(function (key) { put(object, key, root[key]); });
         owned.add(object);
+        objects.add(object);
       }
     } else {
       object = {};
       owned.add(object);
+      objects.add(object);
     }
     var key = parts[at];
     var child = has.call(object, key) ? object[key] : null;
@@ -95,6 +128,7 @@
       object = {};
       Object.keys(root).forEach(function (key) { put(object, key, root[key]); });
       owned.add(object);
+      objects.add(object);
     }
     if (at === parts.length - 1) {
       delete object[parts[at]];
@@ -145,7 +179,7 @@
   }
   // JSON with two spaces of indentation, keys sorted; tagged values on one line, and arrays of
   // scalars as many to a line as fit.
-  function pretty(value, indent) {
+  function pretty(value, indent, unwrapped) {
     if (isScalar(value)) return JSON.stringify(value);
     var inner = indent + "  ";
     if (Array.isArray(value)) {
@@ -171,6 +205,9 @@
     }
     var keys = Object.keys(value).sort();
     if (keys.length === 0) return "{}";
+    // An object whose only key is a tag's is shown inside an `$object` tag, as the journal
+    // writes it, so that what is shown reads back as what it is.
+    if (tagOf(value) !== null && !unwrapped) return "{\"$object\": " + pretty(value, indent, true) + "}";
     return "{\n" + keys.map(function (key) {
       return inner + JSON.stringify(key) + ": " + pretty(value[key], inner);
     }).join(",\n") + "\n" + indent + "}";
