@@ -120,7 +120,7 @@ private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
 
 /// `value` decoded as `type`, through its JSON.
 private func decode<T: Decodable>(_ type: T.Type, _ value: JournalValue) throws -> T {
-    try JSONDecoder().decode(type, from: JSONEncoder().encode(value))
+    try value.decoded(as: type)
 }
 
 @Suite("The journal rebuilds exactly the states the app had")

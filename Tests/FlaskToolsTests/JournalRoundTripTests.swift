@@ -62,10 +62,12 @@ private struct TagNamed: State, Equatable {
     var names: [String: String] = [:]
     var nested: [String: [String: Int]] = [:]
     var fontSize = 12
+    /// A whole `Double`: tagged in the journal's `Codable` form, a number in what `decoded(as:)` reads.
+    var scale = 1.0
 }
 
 private func decoded<T: Decodable>(_ type: T.Type, _ value: JournalValue?) throws -> T {
-    try JSONDecoder().decode(type, from: try #require(value?.jsonData))
+    try #require(value).decoded(as: type)
 }
 
 @Suite("The journal reads back all it writes; flask-journal reads any journal in linear time")
@@ -83,6 +85,11 @@ struct JournalRoundTripTests {
                 #expect(try JSONDecoder().decode(JournalValue.self, from: Data(text.utf8)) == value, "\(text)")
             }
         }
+        // A secret or an unrepresentable value is no JSON: not read as a type.
+        #expect(throws: DecodingError.self) { try JournalValue.redacted.decoded(as: String.self) }
+        #expect(throws: DecodingError.self) {
+            try JournalValue.object(["a": .unrepresentable(type: "T")]).decoded(as: [String: Int].self)
+        }
         // The tags themselves still read back as what they stand for.
         for tagged in [JournalValue.double(2), .redacted, .unrepresentable(type: "T")] {
             #expect(try JSONDecoder().decode(JournalValue.self, from: JSONEncoder().encode(tagged)) == tagged)
@@ -95,7 +102,11 @@ struct JournalRoundTripTests {
         await ChainReaction().mix(prefs) { $0.prop.flags["$double"] = true }.reactAndWait()
         let journal = MixJournal()
         bus.use(journal)
-        await ChainReaction().mix(prefs) { $0.prop.fontSize = 18 }.reactAndWait()
+        await ChainReaction().mix(prefs) {
+            $0.prop.fontSize = 18
+            $0.prop.scale = 2
+        }
+        .reactAndWait()
         await ChainReaction().mix(prefs) {
             $0.prop.names["$redacted"] = "r"
             $0.prop.nested["$object"] = ["$unrepresentable": 1]

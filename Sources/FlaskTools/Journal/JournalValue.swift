@@ -2,7 +2,9 @@ import Foundation
 import Substances
 
 /// A payload value as a ``MixJournal`` exports it: plain JSON, so a journal written to a file can
-/// be read back and replayed.
+/// be read back and replayed. Its `Codable` form tags what plain JSON would lose (whole doubles,
+/// secrets, unrepresentable values); read a value as a type of your own with
+/// ``decoded(as:)``.
 ///
 /// Strings, integers, floating-point numbers, booleans, arrays and string-keyed dictionaries of
 /// these, and `Flask.Nil`, are kept. Anything else (your own types, object references) is recorded
@@ -121,6 +123,23 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
                 isSameType(unwrapped, value)
                 ? .unrepresentable(type: "\(type(of: value))") : JournalValue(payloadValue: unwrapped, depth: depth)
         }
+    }
+
+    /// The value read as `type` (a state rebuilt by `MixJournal.Document.states(after:)` read as
+    /// your state type, say) from the plain JSON it stands for: whole doubles as numbers, objects
+    /// as objects whatever their keys, no tag of the journal's `Codable` form (which is for reading
+    /// journals back, not your types).
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the value holds a secret
+    ///   (``redacted``) or ``unrepresentable(type:)`` part, which no JSON stands for; otherwise
+    ///   what `JSONDecoder` throws for `type`.
+    public func decoded<T: Decodable>(as type: T.Type) throws -> T {
+        guard let data = jsonData else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [], debugDescription: "the value holds a secret or an unrepresentable part: \(self)"))
+        }
+        return try JSONDecoder().decode(type, from: data)
     }
 
     /// Whether the value, and everything inside it, can be replayed.
