@@ -831,8 +831,9 @@ public final class MixJournal: FluxMiddleware {
     /// How many entries were dropped to stay within ``capacity``.
     public var droppedCount: Int { storage.withLock { $0.dropped } }
 
-    /// Forgets every entry and every substance seen: the journal starts again, each substance's
-    /// states from where it next commits. Call it before using a journal again on a bus it was
+    /// Forgets every entry and every substance seen, and counts no entry dropped
+    /// (``droppedCount`` is 0): the journal starts again, each substance's states from where it
+    /// next commits. Call it before using a journal again on a bus it was
     /// removed from: it records only while it is in use, and the states it rebuilt would miss
     /// what ran meanwhile.
     public func clear() {
