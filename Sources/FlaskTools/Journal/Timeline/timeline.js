@@ -4,9 +4,21 @@
   // them inside an `$object` tag: one whose only key is a tag's is an object all the same.
   var objects = new WeakSet();
   var tagNames = ["$double", "$unrepresentable", "$redacted", "$object"];
+  var ownKey = Object.prototype.hasOwnProperty;
+  // The tag `value` is, if it is an object of one key, a tag's: asked of every object a rebuild
+  // sets a key in, so it looks for the tags' keys rather than list a state's many keys.
   function tagOf(value) {
-    var keys = Object.keys(value);
-    return keys.length === 1 && tagNames.indexOf(keys[0]) >= 0 ? keys[0] : null;
+    var found = null;
+    for (var index = 0; index < tagNames.length; index++) {
+      if (!ownKey.call(value, tagNames[index])) continue;
+      if (found !== null) return null;
+      found = tagNames[index];
+    }
+    if (found === null) return null;
+    for (var key in value) {
+      if (key !== found && ownKey.call(value, key)) return null;
+    }
+    return found;
   }
   // Read from the top down: an `$object` tag holds an object of the state's own, whose one key
   // is a tag's; what its values hold is read as anywhere else.
@@ -25,7 +37,11 @@
     } else if (tag !== null) {
       return value;
     }
-    Object.keys(object).forEach(function (key) { put(object, key, revive(object[key])); });
+    Object.keys(object).forEach(function (key) {
+      var child = object[key];
+      var revived = revive(child);
+      if (revived !== child) put(object, key, revived);
+    });
     return object;
   }
   var data = revive(JSON.parse(document.getElementById("journal-data").textContent));
