@@ -30,6 +30,20 @@ struct PatchedState: State, Equatable {
     var byNumber: [Int: String] = [:]
 }
 
+/// A state with `_` properties (internal state, which no change reports), at its level and in a
+/// nested struct: archived by patches all the same (a client found it always written whole).
+struct InternalsState: State, Equatable {
+    struct Info: Codable, Equatable, Sendable {
+        var name = ""
+        var _seen = 0
+    }
+    var entries: [String: LedgerEntry] = [:]
+    var info = Info()
+    var count = 0
+    var _hidden = ""
+    var _draft: Int?
+}
+
 /// A state whose hand-written encoding writes a key derived from two properties: not property by
 /// property, so it is archived whole, every time.
 struct DerivedState: State, Equatable {
@@ -121,6 +135,68 @@ struct SubstanceArchivePatchTests {
         let expected = ledger.state
         let restoredBy = Archiver(store: try FileArchiveStore(directory: directory))
         let restored = restoredBy.restore(PatchedState.self, key: key, defaultValue: PatchedState())
+        #expect(restored.problems.isEmpty)
+        #expect(restored.value == expected)
+    }
+
+    @Test(
+        "a state with _ properties is patched too: each patch sets them, and what the store reads is the state's encoding",
+        arguments: [4, 5])
+    func internalsArePatched(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        archiver.minimumPatchingBytes = 0
+        archiver.minimumCompactionBytes = 3_000
+        let notes = Substance<InternalsState>(
+            name: "internals", archive: true, archiveSettings: ArchiveSettings(delay: 60, archiver: archiver),
+            bus: Flux())
+        let key = notes.archiveKey()
+        await notes.mixAndWait { state in
+            for index in 0..<200 { state.prop.entries["e\(index)"] = LedgerEntry(title: "entry \(index)") }
+        }
+        try await notes.stored()
+        let snapshot = try Data(contentsOf: store.fileURL(forKey: key))
+        // One entry's edit: a patch of that entry and the `_` properties, not the state.
+        await notes.mixAndWait { $0.prop.entries["e7"]?.amount = 5 }
+        try await notes.stored()
+        let log = try String(
+            decoding: Data(contentsOf: URL(fileURLWithPath: store.fileURL(forKey: key).path + ".log")), as: UTF8.self)
+        let entry = #"{"ops":[{"set":["entries","e7"],"v":{"title":"entry 7","amount":5,"tags":[]}}"#
+        #expect(log.hasPrefix(entry), "\(log)")
+        #expect(log.contains(#"{"set":["_hidden"],"v":""}"#) && log.contains(#"{"remove":["_draft"]}"#), "\(log)")
+        #expect(log.contains(#"{"set":["info","_seen"],"v":0}"#), "\(log)")
+        #expect(try Data(contentsOf: store.fileURL(forKey: key)) == snapshot)
+        for round in 0..<200 {
+            let choice = Int.random(in: 0..<7, using: &random)
+            let id = "e\(Int.random(in: 0..<20, using: &random))"
+            let number = Int.random(in: 0..<1_000, using: &random)
+            await notes.mixAndWait { state in
+                switch choice {
+                case 0: state.prop.entries[id]?.amount = number
+                case 1: state.prop._hidden = "h\(number)"  // changes nothing a reaction sees
+                case 2: state.prop._draft = number % 2 == 0 ? nil : number
+                case 3: state.prop.info._seen = number
+                case 4:
+                    state.prop.info.name = "n\(number)"
+                    state.prop.info._seen += 1
+                case 5: state.prop.entries[id] = nil
+                default:
+                    state.prop.count += 1
+                    state.prop._hidden += "!"
+                }
+            }
+            if round % 9 == 0 || round == 199 {
+                try await notes.stored()
+                #expect(
+                    try json(store.data(forKey: key)) == json(ArchiveEncoder().encode(notes.state)),
+                    "round \(round)")
+            }
+        }
+        archiver.waitForCompactions()
+        let expected = notes.state
+        let restored = Archiver(store: try FileArchiveStore(directory: directory))
+            .restore(InternalsState.self, key: key, defaultValue: InternalsState())
         #expect(restored.problems.isEmpty)
         #expect(restored.value == expected)
     }

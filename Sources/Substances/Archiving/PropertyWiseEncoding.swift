@@ -11,6 +11,11 @@
 /// the property holds (the same bits, or `==`, which Swift's `Equatable` promises means
 /// interchangeable). Any other container, key or value fails the check, and the substance's
 /// writes are whole from then on. The cost: a call per property, not per element of a collection.
+///
+/// A level's `_`-prefixed stored properties (internal state) are written like any other, but no
+/// change says whether they changed (the reduction does not compare them): every patch sets each
+/// one the encoding writes, and removes each one it does not (an optional that is nil), so that a
+/// patched archive holds what a whole write of the state would.
 final class PropertyWiseEncoding {
     /// A value a patch sets, as the state's encoding passed it; or a place found missing from the
     /// encoding (an optional that is nil now is not written: the patch removes it).
@@ -55,10 +60,15 @@ final class PropertyWiseEncoding {
     /// Whether `value`, written for the plan entry at `index`, is the value the state stores there.
     fileprivate func isStored<T>(_ value: T, at index: Int) -> Bool {
         let entry = plan.entries[index]
-        let stored = state.advanced(by: entry.offset)
-        if T.self == entry.type { return PropertyWiseEncoding.same(value, stored) }
+        return isStored(value, offset: entry.offset, type: entry.type)
+    }
+
+    /// Whether `value` is the value the state stores at `offset`, a property of type `type`.
+    fileprivate func isStored<T>(_ value: T, offset: Int, type: any Any.Type) -> Bool {
+        let stored = state.advanced(by: offset)
+        if T.self == type { return PropertyWiseEncoding.same(value, stored) }
         // An optional written through `encodeIfPresent`: its wrapped value.
-        guard let optional = entry.type as? any OptionalProtocol.Type, optional.wrappedType == T.self,
+        guard let optional = type as? any OptionalProtocol.Type, optional.wrappedType == T.self,
             let storedValue = stored.load(as: Optional<T>.self)
         else { return false }
         return StateMemory.withMemory(of: storedValue) { PropertyWiseEncoding.same(value, $0) }
@@ -82,6 +92,11 @@ final class PropertyWiseEncoding {
     fileprivate func index(of key: String) -> Int? { plan.keyIndex[key] }
 
     fileprivate func hasNestedEntries(_ index: Int) -> Bool { plan.hasNestedEntries(index) }
+
+    /// The `_`-prefixed stored properties of the level of the plan entry `parent` (-1: the state).
+    fileprivate func internalFields(of parent: Int) -> [ReductionPlan.InternalField] {
+        plan.internalFields.isEmpty ? [] : plan.internalFields[parent] ?? []
+    }
 
     /// One level of the encoding: the state's, or a nested struct's the plan descends into.
     fileprivate final class Level: Encoder {
@@ -121,6 +136,7 @@ final class PropertyWiseEncoding {
         /// `value`, written under `key` at this level.
         func write<T: Encodable>(_ value: T, forKey key: String) throws {
             guard !encoding.failed else { return }
+            if key.hasPrefix("_") { return writeInternal(value, forKey: key) }
             let entryKey = path.isEmpty ? key : path.joined(separator: ".") + "." + key
             guard let index = encoding.index(of: entryKey), encoding.entries[index].parent == parent,
                 written.insert(key).inserted, encoding.isStored(value, at: index)
@@ -148,9 +164,23 @@ final class PropertyWiseEncoding {
             }
         }
 
-        /// After the level's `encode(to:)`: a place it did not write is not in the encoding now.
+        /// `value`, written under `key`, a `_`-prefixed stored property of this level: set in the
+        /// patch whatever changed (see `PropertyWiseEncoding`).
+        private func writeInternal<T: Encodable>(_ value: T, forKey key: String) {
+            guard let field = encoding.internalFields(of: parent).first(where: { $0.name == key }),
+                written.insert(key).inserted, encoding.isStored(value, offset: field.offset, type: field.type)
+            else { return encoding.fail() }
+            encoding.append(.set(path: path + [key], value: value))
+        }
+
+        /// After the level's `encode(to:)`: a `_` property it did not write, and a place it did
+        /// not write, are not in the encoding now.
         func finish() {
-            guard !encoding.failed, let places else { return }
+            guard !encoding.failed else { return }
+            for field in encoding.internalFields(of: parent) where !written.contains(field.name) {
+                encoding.append(.remove(path: path + [field.name]))
+            }
+            guard let places else { return }
             for key in places.children.keys.sorted() where !written.contains(key) {
                 encoding.append(.remove(path: path + [key]))
             }

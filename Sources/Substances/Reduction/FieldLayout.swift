@@ -12,6 +12,10 @@ struct StoredField {
     /// Whether it is a property the reduction reports: not `_`-prefixed (internal state), not a
     /// property wrapper's storage (`$`).
     var isProperty: Bool { !name.hasPrefix("_") && !name.contains("$") }
+
+    /// Whether it is internal state: `_`-prefixed, and no property wrapper's or lazy property's
+    /// storage (`$`).
+    var isInternal: Bool { name.hasPrefix("_") && !name.contains("$") }
 }
 
 enum FieldLayout {

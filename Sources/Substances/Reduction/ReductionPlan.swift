@@ -92,6 +92,18 @@ final class ReductionPlan: Sendable {
     let keysBelowOptionals: Set<String>
     /// The optional structs' keys, each with a dot: a key below one counts as it for interest.
     let optionalPrefixes: [String]
+    /// The `_`-prefixed stored properties (internal state, which the reduction does not compare)
+    /// of the state (under -1) and of each nested struct the plan descends into (under its entry):
+    /// an archive patch sets each of them whole, since no change says whether they changed.
+    let internalFields: [Int: [InternalField]]
+
+    /// A `_`-prefixed stored property (see ``internalFields``): its name, byte offset in the state
+    /// and type.
+    struct InternalField {
+        let name: String
+        let offset: Int
+        let type: any Any.Type
+    }
     /// True when the whole state goes through the Codable path.
     let usesCodablePath: Bool
     /// The state's secret keys, as the tools apply them (read at every recorded commit).
@@ -126,6 +138,7 @@ final class ReductionPlan: Sendable {
         openPrefixes = builder.openPrefixes
         keysBelowOptionals = builder.keysBelowOptionals
         optionalPrefixes = builder.optionalPrefixes
+        internalFields = builder.internalFields
     }
 
     private struct Builder {
@@ -135,8 +148,13 @@ final class ReductionPlan: Sendable {
         var openPrefixes: [String] = []
         var keysBelowOptionals: Set<String> = []
         var optionalPrefixes: [String] = []
+        var internalFields: [Int: [InternalField]] = [:]
 
         mutating func add(_ fields: [StoredField], base: Int, prefix: String, parent: Int, tree: FlatValue) {
+            for field in fields where field.isInternal {
+                internalFields[parent, default: []].append(
+                    InternalField(name: field.name, offset: base + field.offset, type: field.type))
+            }
             for field in fields where field.isProperty {
                 let key = prefix + field.name
                 let index = entries.count
