@@ -40,6 +40,7 @@ struct InternalsState: State, Equatable {
     var entries: [String: LedgerEntry] = [:]
     var info = Info()
     var count = 0
+    var ratio = 0.0
     var _hidden = ""
     var _draft: Int?
 }
@@ -167,6 +168,20 @@ struct SubstanceArchivePatchTests {
         #expect(log.contains(#"{"set":["_hidden"],"v":""}"#) && log.contains(#"{"remove":["_draft"]}"#), "\(log)")
         #expect(log.contains(#"{"set":["info","_seen"],"v":0}"#), "\(log)")
         #expect(try Data(contentsOf: store.fileURL(forKey: key)) == snapshot)
+        // NaN and the infinities, patched as a whole write writes them.
+        for (ratio, text) in [(Double.nan, #""NaN""#), (.infinity, #""Infinity""#), (-.infinity, #""-Infinity""#)] {
+            await notes.mixAndWait { $0.prop.ratio = ratio }
+            try await notes.stored()
+            let lines = try String(
+                decoding: Data(contentsOf: URL(fileURLWithPath: store.fileURL(forKey: key).path + ".log")),
+                as: UTF8.self)
+            let last = lines.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last.contains(#"{"set":["ratio"],"v":"# + text + "}"), "\(last)")
+            let data = try #require(try store.data(forKey: key))
+            let read = try ArchiveEncoder.decoder().decode(InternalsState.self, from: data)
+            #expect(ratio.isNaN ? read.ratio.isNaN : read.ratio == ratio)
+        }
+        await notes.mixAndWait { $0.prop.ratio = 1.5 }
         for round in 0..<200 {
             let choice = Int.random(in: 0..<7, using: &random)
             let id = "e\(Int.random(in: 0..<20, using: &random))"
