@@ -168,6 +168,17 @@ struct SubstanceArchivePatchTests {
         #expect(log.contains(#"{"set":["_hidden"],"v":""}"#) && log.contains(#"{"remove":["_draft"]}"#), "\(log)")
         #expect(log.contains(#"{"set":["info","_seen"],"v":0}"#), "\(log)")
         #expect(try Data(contentsOf: store.fileURL(forKey: key)) == snapshot)
+        // A commit of `_` properties alone (no change a reaction sees): a patch of them.
+        await notes.mixAndWait { $0.prop._hidden = "only" }
+        try await notes.stored()
+        let afterHidden = try String(
+            decoding: Data(contentsOf: URL(fileURLWithPath: store.fileURL(forKey: key).path + ".log")), as: UTF8.self)
+        #expect(afterHidden.split(separator: "\n").count == 2, "\(afterHidden)")
+        #expect(
+            afterHidden.hasSuffix(
+                #"{"ops":[{"set":["info","_seen"],"v":0},{"set":["_hidden"],"v":"only"},"#
+                    + #"{"remove":["_draft"]}]}"# + "\n"), "\(afterHidden)")
+        #expect(try Data(contentsOf: store.fileURL(forKey: key)) == snapshot)
         // NaN and the infinities, patched as a whole write writes them.
         for (ratio, text) in [(Double.nan, #""NaN""#), (.infinity, #""Infinity""#), (-.infinity, #""-Infinity""#)] {
             await notes.mixAndWait { $0.prop.ratio = ratio }
@@ -315,6 +326,13 @@ struct BigLedgerState: State, Equatable {
     var count = 0
 }
 
+/// A big dictionary beside an internal property (a client's state whose `_`-only commits were
+/// never patched).
+struct BigInternalsState: State, Equatable {
+    var cards: BigDictionary<String, LedgerEntry> = [:]
+    var _hidden = ""
+}
+
 struct PlainLedgerState: State, Equatable {
     var entries: [String: LedgerEntry] = [:]
     var list: [Int] = []
@@ -324,6 +342,54 @@ struct PlainLedgerState: State, Equatable {
 @Suite("Big collections in archives")
 struct BigCollectionArchiveTests {
     let directory = temporaryDirectory().appendingPathComponent("archives")
+
+    @Test("commits of a _ property alone beside a big dictionary are patches of it")
+    func internalBesideBigDictionary() async throws {
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        let cards = Substance<BigInternalsState>(
+            name: "cards", archive: true,
+            archiveSettings: ArchiveSettings(delay: 0.01, maxDelay: 0.05, archiver: archiver),
+            bus: Flux())
+        let key = cards.archiveKey()
+        await cards.mixAndWait { state in
+            state.prop.cards = BigDictionary(
+                Dictionary(uniqueKeysWithValues: (0..<500).map { ("c\($0)", LedgerEntry(title: "t\($0)", amount: $0)) })
+            )
+        }
+        try await cards.stored()
+        for round in 0..<5 {
+            await cards.mixAndWait { $0.prop._hidden = "h\(round)" }
+            try await cards.stored()
+        }
+        let log = try String(
+            decoding: Data(contentsOf: URL(fileURLWithPath: store.fileURL(forKey: key).path + ".log")), as: UTF8.self)
+        #expect(
+            log.split(separator: "\n").map(String.init)
+                == (0..<5).map { #"{"ops":[{"set":["_hidden"],"v":"h\#($0)"}]}"# })
+        #expect(stored(BigInternalsState.self, store, key) == cards.state)
+    }
+
+    @Test(
+        "an outcome's stored() waits for a commit of _ properties alone: unchanged to reactions, archived all the same")
+    func outcomeOfInternalsIsStored() async throws {
+        let store = try FileArchiveStore(directory: directory)
+        let archiver = Archiver(store: store)
+        // A long delay: only what `stored()` waits for is written.
+        let cards = Substance<BigInternalsState>(
+            name: "cards", archive: true, archiveSettings: ArchiveSettings(delay: 60, archiver: archiver), bus: Flux())
+        let key = cards.archiveKey()
+        await cards.mixAndWait { $0.prop.cards = ["c": LedgerEntry(title: "c")] }
+        try await cards.stored()
+        let outcome = await cards.bus.performAndWait(mix: "hide") { [cards] in
+            cards.beginTransaction()
+            cards.prop._hidden = "acknowledged"
+            if let changes = cards.commitTransaction() { cards.deliver(changes, lock: nil) }
+        }
+        #expect(outcome.wasApplied && outcome.changes.isEmpty)
+        try await outcome.stored()
+        #expect(stored(BigInternalsState.self, store, key)?._hidden == "acknowledged")
+    }
 
     @Test("a one-entry edit of a big dictionary appends that entry; plain and big archives restore into each other")
     func patchesAndRestores() async throws {

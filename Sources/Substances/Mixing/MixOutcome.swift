@@ -103,7 +103,9 @@ public struct MixOutcome: Sendable {
 
     /// Suspends until every state this mix changed is stored, for the substances that archive
     /// (see ``Substance/stored()``), or throws the first problem: what a server awaits before it
-    /// acknowledges a request, so that a crash loses nothing acknowledged.
+    /// acknowledges a request, so that a crash loses nothing acknowledged. A substance whose
+    /// commit changed only its `_` properties (``Result/unchanged`` to reactions, archived all the
+    /// same) is waited for too.
     ///
     /// ```swift
     /// try await Flask.apply(Login(user: "ada")).stored()
@@ -116,9 +118,10 @@ public struct MixOutcome: Sendable {
             throw ArchiveProblem(key: "", kind: .notApplied, reason: notAppliedReason)
         }
         for entry in entries {
-            guard case .committed = entry.result, let substance = entry.substance as? any StoredSubstance else {
-                continue
-            }
+            // A commit that changed nothing a reaction sees (`unchanged`) may still have changed
+            // what is archived (`_` properties): its write is waited for too.
+            if case .aborted = entry.result { continue }
+            guard let substance = entry.substance as? any StoredSubstance else { continue }
             try await substance.stored()
         }
     }
