@@ -23,6 +23,16 @@ struct BigCollections: State {
     var count = 0
 }
 
+/// A key equal to another of its name whatever its spelling, all of one hash: they meet in a
+/// collision node.
+struct SpelledKey: Hashable, Sendable {
+    var name: String
+    var spelling: String
+
+    static func == (lhs: SpelledKey, rhs: SpelledKey) -> Bool { lhs.name == rhs.name }
+    func hash(into hasher: inout Hasher) { hasher.combine(0) }
+}
+
 /// A key whose hash is one of a few values: keys that share all 64 bits of it meet in collision
 /// nodes, keys that share some in deep paths.
 struct CollidingKey: Hashable, Codable, Comparable {
@@ -199,6 +209,32 @@ struct BigCollectionTests {
             }
         }
         #expect(big.dictionary == plain)
+    }
+
+    @Test(
+        "a key equal to one stored but spelled with other bytes replaces the value and keeps the stored key, as a plain dictionary does"
+    )
+    func keyKeptAsStored() throws {
+        let (decomposed, composed) = ("e\u{301}", "\u{e9}")
+        #expect(decomposed == composed && Array(decomposed.utf8) != Array(composed.utf8))
+        var plain: [String: Int] = [decomposed: 1]
+        var big: BigDictionary<String, Int> = [decomposed: 1]
+        plain[composed] = 2
+        big[composed] = 2
+        plain.updateValue(3, forKey: composed)
+        big.updateValue(3, forKey: composed)
+        plain[composed, default: 0] += 1
+        big[composed, default: 0] += 1
+        #expect(big.dictionary == plain && big[decomposed] == 4)
+        #expect(big.keys.map { Array($0.utf8) } == plain.keys.map { Array($0.utf8) })
+        #expect(big.keys.map { Array($0.utf8) } == [Array(decomposed.utf8)])
+        #expect(try JSONEncoder().encode(big) == JSONEncoder().encode(plain))
+        // In a collision node too: keys whose hashes share all 64 bits, one equal to another.
+        var colliding = BigDictionary<SpelledKey, Int>()
+        for name in ["a", "b", "c"] { colliding[SpelledKey(name: name, spelling: "first")] = 1 }
+        colliding[SpelledKey(name: "b", spelling: "second")] = 2
+        #expect(colliding.keys.map(\.spelling).sorted() == ["first", "first", "first"])
+        #expect(colliding[SpelledKey(name: "b", spelling: "any")] == 2 && colliding.isWellFormed)
     }
 
     @Test("encoded as the plain collections are, and decoded from them: an archive restores either way")

@@ -79,8 +79,7 @@ public struct BigDictionary<Key: Hashable & Sendable, Value: Sendable> {
     /// Sets the value under `key`; returns the value it replaced, or nil when the key is new.
     @discardableResult
     public mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
-        let entry = HashTrieEntry(hash: HashTrie.hash(key), key: key, value: value)
-        let (root, old) = HashTrie.inserting(_root, entry, key: key, 0)
+        let (root, old) = HashTrie.inserting(_root, key: key, hash: HashTrie.hash(key), value: value, 0)
         _root = root
         if old == nil { _count += 1 }
         return old.map(Self.value(of:))

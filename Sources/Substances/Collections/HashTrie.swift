@@ -99,19 +99,21 @@ enum HashTrie {
         }
     }
 
-    /// `node` with `entry` in place of the entry of its key, or added; and the entry it replaced.
-    static func inserting<Key: Hashable>(
-        _ node: HashTrieNode, _ entry: HashTrieEntry, key: Key, _ shift: Int
+    /// `node` with `value` under `key` (whose hash is `hash`): in place of the entry of an equal
+    /// key, which keeps its key as stored (as `Dictionary` does: a key equal to it but spelled
+    /// with other bytes, `"é"` composed or not, does not replace it), or added; and the entry it
+    /// replaced.
+    static func inserting<Key: Hashable & Sendable>(
+        _ node: HashTrieNode, key: Key, hash: UInt64, value: any Sendable, _ shift: Int
     ) -> (node: HashTrieNode, old: HashTrieEntry?) {
-        let hash = entry.hash
         if node.isCollision {
             var entries = node.entries
             if let index = entries.firstIndex(where: { $0.holds(key, hash: hash) }) {
                 let old = entries[index]
-                entries[index] = entry
+                entries[index] = HashTrieEntry(hash: hash, key: old.key, value: value)
                 return (HashTrieNode(entryMap: 0, childMap: 0, entries: entries, children: []), old)
             }
-            entries.append(entry)
+            entries.append(HashTrieEntry(hash: hash, key: key, value: value))
             return (HashTrieNode(entryMap: 0, childMap: 0, entries: entries, children: []), nil)
         }
         let bit = bit(hash, shift)
@@ -120,7 +122,7 @@ enum HashTrie {
             let existing = node.entries[index]
             var entries = node.entries
             if existing.holds(key, hash: hash) {
-                entries[index] = entry
+                entries[index] = HashTrieEntry(hash: hash, key: existing.key, value: value)
                 return (
                     HashTrieNode(
                         entryMap: node.entryMap, childMap: node.childMap, entries: entries, children: node.children),
@@ -130,6 +132,7 @@ enum HashTrie {
             // Two keys in one slot: a node of their own, one level down.
             entries.remove(at: index)
             var children = node.children
+            let entry = HashTrieEntry(hash: hash, key: key, value: value)
             children.insert(pair(existing, entry, shift + digitBits), at: self.index(node.childMap, bit))
             return (
                 HashTrieNode(
@@ -139,7 +142,7 @@ enum HashTrie {
         }
         if node.childMap & bit != 0 {
             let index = index(node.childMap, bit)
-            let (child, old) = inserting(node.children[index], entry, key: key, shift + digitBits)
+            let (child, old) = inserting(node.children[index], key: key, hash: hash, value: value, shift + digitBits)
             var children = node.children
             children[index] = child
             return (
@@ -149,7 +152,7 @@ enum HashTrie {
             )
         }
         var entries = node.entries
-        entries.insert(entry, at: index(node.entryMap, bit))
+        entries.insert(HashTrieEntry(hash: hash, key: key, value: value), at: index(node.entryMap, bit))
         return (
             HashTrieNode(
                 entryMap: node.entryMap | bit, childMap: node.childMap, entries: entries, children: node.children),
