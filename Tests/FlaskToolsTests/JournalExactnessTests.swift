@@ -119,7 +119,7 @@ private func randomEdit(_ board: inout Board, _ random: inout SeededRandom) {
 }
 
 /// `value` decoded as `type`, through its JSON.
-private func decode<T: Decodable>(_ type: T.Type, _ value: JournalValue) throws -> T {
+private func decode<T: State>(_ type: T.Type, _ value: JournalValue) throws -> T {
     try value.decoded(as: type)
 }
 

@@ -66,7 +66,15 @@ private struct TagNamed: State, Equatable {
     var scale = 1.0
 }
 
-private func decoded<T: Decodable>(_ type: T.Type, _ value: JournalValue?) throws -> T {
+/// A state with a secret and a `_` property, which the journal never records.
+private struct Vault: State, Equatable {
+    var owner = ""
+    var token = ""
+    var _cache = 7
+    static var secretKeys: Set<String> { ["token"] }
+}
+
+private func decoded<T: State>(_ type: T.Type, _ value: JournalValue?) throws -> T {
     try #require(value).decoded(as: type)
 }
 
@@ -86,10 +94,22 @@ struct JournalRoundTripTests {
             }
         }
         // A secret or an unrepresentable value is no JSON: not read as a type.
-        #expect(throws: DecodingError.self) { try JournalValue.redacted.decoded(as: String.self) }
+        // An unrepresentable part, or NaN, is no JSON: not read as a state.
         #expect(throws: DecodingError.self) {
-            try JournalValue.object(["a": .unrepresentable(type: "T")]).decoded(as: [String: Int].self)
+            try JournalValue.object(["fontSize": .unrepresentable(type: "T")]).decoded(as: TagNamed.self)
         }
+        #expect(throws: DecodingError.self) {
+            try JournalValue.object(["scale": .double(.nan)]).decoded(as: TagNamed.self)
+        }
+        // What the journal never records takes a new state's values: a secret (redacted), a `_`
+        // property (left out).
+        let vault = JournalValue.object(["owner": .string("ada"), "token": .redacted])
+        #expect(try vault.decoded(as: Vault.self) == Vault(owner: "ada", token: "", _cache: 7))
+        // Tags nested in each other, damaged inside: thrown at once, not retried (a line of 60
+        // took time exponential in their number).
+        var nested = #"{"$double":{"$double":5}}"#
+        for _ in 0..<60 { nested = #"{"$object":"# + nested + "}" }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(JournalValue.self, from: Data(nested.utf8)) }
         // The tags themselves still read back as what they stand for.
         for tagged in [JournalValue.double(2), .redacted, .unrepresentable(type: "T")] {
             #expect(try JSONDecoder().decode(JournalValue.self, from: JSONEncoder().encode(tagged)) == tagged)

@@ -125,19 +125,26 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         }
     }
 
-    /// The value read as `type` (a state rebuilt by `MixJournal.Document.states(after:)` read as
-    /// your state type, say) from the plain JSON it stands for: whole doubles as numbers, objects
+    /// The value, a state rebuilt by `MixJournal.Document.states(after:)` (or recorded whole), read
+    /// as your state type `S` from the plain JSON it stands for: whole doubles as numbers, objects
     /// as objects whatever their keys, no tag of the journal's `Codable` form (which is for reading
-    /// journals back, not your types).
+    /// journals back, not your types). What the journal never records, the state's secret keys and
+    /// `_` properties, takes the values of a new `S()`.
     ///
-    /// - Throws: `DecodingError.dataCorrupted` when the value holds a secret
-    ///   (``redacted``) or ``unrepresentable(type:)`` part, which no JSON stands for; otherwise
-    ///   what `JSONDecoder` throws for `type`.
-    public func decoded<T: Decodable>(as type: T.Type) throws -> T {
-        guard let data = jsonData else {
+    /// - Throws: `DecodingError.dataCorrupted` when the value holds an ``unrepresentable(type:)``
+    ///   part, or a number JSON has no spelling for (NaN, an infinity); otherwise what
+    ///   `JSONDecoder` throws for `S`.
+    public func decoded<S: State>(as type: S.Type) throws -> S {
+        let secrets = SecretKeys.of(S.self)
+        let fresh = S()
+        let own = JournalValue(encoding: fresh)
+        let merged = puttingBack(
+            secrets, from: own, stripped: own.strippingInternalKeys(of: fresh), progress: secrets.root)
+        guard let data = merged.droppingRedactedKeys.jsonData else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: [], debugDescription: "the value holds a secret or an unrepresentable part: \(self)"))
+                    codingPath: [],
+                    debugDescription: "the value holds an unrepresentable part, or NaN or an infinity: \(self)"))
         }
         return try JSONDecoder().decode(type, from: data)
     }
@@ -273,7 +280,13 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
             {
                 switch tag {
                 case .object:
-                    if let values = try? object.decode([String: JournalValue].self, forKey: keys[0]) {
+                    // Read once: a failure inside is thrown, not retried as a plain object (a value
+                    // of such tags nested in each other took time exponential in their number).
+                    if let inner = try? object.nestedContainer(keyedBy: AnyJSONKey.self, forKey: keys[0]) {
+                        var values: [String: JournalValue] = [:]
+                        for key in inner.allKeys {
+                            values[key.stringValue] = try inner.decode(JournalValue.self, forKey: key)
+                        }
                         self = .object(values)
                         return
                     }

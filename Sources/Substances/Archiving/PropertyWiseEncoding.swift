@@ -14,8 +14,9 @@
 ///
 /// A level's `_`-prefixed stored properties (internal state) are written like any other, but no
 /// change says whether they changed (the reduction does not compare them): every patch sets each
-/// one the encoding writes, and removes each one it does not (an optional that is nil), so that a
-/// patched archive holds what a whole write of the state would.
+/// one the encoding writes, and removes each one it does not (an optional that is nil, one its
+/// coding keys leave out: a removal of what is not there changes nothing), so that a patched
+/// archive holds what a whole write of the state would.
 final class PropertyWiseEncoding {
     /// A value a patch sets, as the state's encoding passed it; or a place found missing from the
     /// encoding (an optional that is nil now is not written: the patch removes it).

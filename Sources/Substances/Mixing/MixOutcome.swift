@@ -104,8 +104,8 @@ public struct MixOutcome: Sendable {
     /// Suspends until every state this mix changed is stored, for the substances that archive
     /// (see ``Substance/stored()``), or throws the first problem: what a server awaits before it
     /// acknowledges a request, so that a crash loses nothing acknowledged. A substance whose
-    /// commit changed only its `_` properties (``Result/unchanged`` to reactions, archived all the
-    /// same) is waited for too.
+    /// commit changed nothing a reaction sees (``Result/unchanged``: its `_` properties, say,
+    /// which are archived all the same) is waited for too.
     ///
     /// ```swift
     /// try await Flask.apply(Login(user: "ada")).stored()

@@ -13,8 +13,9 @@ struct StoredField {
     /// property wrapper's storage (`$`).
     var isProperty: Bool { !name.hasPrefix("_") && !name.contains("$") }
 
-    /// Whether it is internal state: `_`-prefixed, and no property wrapper's or lazy property's
-    /// storage (`$`).
+    /// Whether it is internal state: `_`-prefixed, and no lazy property's storage (`$`). A
+    /// property wrapper's storage (`_value` of `@Wrapper var value`) counts too: a state with one
+    /// does not match its encoding's shape, and takes the Codable path, where none is looked at.
     var isInternal: Bool { name.hasPrefix("_") && !name.contains("$") }
 }
 

@@ -57,7 +57,7 @@ extension Substance {
     /// the next (group commit): a server that acknowledges each request after `stored()` pays one
     /// write, and one `fsync`, per batch of requests, and loses no acknowledged commit to a crash.
     /// After an awaited dispatch, ``MixOutcome/stored()`` does it for every substance the mix
-    /// changed.
+    /// committed.
     ///
     /// ```swift
     /// func place(_ order: Order, in orders: Orders) async throws -> String {

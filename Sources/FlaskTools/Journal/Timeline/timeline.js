@@ -34,7 +34,7 @@
         !Array.isArray(value.$object)) {
       object = value.$object;
       objects.add(object);
-    } else if (tag !== null) {
+    } else if (tag !== null && tag !== "$object") {
       return value;
     }
     Object.keys(object).forEach(function (key) {
