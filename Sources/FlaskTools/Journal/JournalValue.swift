@@ -135,18 +135,25 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     ///   part, or a number JSON has no spelling for (NaN, an infinity); otherwise what
     ///   `JSONDecoder` throws for `S`.
     public func decoded<S: State>(as type: S.Type) throws -> S {
-        let secrets = SecretKeys.of(S.self)
-        let fresh = S()
-        let own = JournalValue(encoding: fresh)
-        let merged = puttingBack(
-            secrets, from: own, stripped: own.strippingInternalKeys(of: fresh), progress: secrets.root)
-        guard let data = merged.droppingRedactedKeys.jsonData else {
+        guard let data = stateJSON(over: S()) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: [],
                     debugDescription: "the value holds an unrepresentable part, or NaN or an infinity: \(self)"))
         }
         return try JSONDecoder().decode(type, from: data)
+    }
+
+    /// The plain JSON of this recorded state with what the journal never records (secret keys, `_`
+    /// properties) taken from `own`, a state of the same type: what a replay and ``decoded(as:)``
+    /// decode. Nil when it holds an unrepresentable part, NaN or an infinity.
+    func stateJSON<S: State>(over own: S) -> Data? {
+        let secrets = SecretKeys.of(S.self)
+        let encoded = JournalValue(encoding: own)
+        return puttingBack(
+            secrets, from: encoded, stripped: encoded.strippingInternalKeys(of: own), progress: secrets.root
+        )
+        .droppingRedactedKeys.jsonData
     }
 
     /// Whether the value, and everything inside it, can be replayed.

@@ -500,14 +500,7 @@ extension Substance: EncodedStateApplying {
         // The journal left out secret keys and `_` properties: they keep this substance's values.
         // A secret with no value of its own here (below a value the state did not have: an
         // element appended, an entry added) is left out, for a type that decodes without it.
-        let secrets = SecretKeys.of(S.self)
-        let current = state
-        let own = JournalValue(encoding: current)
-        guard
-            let merged = recorded.puttingBack(
-                secrets, from: own, stripped: own.strippingInternalKeys(of: current), progress: secrets.root
-            )
-            .droppingRedactedKeys.jsonData,
+        guard let merged = recorded.stateJSON(over: state),
             let state = try? JSONDecoder().decode(S.self, from: merged)
         else { return false }
         replaceState(with: state)

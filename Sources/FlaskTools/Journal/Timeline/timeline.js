@@ -83,6 +83,16 @@
     var index = Number(part);
     return index < root.length + past ? index : null;
   }
+  // `root` as an object of the rebuild's own: itself when the rebuild made it, else a copy of it
+  // (an empty object for anything that is no object), known to be an object whatever its keys.
+  function ownedObject(root, owned) {
+    if (isObject(root) && owned.has(root)) return root;
+    var object = {};
+    if (isObject(root)) Object.keys(root).forEach(function (key) { put(object, key, root[key]); });
+    owned.add(object);
+    objects.add(object);
+    return object;
+  }
   // `array` as the rebuild's own, copied first when it is shared.
   function ownedArray(array, owned) {
     var own = owned.has(array) ? array : array.slice();
@@ -102,21 +112,7 @@
       array[index] = setAt(array[index], parts, at + 1, value, owned);
       return array;
     }
-    var object;
-    if (isObject(root)) {
-      if (owned.has(root)) {
-        object = root;
-      } else {
-        object = {};
-        Object.keys(root).forEach(function (key) { put(object, key, root[key]); });
-        owned.add(object);
-        objects.add(object);
-      }
-    } else {
-      object = {};
-      owned.add(object);
-      objects.add(object);
-    }
+    var object = ownedObject(root, owned);
     var key = parts[at];
     var child = has.call(object, key) ? object[key] : null;
     put(object, key, setAt(child, parts, at + 1, value, owned));
@@ -139,13 +135,7 @@
       return array;
     }
     if (!isObject(root) || !has.call(root, parts[at])) return root;
-    var object = root;
-    if (!owned.has(root)) {
-      object = {};
-      Object.keys(root).forEach(function (key) { put(object, key, root[key]); });
-      owned.add(object);
-      objects.add(object);
-    }
+    var object = ownedObject(root, owned);
     if (at === parts.length - 1) {
       delete object[parts[at]];
     } else {
