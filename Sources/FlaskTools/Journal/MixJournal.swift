@@ -350,7 +350,8 @@ public final class MixJournal: FluxMiddleware {
                     var restart: JournalValue? = nil
                     if recordsChangedValues {
                         values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
-                        let sight = journal.sight(of: entry.substance, named: name)
+                        let sight = journal.sight(
+                            of: entry.substance, reference: committed.substanceReference, named: name)
                         if sight != .following,
                             let start = committed.journalOldState(limit: MixJournal.startStateLimit)
                         {
@@ -412,23 +413,32 @@ public final class MixJournal: FluxMiddleware {
 
     /// The substances' parts in a recorded mix: the first inline (most mixes reach one substance),
     /// the others in an array, so that a mix of one substance records without a second allocation.
+    ///
+    /// The first is no optional, and is moved in: bound out of an optional, or passed in borrowed,
+    /// it was copied, each of its references retained and released (scenario S1j).
     struct RecordedChanges: Sendable {
-        private var first: RecordedChange?
+        /// Meaningful when `isEmpty` is false.
+        private var first = RecordedChange(substance: "", keys: nil)
+        private var isEmpty = true
         private var others: [RecordedChange] = []
 
-        mutating func append(_ change: RecordedChange) {
-            if first == nil { first = change } else { others.append(change) }
+        mutating func append(_ change: consuming RecordedChange) {
+            if isEmpty {
+                first = change
+                isEmpty = false
+            } else {
+                others.append(change)
+            }
         }
 
         /// The parts, in the order the substances ran.
         var all: [Change] {
-            guard let first else { return [] }
-            return [first.change] + others.map(\.change)
+            isEmpty ? [] : [first.change] + others.map(\.change)
         }
 
         /// Calls `body` with each part.
-        func visit(_ body: (RecordedChange) -> Void) {
-            guard let first else { return }
+        func visit(_ body: (borrowing RecordedChange) -> Void) {
+            guard !isEmpty else { return }
             body(first)
             for other in others { body(other) }
         }
@@ -614,7 +624,8 @@ public final class MixJournal: FluxMiddleware {
                 if change.start == nil, let values = change.values, values.count == 1, values[0].oldExists,
                     values[0].newExists, startIndex(of: change.substance) != nil
                 {
-                    if let pending, pending.substance != change.substance || pending.values[0].key != values[0].key {
+                    // Read in place: bound, the write was copied (scenario S1j).
+                    if pending != nil, pending?.substance != change.substance || pending?.values[0].key != values[0].key {
                         applyPending()
                     }
                     pending = PendingWrite(substance: change.substance, values: values)
@@ -630,17 +641,17 @@ public final class MixJournal: FluxMiddleware {
                         addStart(start, of: change.substance)
                     }
                 }
-                guard let values = change.values, let index = startIndex(of: change.substance) else { return }
                 // Applied where the state lies: one lookup, and the state is not copied.
+                guard let values = change.values, let index = startIndex(of: change.substance) else { return }
                 for value in values { starts.values[index].apply(value) }
             }
         }
 
         /// Where `substance`'s state lies in `starts`, if it has one.
         private mutating func startIndex(of substance: String) -> Dictionary<String, JournalValue>.Index? {
-            if let lastFolded, lastFolded.substance == substance {
-                assert(starts.keys[lastFolded.index] == substance, "a journal's last folded start moved")
-                return lastFolded.index
+            if lastFolded?.substance == substance, let index = lastFolded?.index {
+                assert(starts.keys[index] == substance, "a journal's last folded start moved")
+                return index
             }
             guard let index = starts.index(forKey: substance) else { return nil }
             lastFolded = (substance, index)
@@ -656,9 +667,11 @@ public final class MixJournal: FluxMiddleware {
     /// freed one is nil.
     private struct Seen {
         var all: [ObjectIdentifier: SeenSubstance] = [:]
-        /// The last one asked about, which is in `all`: most mixes change the substance the mix
-        /// before changed, then found seen without hashing it (scenario S1j).
-        var last = SeenSubstance(nil)
+        /// The reference of the last one asked about, which is in `all`: most mixes change the
+        /// substance the mix before changed, then found seen without hashing it, and without
+        /// loading a weak reference (scenario S1j). Held strongly, it keeps the substance's
+        /// reference alive, not the substance, and no other substance can have it.
+        var lastReference: SubstanceReference?
         /// The name `last` committed under.
         var lastName = ""
         /// The substance that last committed under each name: the one the name's rebuilt states
@@ -718,16 +731,17 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    /// How the journal sees a substance that commits under `name` (on the bus): as the one whose
-    /// states the name's rebuild follows (`.following`), for the first time (`.new`), or as a
-    /// substance it knows that takes the name back from another one alive under the same name
-    /// (`.takingNameBack`): its states start again from its own there.
-    func sight(of substance: any AnySubstance, named name: String) -> Sight {
+    /// How the journal sees a substance that commits under `name` (on the bus), `reference` being
+    /// its changes' reference to it: as the one whose states the name's rebuild follows
+    /// (`.following`), for the first time (`.new`), or as a substance it knows that takes the name
+    /// back from another one alive under the same name (`.takingNameBack`): its states start
+    /// again from its own there.
+    func sight(of substance: any AnySubstance, reference: SubstanceReference, named name: String) -> Sight {
         seen.withLock { seen in
             // The last one to commit holds its name: no other commit under it came in between
             // (unless it commits under another name now: `name()` may change).
-            if seen.last.object === substance, seen.lastName == name { return .following }
-            seen.last = SeenSubstance(substance)
+            if seen.lastReference === reference, seen.lastName == name { return .following }
+            seen.lastReference = reference
             seen.lastName = name
             let holder = seen.byName.updateValue(SeenSubstance(substance), forKey: name)
             let identity = ObjectIdentifier(substance)
@@ -744,7 +758,7 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    /// See ``sight(of:named:)``.
+    /// See ``sight(of:reference:named:)``.
     enum Sight { case following, new, takingNameBack }
 
     /// The serials of the entries kept whose commits were made by the work items `items`, in

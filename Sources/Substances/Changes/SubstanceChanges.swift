@@ -25,6 +25,9 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     private let reference: SubstanceReference
     /// The identity of the substance that changed.
     public let substanceIdentity: ObjectIdentifier
+    /// The substance's reference, made once with it: no other substance has it, and holding it
+    /// does not keep the substance alive (a journal tells the substance of the last commit by it).
+    package var substanceReference: SubstanceReference { reference }
     /// The state type's reduction plan (nil without one). Stored here, not in the subclass, so that
     /// a reaction's key lookup makes no dynamic call.
     @usableFromInline let plan: ReductionPlan?
@@ -422,9 +425,13 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
             let flat = flat[slot - entries.count]
             return (flat.old.map { .flat($0) } ?? .absent, flat.new.map { .flat($0) } ?? .absent)
         }
-        let entry = layout.entries[Int(entries[slot])]
-        let old = StateMemory.withMemory(of: self.old) { entry.traits.changedValue($0.advanced(by: entry.offset)) }
-        let new = withNewMemory { entry.traits.changedValue($0.advanced(by: entry.offset)) }
+        // The entry's offset and reader only, not the entry: a copy of it retains its key and
+        // each of its traits' closures (scenario S1j).
+        let index = Int(entries[slot])
+        let offset = layout.entries[index].offset
+        let changedValue = layout.entries[index].traits.changedValue
+        let old = StateMemory.withMemory(of: self.old) { changedValue($0.advanced(by: offset)) }
+        let new = withNewMemory { changedValue($0.advanced(by: offset)) }
         return (old, new)
     }
 

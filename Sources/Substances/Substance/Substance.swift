@@ -355,7 +355,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         guard let changes else {
             return receipt.record(MixOutcome.Entry(substance: self, result: .unchanged, observersNotified: 0))
         }
-        let entry = MixOutcome.Entry(
+        // Made where the receipt keeps it: an entry made first was copied into the record, its
+        // references retained, then released (scenario S1j).
+        let entry: any Sendable = MixOutcome.Entry(
             substance: self, result: .committed(changes), observersNotified: observerSlots.value.count,
             reactorsNotified: boundReactors.value)
         if receipt.crossesThreads {
