@@ -625,7 +625,8 @@ public final class MixJournal: FluxMiddleware {
                     values[0].newExists, startIndex(of: change.substance) != nil
                 {
                     // Read in place: bound, the write was copied (scenario S1j).
-                    if pending != nil, pending?.substance != change.substance || pending?.values[0].key != values[0].key {
+                    if pending != nil, pending?.substance != change.substance || pending?.values[0].key != values[0].key
+                    {
                         applyPending()
                     }
                     pending = PendingWrite(substance: change.substance, values: values)
