@@ -123,6 +123,30 @@ private func decode<T: State>(_ type: T.Type, _ value: JournalValue) throws -> T
     try value.decoded(as: type)
 }
 
+/// Numbers and Booleans, which a journal keeps as their bits when one of them is a commit's only
+/// change; and the same state with a secret key, which it keeps as values: the reference.
+struct Gauges: State, Equatable {
+    var count = 0
+    var small: Int8 = 0
+    var big: UInt64 = 0
+    var ratio = 0.0
+    var single: Float = 0
+    var on = false
+    var label = ""
+}
+
+struct SecretGauges: State, Equatable {
+    static var secretKeys: Set<String> { ["token"] }
+    var count = 0
+    var small: Int8 = 0
+    var big: UInt64 = 0
+    var ratio = 0.0
+    var single: Float = 0
+    var on = false
+    var label = ""
+    var token = ""
+}
+
 @Suite("The journal rebuilds exactly the states the app had")
 struct JournalExactnessTests {
     @Test("a nil optional is nil, a removed entry absent, an empty collection empty (the page's and the document's)")
@@ -395,6 +419,96 @@ struct JournalExactnessTests {
                     #expect(rebuilt == board, "\(name) after mix #\(entry.serial)")
                 }
             }
+        }
+    }
+
+    @Test(
+        "a number or a Boolean kept as its bits is recorded, folded, written and rebuilt as the values it was",
+        arguments: [3 as UInt64, 17, 2026])
+    func numbersKeptAsBits(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        // Rings of 3: each mix drops an entry, and the fold holds back and replaces runs of one
+        // key set again, kept as bits, between changes kept as values (the label, two keys). The
+        // reference, on a bus and a journal of its own, has its values kept as values.
+        let (bus, journal) = journaledBus("exact.bits.\(seed)", capacity: 3)
+        let (referenceBus, referenceJournal) = journaledBus("exact.bits.reference.\(seed)", capacity: 3)
+        let gauges = Substance<Gauges>(name: "gauges", bus: bus)
+        let reference = Substance<SecretGauges>(name: "gauges", bus: referenceBus)
+        let doubles: [Double] = [
+            .nan, -.nan, 0, -0.0, 1, 2, 0.1, -1.5, .infinity, -.infinity, .greatestFiniteMagnitude,
+            .leastNonzeroMagnitude, 1e300,
+        ]
+        let floats: [Float] = [.nan, -0.0, 0.1, 3, .infinity, .leastNonzeroMagnitude]
+        var documents: [(MixJournal.Document, MixJournal.Document)] = []
+        for round in 0..<300 {
+            var next = gauges.state
+            let keys = Int.random(in: 0..<10, using: &random) == 0 ? 2 : 1
+            for _ in 0..<keys {
+                switch Int.random(in: 0..<8, using: &random) {
+                case 0, 1: next.count = [Int.min, Int.max, -1, 0, round][Int.random(in: 0..<5, using: &random)]
+                case 2: next.small = Int8.random(in: .min ... .max, using: &random)
+                case 3: next.big = [UInt64.max, 0, UInt64(round) << 40][Int.random(in: 0..<3, using: &random)]
+                case 4: next.ratio = doubles[Int.random(in: 0..<doubles.count, using: &random)]
+                case 5: next.single = floats[Int.random(in: 0..<floats.count, using: &random)]
+                case 6: next.on.toggle()
+                default: next.label = "label \(round)"
+                }
+            }
+            let target = next
+            let mirrored = SecretGauges(
+                count: target.count, small: target.small, big: target.big, ratio: target.ratio,
+                single: target.single, on: target.on, label: target.label)
+            await ChainReaction().mix(gauges) { $0.prop = target }.reactAndWait()
+            await ChainReaction().mix(reference) { $0.prop = mirrored }.reactAndWait()
+            if Int.random(in: 0..<11, using: &random) == 0 {
+                documents.append((journal.document, referenceJournal.document))
+            }
+        }
+        documents.append((journal.document, referenceJournal.document))
+        #expect(documents.count > 10)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for (document, referenceDocument) in documents {
+            // Each mix changed the same keys to the same values on both: recorded alike, as bits
+            // and as values; and the states rebuilt after each, from the starts the fold kept,
+            // are alike too.
+            #expect(document.entries.count == referenceDocument.entries.count)
+            for (entry, referenceEntry) in zip(document.entries, referenceDocument.entries) {
+                let bits = entry.changes.first?.values ?? []
+                let values = referenceEntry.changes.first?.values ?? []
+                #expect(try encoder.encode(bits) == encoder.encode(values), "mix #\(entry.serial)")
+                let rebuilt = try #require(document.states(after: entry.serial)["gauges"])
+                guard
+                    case .object(var fields) = try #require(
+                        referenceDocument.states(after: referenceEntry.serial)["gauges"])
+                else {
+                    Issue.record("the reference's state is no object")
+                    continue
+                }
+                fields["token"] = nil
+                #expect(
+                    try encoder.encode(rebuilt) == encoder.encode(JournalValue.object(fields)), "mix #\(entry.serial)")
+            }
+        }
+        // And read back from the JSON lines as they were written.
+        let readBack = try MixJournal.entries(fromJSONLines: journal.jsonLines())
+        #expect(
+            try encoder.encode(readBack.compactMap(\.changes.first?.values))
+                == encoder.encode(journal.entries.compactMap(\.changes.first?.values)))
+        // The last state rebuilt is the app's. (A non-finite `Float`, or a `UInt64` past
+        // `Int.max`, is recorded as unrepresentable, kept as bits or not: the reference says so.)
+        let last = try #require(journal.document.entries.last?.serial)
+        guard case .object(let rebuilt) = try #require(journal.document.states(after: last)["gauges"]) else {
+            Issue.record("the gauges' state is no object")
+            return
+        }
+        let app = gauges.state
+        #expect(rebuilt["count"] == .int(app.count) && rebuilt["small"] == .int(Int(app.small)))
+        #expect(rebuilt["on"] == .bool(app.on) && rebuilt["label"] == .string(app.label))
+        if case .double(let ratio) = rebuilt["ratio"] {
+            #expect(ratio.bitPattern == app.ratio.bitPattern || (ratio.isNaN && app.ratio.isNaN))
+        } else {
+            Issue.record("the ratio is no double: \(String(describing: rebuilt["ratio"]))")
         }
     }
 

@@ -347,9 +347,13 @@ public final class MixJournal: FluxMiddleware {
                         }
                     }
                     var values: [KeyChange]? = nil
+                    var bits: ChangedBits? = nil
                     var restart: JournalValue? = nil
                     if recordsChangedValues {
-                        values = committed.journalKeyChanges(limit: MixJournal.valueLimit)
+                        // A number or a Boolean, the only key changed, is kept as its bits, and
+                        // its values made when they are read (scenario S1j).
+                        bits = committed.singleChangeBits()
+                        if bits == nil { values = committed.journalKeyChanges(limit: MixJournal.valueLimit) }
                         let sight = journal.sight(
                             of: entry.substance, reference: committed.substanceReference, named: name)
                         if sight != .following,
@@ -370,7 +374,8 @@ public final class MixJournal: FluxMiddleware {
                         }
                     }
                     changes.append(
-                        RecordedChange(substance: name, keys: committed.keySnapshot, values: values, start: restart))
+                        RecordedChange(
+                            substance: name, keys: committed.keySnapshot, values: values, bits: bits, start: restart))
                     // A state nested deeper than an entry's line can hold is left out of the
                     // entry's states: the line could not be written with it.
                     if recordsTaskStates, let data = committed.encodedNewState(),
@@ -398,16 +403,25 @@ public final class MixJournal: FluxMiddleware {
         let substance: String
         /// Nil when it changed nothing or aborted.
         let keys: ChangedKeySnapshot?
-        /// The changed keys' values, when the journal records them.
+        /// The changed keys' values, when the journal records them and they are not kept as
+        /// `bits`.
         var values: [KeyChange]? = nil
+        /// The one changed key's values, kept as their bits (see `ChangedBits`): read as values
+        /// when they are asked for, exactly as they were at the commit.
+        var bits: ChangedBits? = nil
         var aborted = false
         /// The state before the mix of a substance whose states start again here under a name the
         /// journal knows (`Change.start`): made again, or taking the name back from another one
         /// alive under it (once each time the name changes hands).
         var start: JournalValue? = nil
 
+        /// The changed keys' values, when the journal records them.
+        var keyChanges: [KeyChange]? {
+            bits.map { [$0.journalKeyChange(limit: MixJournal.valueLimit)] } ?? values
+        }
+
         var change: Change {
-            Change(substance: substance, keys: keys?.keys ?? [], values: values, aborted: aborted, start: start)
+            Change(substance: substance, keys: keys?.keys ?? [], values: keyChanges, aborted: aborted, start: start)
         }
     }
 
@@ -564,10 +578,20 @@ public final class MixJournal: FluxMiddleware {
         /// both mixes, so applying the first changes nothing but the key's own value, which the
         /// second sets. Applied before any other change is folded and before `starts` is read.
         private var pending: PendingWrite?
-        /// See ``pending``: the values of one change, whose one key is set.
+        /// See ``pending``: one change, whose one key is set: its values, or its bits.
         private struct PendingWrite {
             let substance: String
-            let values: [KeyChange]
+            let values: [KeyChange]?
+            let bits: ChangedBits?
+
+            /// The key's change, to apply.
+            var change: KeyChange { bits?.journalKeyChange(limit: MixJournal.valueLimit) ?? values![0] }
+
+            /// Whether `other`, a change of one key of the same substance, sets the same key.
+            func setsSameKey(as other: borrowing RecordedChange) -> Bool {
+                if bits != nil, other.bits != nil { return bits?.isSameKey(as: other.bits) == true }
+                return (bits?.key ?? values![0].key) == (other.bits?.key ?? other.values![0].key)
+            }
         }
         /// The substance whose state the last fold changed, and where that state lies in
         /// `starts`: most mixes change one substance, then found again by comparing its name
@@ -588,7 +612,7 @@ public final class MixJournal: FluxMiddleware {
         private mutating func applyPending() {
             guard let write = pending else { return }
             pending = nil
-            if let index = startIndex(of: write.substance) { starts.values[index].apply(write.values[0]) }
+            if let index = startIndex(of: write.substance) { starts.values[index].apply(write.change) }
         }
 
         /// Starts the rebuild of `substance`'s states at `state`, unless it has a start already.
@@ -621,15 +645,19 @@ public final class MixJournal: FluxMiddleware {
             dropped.changes.visit { change in
                 guard !change.aborted else { return }
                 // A single key set again (see `pending`): the value it replaces is never applied.
-                if change.start == nil, let values = change.values, values.count == 1, values[0].oldExists,
-                    values[0].newExists, startIndex(of: change.substance) != nil
-                {
+                // (A key kept as bits is a property: it exists on both sides.)
+                let setsOneKey =
+                    change.bits != nil
+                    || (change.values?.count == 1 && change.values?[0].oldExists == true
+                        && change.values?[0].newExists == true)
+                if change.start == nil, setsOneKey, startIndex(of: change.substance) != nil {
                     // Read in place: bound, the write was copied (scenario S1j).
-                    if pending != nil, pending?.substance != change.substance || pending?.values[0].key != values[0].key
+                    if pending != nil,
+                        pending?.substance != change.substance || pending?.setsSameKey(as: change) != true
                     {
                         applyPending()
                     }
-                    pending = PendingWrite(substance: change.substance, values: values)
+                    pending = PendingWrite(substance: change.substance, values: change.values, bits: change.bits)
                     return
                 }
                 applyPending()
@@ -643,7 +671,7 @@ public final class MixJournal: FluxMiddleware {
                     }
                 }
                 // Applied where the state lies: one lookup, and the state is not copied.
-                guard let values = change.values, let index = startIndex(of: change.substance) else { return }
+                guard let values = change.keyChanges, let index = startIndex(of: change.substance) else { return }
                 for value in values { starts.values[index].apply(value) }
             }
         }

@@ -21,7 +21,7 @@ extension SubstanceChanges {
             // tuple, through the runtime, at each call (scenario S1j).
             let key = key(at: 0)
             let (old, new) = changedValues(at: 0)
-            let change = keyChange(key, old, new, secrets: secrets, limit: limit)
+            let change = Self.keyChange(key, old, new, secrets: secrets, limit: limit)
             guard change.mayHaveElements else { return [change] }
             return elementChanges(key, old, new, change, secrets: secrets, limit: limit)
         }
@@ -47,7 +47,7 @@ extension SubstanceChanges {
                 guard old.isNilOrAbsent || new.isNilOrAbsent else { continue }
                 whole.insert(key)
             }
-            let change = keyChange(key, old, new, secrets: secrets, limit: limit)
+            let change = Self.keyChange(key, old, new, secrets: secrets, limit: limit)
             if change.mayHaveElements {
                 for element in elementChanges(key, old, new, change, secrets: secrets, limit: limit) {
                     recorded.append((slot, element))
@@ -79,7 +79,7 @@ extension SubstanceChanges {
         _ key: String, _ oldValue: ChangedValue, _ newValue: ChangedValue, _ change: KeyChange,
         secrets: SecretKeys, limit: Int
     ) -> [KeyChange] {
-        let whole = change.cut ? keyChange(key, oldValue, newValue, secrets: secrets, limit: .max) : change
+        let whole = change.cut ? Self.keyChange(key, oldValue, newValue, secrets: secrets, limit: .max) : change
         guard case .array(let old) = whole.old, case .array(let new) = whole.new else { return [change] }
         let (shared, longest) = (min(old.count, new.count), max(old.count, new.count))
         let changed = (0..<shared).filter { old[$0] != new[$0] }
@@ -98,7 +98,7 @@ extension SubstanceChanges {
 
     /// One key's change as the journal records it: its values captured, secrets redacted, a side
     /// where it did not exist said so.
-    private func keyChange(
+    fileprivate static func keyChange(
         _ key: String, _ oldValue: ChangedValue, _ newValue: ChangedValue, secrets: SecretKeys, limit: Int
     ) -> KeyChange {
         let oldExists: Bool
@@ -140,6 +140,16 @@ extension SubstanceChanges {
         // from the substance it replays into).
         return JournalValue(encoding: new).strippingInternalKeys(of: new).removing(secrets, from: secrets.root)
             .jsonData
+    }
+}
+
+extension ChangedBits {
+    /// The change as ``SubstanceChanges/journalKeyChanges(limit:)`` records it (its only one):
+    /// read from the bits kept, the values are those read at the commit. (No secret is read:
+    /// changes whose state has secret keys are kept as their values, never as bits.)
+    func journalKeyChange(limit: Int) -> KeyChange {
+        let (old, new) = values
+        return SubstanceChanges.keyChange(key, old, new, secrets: .none, limit: limit)
     }
 }
 

@@ -268,6 +268,12 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// type, without a cast, a flattened key's as it was flattened.
     public func changedValues(at slot: Int) -> (old: ChangedValue, new: ChangedValue) { (.other(nil), .other(nil)) }
 
+    /// The changed key and its values as their bits, when the commit changed one key, a property
+    /// whose value is its bits (an integer, a floating-point number, a Boolean), and the state has
+    /// no secret keys (whose values nobody keeps): what a tool that records changes keeps, to
+    /// read them later as ``changedValues(at:)`` reads them now. Nil otherwise (on the bus).
+    package func singleChangeBits() -> ChangedBits? { nil }
+
     /// The states before and after the commit, for a tool that records them (a journal's starting
     /// states and a task's new states); nil for changes without a state type.
     public var states: (old: any State, new: any State)? { nil }
@@ -433,6 +439,17 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         let old = StateMemory.withMemory(of: self.old) { changedValue($0.advanced(by: offset)) }
         let new = withNewMemory { changedValue($0.advanced(by: offset)) }
         return (old, new)
+    }
+
+    override func singleChangeBits() -> ChangedBits? {
+        guard entries.count == 1, flat.isEmpty else { return nil }
+        let index = Int(entries[0])
+        let size = layout.entries[index].traits.bitsSize
+        guard size > 0, layout.secrets.isEmpty else { return nil }
+        let offset = layout.entries[index].offset
+        let old = StateMemory.withMemory(of: self.old) { $0.advanced(by: offset).bits(size: size) }
+        let new = withNewMemory { $0.advanced(by: offset).bits(size: size) }
+        return ChangedBits(plan: layout, entry: index, old: old, new: new)
     }
 
     override var states: (old: any State, new: any State)? { (old, new) }

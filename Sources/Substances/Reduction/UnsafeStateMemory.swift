@@ -50,6 +50,23 @@ struct StateMemory {
         return StateMemory(base: base + offset, size: size - offset)
     }
 
+    /// The first `size` bytes here (at most eight) as a word, the rest of it zero: a value that is
+    /// its bits (see ``ValueTraits/bitsSize``), kept to be read later (`ChangedBits`).
+    @inline(__always)
+    func bits(size: Int) -> UInt64 {
+        assert(size > 0 && size <= 8 && size <= self.size, "a value's bits read past it")
+        if size == 8 { return base.loadUnaligned(as: UInt64.self) }
+        var word: UInt64 = 0
+        withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: size)) }
+        return word
+    }
+
+    /// Calls `body` with the bytes of `bits`, made by ``bits(size:)``: the value read from them is
+    /// the value the bits were taken from.
+    static func withBits<Result>(_ bits: UInt64, _ body: (StateMemory) -> Result) -> Result {
+        withUnsafeBytes(of: bits) { body(StateMemory(base: $0.baseAddress.unsafelyUnwrapped, size: 8)) }
+    }
+
     /// A copy of the value of type `T` at the start of these bytes.
     @inline(__always)
     func load<T>(as type: T.Type) -> T {
@@ -302,6 +319,10 @@ struct ValueTraits: @unchecked Sendable {
     /// The value as a tool that records changes reads it (see `ChangedValue`): numbers, booleans
     /// and strings as what they are, without a cast.
     let changedValue: (StateMemory) -> ChangedValue
+    /// The size of a value of a type whose value is its bits, and nothing else (an integer, a
+    /// floating-point number, a Boolean): kept as them, it is read later exactly as it was
+    /// (`ChangedBits`). Zero for any other type.
+    let bitsSize: Int
     /// For a string-keyed dictionary, its changed entries found entry by entry
     /// (`StringKeyedDictionary`), instead of by flattening both values whole.
     let entryChanges: ((StateMemory, StateMemory, String, inout [FlatChange]) -> Bool?)?
@@ -335,6 +356,7 @@ struct ValueTraits: @unchecked Sendable {
                 return FlatEncoder.flatten(encodable)
             },
             changedValue: changedValue(T.self),
+            bitsSize: isItsBits(T.self) ? MemoryLayout<T>.size : 0,
             entryChanges: (T.self as? any StringKeyedDictionary.Type)?.entryChanges())
     }
 
@@ -346,6 +368,15 @@ struct ValueTraits: @unchecked Sendable {
         if T.self == Bool.self { return { .bool($0.load(as: Bool.self)) } }
         if T.self == String.self { return { .string($0.load(as: String.self)) } }
         return { .other($0.load(as: T.self)) }
+    }
+
+    /// Whether a value of type `T` is its bits (see ``bitsSize``).
+    private static func isItsBits<T>(_ type: T.Type) -> Bool {
+        let types: [Any.Type] = [
+            Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self,
+            UInt64.self, Double.self, Float.self, Bool.self,
+        ]
+        return MemoryLayout<T>.size <= 8 && types.contains { $0 == T.self }
     }
 
     private static func sameReference<R: ObjectReferencing>(_ type: R.Type) -> (StateMemory, StateMemory) -> Bool {

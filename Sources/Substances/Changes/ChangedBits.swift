@@ -1,0 +1,36 @@
+/// The one key a commit changed, with its values before and after kept as their bits: what a tool
+/// that records changes (a journal) keeps of a number or a Boolean, to read as a
+/// ``ChangedValue`` only when it is asked for, exactly as ``SubstanceChanges/changedValues(at:)``
+/// read it at the commit (the value of such a type is its bits, and nothing else).
+///
+/// See ``SubstanceChanges/singleChangeBits()``.
+package struct ChangedBits: Sendable {
+    /// The state type's plan, which names the key and reads the bits.
+    @usableFromInline let plan: ReductionPlan
+    /// The key's entry in `plan`.
+    @usableFromInline let entry: Int
+    private let old: UInt64
+    private let new: UInt64
+
+    init(plan: ReductionPlan, entry: Int, old: UInt64, new: UInt64) {
+        self.plan = plan
+        self.entry = entry
+        self.old = old
+        self.new = new
+    }
+
+    /// The changed key.
+    package var key: String { plan.entries[entry].key }
+
+    /// The values before and after, as ``SubstanceChanges/changedValues(at:)`` read them.
+    package var values: (old: ChangedValue, new: ChangedValue) {
+        let read = plan.entries[entry].traits.changedValue
+        return (StateMemory.withBits(old, read), StateMemory.withBits(new, read))
+    }
+
+    /// Whether `other` changed the same key of the same state type (told without comparing keys).
+    /// Inlinable: a journal asks at every mix (scenario S1j).
+    @inlinable package func isSameKey(as other: ChangedBits?) -> Bool {
+        plan === other?.plan && entry == other?.entry
+    }
+}
