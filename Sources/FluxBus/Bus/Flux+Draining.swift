@@ -349,11 +349,11 @@ extension Flux {
         do {
             // The report (and its copy of the records) goes before the receipt is emptied, so that
             // the receipt keeps its storage for the next mix.
+            let (records, lent) = receipt.recordsAndLent
             let report = FluxMixReport(
                 serial: confined.state.value.mixSerial, kind: item.mixKind ?? .task, mixer: event.mixer,
                 payload: event.payload, value: event.value, origin: event.origin,
-                dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: receipt.records,
-                lent: receipt.lent,
+                dispatchedMixer: dispatched, stop: stop, observersCalled: called, records: records, lent: lent,
                 locksHeld: locksHeld, startedAt: start, duration: ContinuousClock.now - start, confined: confined)
             for observer in readers { observer.didMix(report) }
         }

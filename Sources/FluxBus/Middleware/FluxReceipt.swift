@@ -61,6 +61,11 @@ public final class FluxReceipt: Sendable {
     /// What receivers lent with their records, to be told when the records are read.
     var lent: [any FluxLending] { contents.withLock { $0.lent } }
 
+    /// ``records`` and ``lent`` read together: a report takes both, under one lock.
+    var recordsAndLent: (records: [any Sendable], lent: [any FluxLending]) {
+        contents.withLock { ($0.records, $0.lent) }
+    }
+
     /// Empties the receipt, for reuse, keeping its storage.
     func reset() {
         contents.withLock {
