@@ -355,7 +355,7 @@ public final class MixJournal: FluxMiddleware {
                         bits = committed.singleChangeBits()
                         if bits == nil { values = committed.journalKeyChanges(limit: MixJournal.valueLimit) }
                         let sight = journal.sight(
-                            of: entry.substance, reference: committed.substanceReference, named: name)
+                            of: entry.substance, serial: committed.substanceSerial, named: name)
                         if sight != .following,
                             let start = committed.journalOldState(limit: MixJournal.startStateLimit)
                         {
@@ -696,12 +696,13 @@ public final class MixJournal: FluxMiddleware {
     /// freed one is nil.
     private struct Seen {
         var all: [ObjectIdentifier: SeenSubstance] = [:]
-        /// The reference of the last one asked about, which is in `all`: most mixes change the
-        /// substance the mix before changed, then found seen without hashing it, and without
-        /// loading a weak reference (scenario S1j). Held strongly, it keeps the substance's
-        /// reference alive, not the substance, and no other substance can have it.
-        var lastReference: SubstanceReference?
-        /// The name `last` committed under.
+        /// The number of the last one asked about's reference (0: none; see
+        /// `SubstanceReference.serial`): most mixes change the substance the mix before changed,
+        /// then found seen without hashing it, and without loading a weak reference (scenario
+        /// S1j). No other substance's reference has it, ever, and it holds nothing alive (the
+        /// reference held the bus, which holds the journal).
+        var lastSerial: UInt64 = 0
+        /// The name the last one asked about committed under.
         var lastName = ""
         /// The substance that last committed under each name: the one the name's rebuilt states
         /// follow. Two alive under one name take it in turns.
@@ -760,17 +761,17 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    /// How the journal sees a substance that commits under `name` (on the bus), `reference` being
-    /// its changes' reference to it: as the one whose states the name's rebuild follows
-    /// (`.following`), for the first time (`.new`), or as a substance it knows that takes the name
-    /// back from another one alive under the same name (`.takingNameBack`): its states start
-    /// again from its own there.
-    func sight(of substance: any AnySubstance, reference: SubstanceReference, named name: String) -> Sight {
+    /// How the journal sees a substance that commits under `name` (on the bus), `serial` being the
+    /// number of its reference (`SubstanceChanges.substanceSerial`): as the one whose states the
+    /// name's rebuild follows (`.following`), for the first time (`.new`), or as a substance it
+    /// knows that takes the name back from another one alive under the same name
+    /// (`.takingNameBack`): its states start again from its own there.
+    func sight(of substance: any AnySubstance, serial: UInt64, named name: String) -> Sight {
         seen.withLock { seen in
             // The last one to commit holds its name: no other commit under it came in between
             // (unless it commits under another name now: `name()` may change).
-            if seen.lastReference === reference, seen.lastName == name { return .following }
-            seen.lastReference = reference
+            if seen.lastSerial == serial, seen.lastName == name { return .following }
+            seen.lastSerial = serial
             seen.lastName = name
             let holder = seen.byName.updateValue(SeenSubstance(substance), forKey: name)
             let identity = ObjectIdentifier(substance)
@@ -787,7 +788,7 @@ public final class MixJournal: FluxMiddleware {
         }
     }
 
-    /// See ``sight(of:reference:named:)``.
+    /// See ``sight(of:serial:named:)``.
     enum Sight { case following, new, takingNameBack }
 
     /// The serials of the entries kept whose commits were made by the work items `items`, in

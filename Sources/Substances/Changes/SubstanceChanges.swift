@@ -25,9 +25,10 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     private let reference: SubstanceReference
     /// The identity of the substance that changed.
     public let substanceIdentity: ObjectIdentifier
-    /// The substance's reference, made once with it: no other substance has it, and holding it
-    /// does not keep the substance alive (a journal tells the substance of the last commit by it).
-    package var substanceReference: SubstanceReference { reference }
+    /// The number of the substance's reference, made once with it, which no other substance's
+    /// has, ever (``SubstanceReference/serial``): a journal tells the substance of the last commit
+    /// by it.
+    package var substanceSerial: UInt64 { reference.serial }
     /// The state type's reduction plan (nil without one). Stored here, not in the subclass, so that
     /// a reaction's key lookup makes no dynamic call.
     @usableFromInline let plan: ReductionPlan?
@@ -269,7 +270,8 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     public func changedValues(at slot: Int) -> (old: ChangedValue, new: ChangedValue) { (.other(nil), .other(nil)) }
 
     /// The changed key and its values as their bits, when the commit changed one key, a property
-    /// whose value is its bits (an integer, a floating-point number, a Boolean), and the state has
+    /// whose value is its bits (of a standard integer type, `Double`, `Float` or `Bool`), and the
+    /// state has
     /// no secret keys (whose values nobody keeps): what a tool that records changes keeps, to
     /// read them later as ``changedValues(at:)`` reads them now. Nil otherwise (on the bus).
     package func singleChangeBits() -> ChangedBits? { nil }

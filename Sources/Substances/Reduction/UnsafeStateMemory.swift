@@ -319,8 +319,8 @@ struct ValueTraits: @unchecked Sendable {
     /// The value as a tool that records changes reads it (see `ChangedValue`): numbers, booleans
     /// and strings as what they are, without a cast.
     let changedValue: (StateMemory) -> ChangedValue
-    /// The size of a value of a type whose value is its bits, and nothing else (an integer, a
-    /// floating-point number, a Boolean): kept as them, it is read later exactly as it was
+    /// The size of a value of a type whose value is its bits, and nothing else (the standard
+    /// integer types, `Double`, `Float`, `Bool`): kept as them, it is read later exactly as it was
     /// (`ChangedBits`). Zero for any other type.
     let bitsSize: Int
     /// For a string-keyed dictionary, its changed entries found entry by entry

@@ -1,6 +1,7 @@
 import Archive
 import FlaskLocking
 import FluxBus
+import Synchronization
 
 /// A weak reference to a substance, made once with it and shared by what refers to the substance
 /// without keeping it alive: each commit's changes, its mixer resolver, its archive reports.
@@ -25,6 +26,10 @@ package final class SubstanceReference: Sendable {
     var identity: ObjectIdentifier { attached.withLock { $0.identity } }
     let bus: Flux
     let stateType: any Any.Type
+    /// A number no other reference has, ever: what tells this one's substance from any other
+    /// without holding the reference (which holds the bus) or loading a weak one (a journal tells
+    /// the substance of the last commit by it).
+    package let serial = referenceSerial.add(1, ordering: .relaxed).newValue
 
     init(bus: Flux, stateType: any Any.Type) {
         self.bus = bus
@@ -53,3 +58,6 @@ package final class SubstanceReference: Sendable {
         }
     }
 }
+
+/// The last ``SubstanceReference/serial`` given.
+private let referenceSerial = Atomic<UInt64>(0)
