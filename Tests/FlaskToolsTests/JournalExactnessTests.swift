@@ -467,6 +467,17 @@ struct JournalExactnessTests {
         let floats: [Float] = [.nan, -.nan, -0.0, 0.1, 3, .infinity, .leastNonzeroMagnitude]
         var documents: [(MixJournal.Document, MixJournal.Document)] = []
         var keptAsBits = 0
+        // A reader off the bus all along, as a view's is: bits made values on its thread (under
+        // the thread sanitizer, any race with the bus's recording shows).
+        let reader = Task.detached {
+            var reads = 0
+            while !Task.isCancelled {
+                _ = journal.document.states(after: journal.newestSerial ?? 0)
+                reads += 1
+                await Task.yield()
+            }
+            return reads
+        }
         for round in 0..<300 {
             if Int.random(in: 0..<6, using: &random) == 0 {
                 let level = Int.random(in: -3...3, using: &random)
@@ -503,6 +514,8 @@ struct JournalExactnessTests {
             }
         }
         documents.append((journal.document, referenceJournal.document))
+        reader.cancel()
+        #expect(await reader.value > 0)
         #expect(documents.count > 10)
         // Most of the gauges' mixes changed one number: kept as bits (a mix of two keys, or of
         // the label, or that changed nothing, was not).
