@@ -271,9 +271,9 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
 
     /// The changed key and its values as their bits, when the commit changed one key, a property
     /// whose value is its bits (of a standard integer type, `Double`, `Float` or `Bool`), and the
-    /// state has
-    /// no secret keys (whose values nobody keeps): what a tool that records changes keeps, to
-    /// read them later as ``changedValues(at:)`` reads them now. Nil otherwise (on the bus).
+    /// state has no secret keys (whose values nobody keeps): what a tool that records changes
+    /// keeps, to read them later as ``changedValues(at:)`` reads them now. Nil otherwise (on the
+    /// bus).
     package func singleChangeBits() -> ChangedBits? { nil }
 
     /// The states before and after the commit, for a tool that records them (a journal's starting
