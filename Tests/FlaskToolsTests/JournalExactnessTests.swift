@@ -502,7 +502,9 @@ struct JournalExactnessTests {
             let target = next
             let mirrored = SecretGauges(target)
             let outcome = await ChainReaction().mix(gauges) { $0.prop = target }.reactAndWait()
-            if outcome.changes.first?.singleChangeBits() != nil { keptAsBits += 1 }
+            if let changes = outcome.changes.first, changes.count == 1, changes.changedBits(at: 0) != nil {
+                keptAsBits += 1
+            }
             await ChainReaction().mix(reference) { $0.prop = mirrored }.reactAndWait()
             if round == 150 {
                 // Cleared mid-run, both: each starts again from the next mix.

@@ -352,7 +352,7 @@ public final class MixJournal: FluxMiddleware {
                     if recordsChangedValues {
                         // A number or a Boolean, the only key changed, is kept as its bits, and
                         // its values made when they are read (scenario S1j).
-                        bits = committed.singleChangeBits()
+                        bits = committed.count == 1 ? committed.changedBits(at: 0) : nil
                         if bits == nil { values = committed.journalKeyChanges(limit: MixJournal.valueLimit) }
                         let sight = journal.sight(
                             of: entry.substance, serial: committed.substanceSerial, named: name)

@@ -1,10 +1,11 @@
-/// The one key a commit changed, with its values before and after kept as their bits: what a tool
-/// that records changes (a journal) keeps of a number or a Boolean, to read as a
-/// ``ChangedValue`` only when it is asked for, exactly as ``SubstanceChanges/changedValues(at:)``
-/// read it at the commit (the value of such a type is its bits, and nothing else).
+/// A key a commit changed, with its values before and after kept as their bits: what a tool that
+/// records changes (a journal) keeps of a number or a Boolean, to read as a ``ChangedValue`` only
+/// when it is asked for, exactly as ``SubstanceChanges/changedValues(at:)`` read it at the commit
+/// (the value of such a type is its bits, and nothing else).
 ///
-/// See ``SubstanceChanges/singleChangeBits()``.
-package struct ChangedBits: Sendable {
+/// Made by ``SubstanceChanges/changedBits(at:)``. It holds no value of the state, only the bits
+/// and the state type's plan, so it may be kept as long as you like, and read on any thread.
+public struct ChangedBits: Sendable {
     /// The state type's plan, which names the key and reads the bits.
     @usableFromInline let plan: ReductionPlan
     /// The key's entry in `plan`.
@@ -20,17 +21,17 @@ package struct ChangedBits: Sendable {
     }
 
     /// The changed key.
-    package var key: String { plan.entries[entry].key }
+    public var key: String { plan.entries[entry].key }
 
     /// The values before and after, as ``SubstanceChanges/changedValues(at:)`` read them.
-    package var values: (old: ChangedValue, new: ChangedValue) {
+    public var values: (old: ChangedValue, new: ChangedValue) {
         let read = plan.entries[entry].traits.changedValue
         return (StateMemory.withBits(old, read), StateMemory.withBits(new, read))
     }
 
     /// Whether `other` changed the same key of the same state type (told without comparing keys).
     /// Inlinable: a journal asks at every mix (scenario S1j).
-    @inlinable package func isSameKey(as other: ChangedBits?) -> Bool {
+    @inlinable public func isSameKey(as other: ChangedBits?) -> Bool {
         plan === other?.plan && entry == other?.entry
     }
 }

@@ -25,10 +25,11 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     private let reference: SubstanceReference
     /// The identity of the substance that changed.
     public let substanceIdentity: ObjectIdentifier
-    /// The number of the substance's reference, made once with it, which no other substance's
-    /// has, ever (``SubstanceReference/serial``): a journal tells the substance of the last commit
-    /// by it.
-    package var substanceSerial: UInt64 { reference.serial }
+    /// A number that names the substance that changed, which no other substance of the process has,
+    /// ever: unlike ``substanceIdentity`` (an address, which a substance made after this one is
+    /// freed may have), it tells two substances apart without holding either (a journal tells the
+    /// substance of the last commit by it).
+    public var substanceSerial: UInt64 { reference.serial }
     /// The state type's reduction plan (nil without one). Stored here, not in the subclass, so that
     /// a reaction's key lookup makes no dynamic call.
     @usableFromInline let plan: ReductionPlan?
@@ -269,12 +270,13 @@ public class SubstanceChanges: FluxLending, @unchecked Sendable {
     /// type, without a cast, a flattened key's as it was flattened.
     public func changedValues(at slot: Int) -> (old: ChangedValue, new: ChangedValue) { (.other(nil), .other(nil)) }
 
-    /// The changed key and its values as their bits, when the commit changed one key, a property
-    /// whose value is its bits (of a standard integer type, `Double`, `Float` or `Bool`), and the
-    /// state has no secret keys (whose values nobody keeps): what a tool that records changes
-    /// keeps, to read them later as ``changedValues(at:)`` reads them now. Nil otherwise (on the
-    /// bus).
-    package func singleChangeBits() -> ChangedBits? { nil }
+    /// The key and values at `slot` (as in ``changedValues(at:)``) as their bits, when the key is a
+    /// property whose value is its bits (of a standard integer type, `Double`, `Float` or `Bool`)
+    /// and the state has no secret keys (whose values nobody keeps): what a tool that records
+    /// changes (a journal) keeps, to read them later, with ``ChangedBits/values``, as
+    /// ``changedValues(at:)`` reads them now. Nil otherwise. On the bus, as the changes are
+    /// delivered.
+    public func changedBits(at slot: Int) -> ChangedBits? { nil }
 
     /// The states before and after the commit, for a tool that records them (a journal's starting
     /// states and a task's new states); nil for changes without a state type.
@@ -443,9 +445,9 @@ final class StateChanges<S: State>: SubstanceChanges, @unchecked Sendable {
         return (old, new)
     }
 
-    override func singleChangeBits() -> ChangedBits? {
-        guard entries.count == 1, flat.isEmpty else { return nil }
-        let index = Int(entries[0])
+    override func changedBits(at slot: Int) -> ChangedBits? {
+        guard slot >= 0, slot < entries.count else { return nil }
+        let index = Int(entries[slot])
         let size = layout.entries[index].traits.bitsSize
         guard size > 0, layout.secrets.isEmpty else { return nil }
         let offset = layout.entries[index].offset
