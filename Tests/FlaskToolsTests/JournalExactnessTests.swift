@@ -170,6 +170,18 @@ struct SecretMeter: State, Equatable {
     var token = ""
 }
 
+/// Numbers JSON has no spelling for, nested in a struct and in an array, beside a string spelled
+/// like the journal's own marks for them.
+struct Readings: State, Equatable {
+    struct Point: Codable, Equatable, Sendable {
+        var x: Float = 0
+        var y = 0.0
+    }
+    var point = Point()
+    var samples: [Double] = []
+    var label = ""
+}
+
 @Suite("The journal rebuilds exactly the states the app had")
 struct JournalExactnessTests {
     @Test("a nil optional is nil, a removed entry absent, an empty collection empty (the page's and the document's)")
@@ -556,8 +568,8 @@ struct JournalExactnessTests {
         #expect(
             try encoder.encode(readBack.compactMap(\.changes.first?.values))
                 == encoder.encode(journal.entries.compactMap(\.changes.first?.values)))
-        // The last state rebuilt is the app's. (A non-finite `Float`, or a `UInt64` past
-        // `Int.max`, is recorded as unrepresentable, kept as bits or not: the reference says so.)
+        // The last state rebuilt is the app's. (A `UInt64` past `Int.max` is recorded as
+        // unrepresentable, kept as bits or not: the reference says so.)
         let last = try #require(journal.document.entries.last { $0.changes.first?.substance == "gauges" }?.serial)
         guard case .object(let rebuilt) = try #require(journal.document.states(after: last)["gauges"]) else {
             Issue.record("the gauges' state is no object")
@@ -573,6 +585,58 @@ struct JournalExactnessTests {
         } else {
             Issue.record("the ratio is no double: \(String(describing: rebuilt["ratio"]))")
         }
+    }
+
+    @Test("NaN and infinities anywhere in a state are recorded as numbers, in its start and in its changes")
+    func nonFiniteNumbers() async throws {
+        let (bus, journal) = journaledBus("exact.nonFinite", capacity: 100)
+        let readings = Substance<Readings>(name: "readings", bus: bus)
+        await ChainReaction().mix(readings) { $0.prop.point.y = .nan }.reactAndWait()
+        await ChainReaction().mix(readings) { $0.prop.point.x = -.infinity }.reactAndWait()
+        await ChainReaction().mix(readings) { $0.prop.samples = [1, .infinity] }.reactAndWait()
+        await ChainReaction().mix(readings) { $0.prop.samples.append(.nan) }.reactAndWait()
+        // A string of the state's own spelled like a mark the journal uses for them: a string.
+        await ChainReaction().mix(readings) { $0.prop.label = "\u{1}flask.a+inf" }.reactAndWait()
+        func check(_ document: MixJournal.Document, label: String, _ context: String) throws {
+            let last = try #require(document.entries.last?.serial)
+            guard case .object(let state) = try #require(document.states(after: last)["readings"]),
+                case .object(let point) = try #require(state["point"]),
+                case .double(let y) = try #require(point["y"]), case .double(let x) = try #require(point["x"])
+            else {
+                Issue.record("the state, or its point, is no object of doubles (\(context))")
+                return
+            }
+            #expect(y.isNaN && x == -.infinity, "\(context)")
+            guard case .array(let samples) = try #require(state["samples"]), samples.count == 3,
+                case .double(let first) = samples[0], case .double(let second) = samples[1],
+                case .double(let third) = samples[2]
+            else {
+                Issue.record(
+                    "the samples are no array of three doubles (\(context)): \(String(describing: state["samples"]))")
+                return
+            }
+            #expect(first == 1 && second == .infinity && third.isNaN, "\(context)")
+            #expect(state["label"] == .string(label), "\(context)")
+        }
+        try check(journal.document, label: "\u{1}flask.a+inf", "from the start")
+        // Cleared, the journal starts again from the state as it is, NaN and all (it was recorded
+        // as unrepresentable whole, and so was every state rebuilt from it).
+        journal.clear()
+        await ChainReaction().mix(readings) { $0.prop.label = "again" }.reactAndWait()
+        let document = journal.document
+        #expect(document.startStates["readings"]?.isRepresentable == true)
+        guard case .object(var start) = try #require(document.startStates["readings"]) else {
+            Issue.record("the start is no object")
+            return
+        }
+        #expect(start["label"] == .string("\u{1}flask.a+inf"))
+        start["label"] = .string("again")
+        let last = try #require(document.entries.last?.serial)
+        let rebuilt = try #require(document.states(after: last)["readings"])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try encoder.encode(rebuilt) == encoder.encode(JournalValue.object(start)))
+        try check(journal.document, label: "again", "after clear()")
     }
 
     @Test("a journal left on a bus keeps neither the bus nor the substances it saw alive")

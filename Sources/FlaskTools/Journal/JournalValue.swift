@@ -25,17 +25,77 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
 
     /// The journal form of a `Codable` value (a typed action): its JSON encoding, read back as
     /// plain values; a value that is not `Encodable`, or fails to encode, by its type's name.
+    ///
+    /// A number JSON has no spelling for (NaN, an infinity, of a `Double` or a `Float`) is a
+    /// ``double(_:)`` like any other.
     public init(encoding value: Any) {
         // Read back with `JSONDecoder`, whose numbers are exact: `JSONSerialization` turned some
         // doubles into decimals and back (0.1 + 0.2 became 0.3000000000000001).
         guard let encodable = value as? any Encodable,
-            let data = try? JSONEncoder().encode(encodable),
-            let decoded = try? JournalValue(plainJSON: data)
+            let decoded = JournalValue.encoded(encodable) ?? JournalValue.encodedWithNonFiniteNumbers(encodable)
         else {
             self = .unrepresentable(type: "\(type(of: value))")
             return
         }
         self = decoded.limitingNesting(else: "\(type(of: value))")
+    }
+
+    /// `value`'s JSON encoding read back as plain values; nil if it fails to encode.
+    private static func encoded(_ value: any Encodable, nonFinite marker: String? = nil) -> JournalValue? {
+        let encoder = JSONEncoder()
+        if let marker {
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(
+                positiveInfinity: marker + "+inf", negativeInfinity: marker + "-inf", nan: marker + "nan")
+        }
+        guard let data = try? encoder.encode(value) else { return nil }
+        return try? JournalValue(plainJSON: data)
+    }
+
+    /// `value`'s encoding when it holds a number JSON has no spelling for, which fails the plain
+    /// encoding (a state that holds one anywhere was recorded as unrepresentable whole): encoded
+    /// twice, each such number spelled as a string with one of two markers, and read where the
+    /// two differ as the number. Exact by construction: a string of the state's own is the same
+    /// in both encodings, whatever it says, and stays a string.
+    private static func encodedWithNonFiniteNumbers(_ value: any Encodable) -> JournalValue? {
+        guard let first = encoded(value, nonFinite: "\u{1}flask.a"),
+            let second = encoded(value, nonFinite: "\u{1}flask.b")
+        else { return nil }
+        return nonFiniteNumbers(first, second)
+    }
+
+    /// See ``encodedWithNonFiniteNumbers(_:)``: `first` and `second`, one value's two encodings,
+    /// as one, with the numbers they spell apart read; nil if they differ in any other way.
+    private static func nonFiniteNumbers(_ first: JournalValue, _ second: JournalValue) -> JournalValue? {
+        switch (first, second) {
+        case (.string(let one), .string(let other)):
+            if one == other { return first }
+            switch (one, other) {
+            case ("\u{1}flask.a+inf", "\u{1}flask.b+inf"): return .double(.infinity)
+            case ("\u{1}flask.a-inf", "\u{1}flask.b-inf"): return .double(-.infinity)
+            case ("\u{1}flask.anan", "\u{1}flask.bnan"): return .double(.nan)
+            default: return nil
+            }
+        case (.array(let ones), .array(let others)):
+            guard ones.count == others.count else { return nil }
+            var values: [JournalValue] = []
+            values.reserveCapacity(ones.count)
+            for (one, other) in zip(ones, others) {
+                guard let value = nonFiniteNumbers(one, other) else { return nil }
+                values.append(value)
+            }
+            return .array(values)
+        case (.object(let ones), .object(let others)):
+            guard ones.count == others.count else { return nil }
+            var values: [String: JournalValue] = [:]
+            values.reserveCapacity(ones.count)
+            for (key, one) in ones {
+                guard let other = others[key], let value = nonFiniteNumbers(one, other) else { return nil }
+                values[key] = value
+            }
+            return .object(values)
+        default:
+            return first == second ? first : nil
+        }
     }
 
     /// How deep a recorded value may nest its arrays and objects. A journal's line holds a value a
