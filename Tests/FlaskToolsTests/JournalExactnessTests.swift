@@ -637,6 +637,15 @@ struct JournalExactnessTests {
         encoder.outputFormatting = .sortedKeys
         #expect(try encoder.encode(rebuilt) == encoder.encode(JournalValue.object(start)))
         try check(journal.document, label: "again", "after clear()")
+        // Read as the state type, and replayed, NaN and all.
+        let state = try rebuilt.decoded(as: Readings.self)
+        #expect(state.point.y.isNaN && state.point.x == -.infinity && state.label == "again")
+        #expect(state.samples.count == 3 && state.samples[1] == .infinity && state.samples[2].isNaN)
+        let replayBus = Flux(label: "exact.nonFinite.replay")
+        let fresh = Substance<Readings>(name: "readings", bus: replayBus)
+        let replay = await MixJournal.replay(document, on: replayBus, substances: [fresh])
+        #expect(replay.reproducesRecording, "\(replay)")
+        #expect(fresh.state.point.y.isNaN && fresh.state.samples[2].isNaN && fresh.state.label == "again")
     }
 
     @Test("a journal left on a bus keeps neither the bus nor the substances it saw alive")

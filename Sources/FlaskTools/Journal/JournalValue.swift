@@ -191,29 +191,51 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     /// journals back, not your types). What the journal never records, the state's secret keys and
     /// `_` properties, takes the values of a new `S()`.
     ///
+    /// NaN and the infinities (which plain JSON has no spelling for) are read as what they are, a
+    /// `Double`'s or a `Float`'s.
+    ///
     /// - Throws: `DecodingError.dataCorrupted` when the value holds an ``unrepresentable(type:)``
-    ///   part, or a number JSON has no spelling for (NaN, an infinity); otherwise what
-    ///   `JSONDecoder` throws for `S`.
+    ///   part; otherwise what `JSONDecoder` throws for `S`.
     public func decoded<S: State>(as type: S.Type) throws -> S {
         guard let data = stateJSON(over: S()) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: [],
-                    debugDescription: "the value holds an unrepresentable part, or NaN or an infinity: \(self)"))
+                    codingPath: [], debugDescription: "the value holds an unrepresentable part: \(self)"))
         }
-        return try JSONDecoder().decode(type, from: data)
+        return try JournalValue.stateDecoder.decode(type, from: data)
     }
 
     /// The plain JSON of this recorded state with what the journal never records (secret keys, `_`
     /// properties) taken from `own`, a state of the same type: what a replay and ``decoded(as:)``
-    /// decode. Nil when it holds an unrepresentable part, NaN or an infinity.
+    /// decode, with ``stateDecoder``. Nil when it holds an unrepresentable part.
     func stateJSON<S: State>(over own: S) -> Data? {
         let secrets = SecretKeys.of(S.self)
         let encoded = JournalValue(encoding: own)
-        return puttingBack(
+        let state = puttingBack(
             secrets, from: encoded, stripped: encoded.strippingInternalKeys(of: own), progress: secrets.root
         )
-        .droppingRedactedKeys.jsonData
+        .droppingRedactedKeys
+        guard state.isRepresentable else { return nil }
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: Self.nonFinite.positiveInfinity, negativeInfinity: Self.nonFinite.negativeInfinity,
+            nan: Self.nonFinite.nan)
+        return try? encoder.encode(PlainJSON(value: state))
+    }
+
+    /// How ``stateJSON(over:)`` spells NaN and the infinities, which plain JSON has none for: as
+    /// strings that ``stateDecoder`` reads back as those numbers where it decodes a `Double` or a
+    /// `Float` (and as themselves where it decodes a string: a string of the state's own, whatever
+    /// it says, is one). No character a JSON string escapes: `JSONDecoder` compares them escaped.
+    private static let nonFinite = (positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+
+    /// The decoder of a recorded state's plain JSON (see ``stateJSON(over:)``).
+    static var stateDecoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: nonFinite.positiveInfinity, negativeInfinity: nonFinite.negativeInfinity,
+            nan: nonFinite.nan)
+        return decoder
     }
 
     /// Whether the value, and everything inside it, can be replayed.

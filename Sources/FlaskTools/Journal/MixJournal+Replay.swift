@@ -501,7 +501,7 @@ extension Substance: EncodedStateApplying {
         // A secret with no value of its own here (below a value the state did not have: an
         // element appended, an entry added) is left out, for a type that decodes without it.
         guard let merged = recorded.stateJSON(over: state),
-            let state = try? JSONDecoder().decode(S.self, from: merged)
+            let state = try? JournalValue.stateDecoder.decode(S.self, from: merged)
         else { return false }
         replaceState(with: state)
         return true
