@@ -128,7 +128,8 @@ func appendDurably(first: Int, count: Int) async {
         } catch let problem where problem.kind == .keyInUse {
             say("refused \(id)")
         } catch {
-            say("failed \(id)")
+            // Said with its error: a test that counts the ids acknowledged shows why one was not.
+            say("failed \(id) \(error.kind) \(error)")
         }
     }
     say("diagnostics \(reports.withLock { $0.filter { $0.contains("archive-key-in-use") }.count })")

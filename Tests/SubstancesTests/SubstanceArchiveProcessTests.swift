@@ -199,7 +199,13 @@ struct SubstanceArchiveProcessTests {
         let lost = acked.filter { !stored.contains($0) }
         #expect(lost.isEmpty, "\(lost.count) of \(acked.count) acknowledged ids lost")
         // One owner acknowledged all of its ids; the other was refused every one, and told once.
-        #expect(replies.map(\.acked.count).sorted() == [0, 300])
+        // (Failing, it says what each process said besides its acknowledgements and refusals: an
+        // id the owner failed to store says why. CI saw one such id once, on 2026-11-30, with
+        // the release build's tests under load, and no reproduction since.)
+        let others = outputs.map { output in
+            output.split(separator: "\n").filter { !$0.hasPrefix("ack ") && !$0.hasPrefix("refused ") }
+        }
+        #expect(replies.map(\.acked.count).sorted() == [0, 300], "\(others)")
         #expect(replies.map(\.refused.count).sorted() == [0, 300])
         let refusedOutput = try #require(outputs.first { $0.contains("refused ") && !$0.contains("ack ") })
         #expect(refusedOutput.hasPrefix("refused "), "the restore said the key is owned")
