@@ -34,7 +34,6 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
     /// The name given at creation, or `<State>#<n>`: made once, since tools (a journal, a logger)
     /// ask for it at every mix.
     private let defaultName: String
-    private let serial: UInt64
     private let archiveFlag: Atomic<Bool>
     /// Whether this substance's archive writes are patches (see `ArchivePatching`).
     let archivePatching = ArchivePatching()
@@ -94,9 +93,9 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         let initial = S()
         self.bus = bus
         self.plan = ReductionPlan.cached(for: S.self)
-        let serial = substanceSerial.add(1, ordering: .relaxed).newValue
-        self.serial = serial
-        self.defaultName = name ?? "\(S.self)#\(serial)"
+        let reference = SubstanceReference(bus: bus, stateType: S.self)
+        self.reference = reference
+        self.defaultName = name ?? "\(S.self)#\(reference.serial)"
         self.archiveFlag = Atomic(archive)
         self.archiveSettings = archiveSettings
         self.slots = UnsafeStateSlots(initial, on: bus)
@@ -107,8 +106,6 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         self.emptySlots = BusConfined(0, on: bus, "Substance's bound observers")
         self.boundReactors = BusConfined(0, on: bus, "Substance's bound observers")
         self.captured = BusConfined(nil, on: bus, "Substance's captured state")
-        let reference = SubstanceReference(bus: bus, stateType: S.self)
-        self.reference = reference
         self.reportArchiveProblem = { problem in Substance.report(problem, of: reference) }
         self.reportArchiveRecovery = { recovery in Substance.report(recovery, of: reference) }
         reference.attach(self)
@@ -498,5 +495,3 @@ open class Substance<S: State>: AnySubstance, @unchecked Sendable {
         set { archiveFlag.store(newValue, ordering: .relaxed) }
     }
 }
-
-private let substanceSerial = Atomic<UInt64>(0)

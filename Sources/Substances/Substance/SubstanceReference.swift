@@ -28,7 +28,8 @@ package final class SubstanceReference: Sendable {
     let stateType: any Any.Type
     /// A number no other reference has, ever: what tells this one's substance from any other
     /// without holding the reference (which holds the bus) or loading a weak one (a journal tells
-    /// the substance of the last commit by it).
+    /// the substance of the last commit by it), and numbers a `Substance`'s default name
+    /// (`<State>#<n>`).
     package let serial = referenceSerial.add(1, ordering: .relaxed).newValue
 
     init(bus: Flux, stateType: any Any.Type) {
