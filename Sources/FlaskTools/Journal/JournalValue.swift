@@ -40,16 +40,23 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         self = decoded.limitingNesting(else: "\(type(of: value))")
     }
 
-    /// `value`'s JSON encoding read back as plain values; nil if it fails to encode.
+    /// `value`'s JSON encoding read back as plain values; nil if it fails to encode. With a
+    /// `marker`, NaN and the infinities are written as strings: the marker, then how
+    /// ``stateJSON(over:)`` spells them (see ``nonFinite``).
     private static func encoded(_ value: any Encodable, nonFinite marker: String? = nil) -> JournalValue? {
         let encoder = JSONEncoder()
         if let marker {
             encoder.nonConformingFloatEncodingStrategy = .convertToString(
-                positiveInfinity: marker + "+inf", negativeInfinity: marker + "-inf", nan: marker + "nan")
+                positiveInfinity: marker + nonFinite.positiveInfinity,
+                negativeInfinity: marker + nonFinite.negativeInfinity,
+                nan: marker + nonFinite.nan)
         }
         guard let data = try? encoder.encode(value) else { return nil }
         return try? JournalValue(plainJSON: data)
     }
+
+    /// The two markers of ``encodedWithNonFiniteNumbers(_:)``.
+    private static let nonFiniteMarkers = ("\u{1}flask.a", "\u{1}flask.b")
 
     /// `value`'s encoding when it holds a number JSON has no spelling for, which fails the plain
     /// encoding (a state that holds one anywhere was recorded as unrepresentable whole): encoded
@@ -57,8 +64,8 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
     /// two differ as the number. Exact by construction: a string of the state's own is the same
     /// in both encodings, whatever it says, and stays a string.
     private static func encodedWithNonFiniteNumbers(_ value: any Encodable) -> JournalValue? {
-        guard let first = encoded(value, nonFinite: "\u{1}flask.a"),
-            let second = encoded(value, nonFinite: "\u{1}flask.b")
+        guard let first = encoded(value, nonFinite: nonFiniteMarkers.0),
+            let second = encoded(value, nonFinite: nonFiniteMarkers.1)
         else { return nil }
         return nonFiniteNumbers(first, second)
     }
@@ -69,12 +76,13 @@ public enum JournalValue: Sendable, Equatable, Codable, CustomStringConvertible 
         switch (first, second) {
         case (.string(let one), .string(let other)):
             if one == other { return first }
-            switch (one, other) {
-            case ("\u{1}flask.a+inf", "\u{1}flask.b+inf"): return .double(.infinity)
-            case ("\u{1}flask.a-inf", "\u{1}flask.b-inf"): return .double(-.infinity)
-            case ("\u{1}flask.anan", "\u{1}flask.bnan"): return .double(.nan)
-            default: return nil
-            }
+            // The same spelling after each marker: the number (`Double` reads each spelling).
+            let (firstMarker, secondMarker) = nonFiniteMarkers
+            guard one.hasPrefix(firstMarker), other.hasPrefix(secondMarker),
+                one.dropFirst(firstMarker.count) == other.dropFirst(secondMarker.count),
+                let number = Double(String(one.dropFirst(firstMarker.count))), !number.isFinite
+            else { return nil }
+            return .double(number)
         case (.array(let ones), .array(let others)):
             guard ones.count == others.count else { return nil }
             var values: [JournalValue] = []
